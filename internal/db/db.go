@@ -1,0 +1,225 @@
+// Package db defines the adapter boundary between docbench's runner and the
+// databases it measures, and the registry backends add themselves to.
+//
+// A backend opens a Store for a target; every worker gets its own Session
+// (own connection, own prepared statements). Core operations are the YCSB
+// ones; document extensions are optional capability interfaces discovered by
+// type assertion. An adapter knows nothing about workloads.
+package db
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"sort"
+	"strings"
+	"sync"
+)
+
+// Backend describes one database backend.
+type Backend struct {
+	// Name is the short name shown by `docbench targets` (e.g. "postgres").
+	Name string
+	// Schemes are the target prefixes before ':' this backend answers
+	// (e.g. "postgres", "postgresql").
+	Schemes []string
+	// Summary is a one-line description.
+	Summary string
+	// Forms lists target forms with a one-line explanation each.
+	Forms []Form
+	// Options are the properties the backend understands (layout=…, …).
+	Options []Option
+	// OptionPrefixes are property prefixes the backend understands (e.g. "server.").
+	OptionPrefixes []string
+	// Open connects to the target. It must not create tables: Setup does.
+	Open func(ctx context.Context, cfg Config) (Store, error)
+}
+
+// Form is one accepted target form, e.g. "sqlite:PATH".
+type Form struct{ Form, Help string }
+
+// Option is a backend property with its allowed values.
+type Option struct {
+	Name    string
+	Values  []string // empty: free-form
+	Default string
+	Help    string
+}
+
+// Config is what a backend needs to open a store.
+type Config struct {
+	// Target is the target string as the user gave it.
+	Target string
+	// Props are all workload properties (backends read their own options).
+	Props map[string]string
+	// Threads is the number of sessions the runner will open.
+	Threads int
+	// Log receives one-line progress messages (may be nil).
+	Log func(format string, args ...any)
+}
+
+// Prop returns the property value or def.
+func (c Config) Prop(name, def string) string {
+	if v, ok := c.Props[name]; ok && v != "" {
+		return v
+	}
+	return def
+}
+
+// Logf logs when a logger is configured.
+func (c Config) Logf(format string, args ...any) {
+	if c.Log != nil {
+		c.Log(format, args...)
+	}
+}
+
+// Schema describes the table a workload uses.
+type Schema struct {
+	Table  string
+	Fields []string // field names of flat documents, in order
+}
+
+// Store is an opened target.
+type Store interface {
+	// Setup creates the table (dropping an existing one when recreate is set).
+	Setup(ctx context.Context, s Schema, recreate bool) error
+	// NewSession opens a per-worker session.
+	NewSession(ctx context.Context) (Session, error)
+	// Info reports server version and the settings that decide results.
+	Info(ctx context.Context) (Info, error)
+	// Close releases the store (and stops a managed server).
+	Close() error
+}
+
+// Info describes the server behind a target.
+type Info struct {
+	Backend  string            `json:"backend"`
+	Version  string            `json:"version,omitempty"`
+	Settings map[string]string `json:"settings,omitempty"`
+	Layout   map[string]string `json:"layout,omitempty"`
+}
+
+// Session executes operations for one worker. Implementations are not safe
+// for concurrent use. Byte slices passed in are only valid during the call.
+type Session interface {
+	// Insert stores one document under key.
+	Insert(ctx context.Context, key, doc []byte) error
+	// Read fetches a document, or only fields when fields is non-nil, and
+	// returns the JSON object read appended to dst.
+	Read(ctx context.Context, key []byte, fields []string, dst []byte) ([]byte, error)
+	// Update sets the fields present in the JSON object patch, leaving the
+	// others; with replace, the whole document becomes patch.
+	Update(ctx context.Context, key, patch []byte, replace bool) error
+	// Scan reads up to count documents with key >= start in key order (only
+	// fields when non-nil) and returns how many were read.
+	Scan(ctx context.Context, start []byte, count int, fields []string) (int, error)
+	// Delete removes a document.
+	Delete(ctx context.Context, key []byte) error
+	// Close releases the session.
+	Close() error
+}
+
+// BatchInserter is implemented by sessions that load many documents at once
+// (COPY, multi-row INSERT, insertMany).
+type BatchInserter interface {
+	InsertBatch(ctx context.Context, keys, docs [][]byte) error
+}
+
+// ErrNotFound is returned by Read and Update when the key does not exist.
+var ErrNotFound = errors.New("record not found")
+
+var (
+	mu       sync.RWMutex
+	backends = map[string]*Backend{}
+	schemes  = map[string]*Backend{}
+)
+
+// Register adds a backend; it panics on a duplicate name or scheme.
+func Register(b Backend) {
+	mu.Lock()
+	defer mu.Unlock()
+	if _, dup := backends[b.Name]; dup {
+		panic("db: duplicate backend " + b.Name)
+	}
+	bp := &b
+	backends[b.Name] = bp
+	for _, s := range b.Schemes {
+		if _, dup := schemes[s]; dup {
+			panic("db: duplicate scheme " + s)
+		}
+		schemes[s] = bp
+	}
+}
+
+// Backends returns the registered backends sorted by name.
+func Backends() []*Backend {
+	mu.RLock()
+	defer mu.RUnlock()
+	out := make([]*Backend, 0, len(backends))
+	for _, b := range backends {
+		out = append(out, b)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	return out
+}
+
+// Lookup finds the backend for a target string such as "sqlite:/tmp/x.db".
+func Lookup(target string) (*Backend, error) {
+	scheme, _, ok := strings.Cut(target, ":")
+	if !ok || scheme == "" {
+		return nil, fmt.Errorf("target %q: want SCHEME:… (see `docbench targets`)", target)
+	}
+	mu.RLock()
+	defer mu.RUnlock()
+	if b, ok := schemes[strings.ToLower(scheme)]; ok {
+		return b, nil
+	}
+	known := make([]string, 0, len(schemes))
+	for s := range schemes {
+		known = append(known, s+":")
+	}
+	slices.Sort(known)
+	return nil, fmt.Errorf("target %q: unknown backend %q (known: %s)", target, scheme, strings.Join(known, ", "))
+}
+
+// Open looks up the backend for cfg.Target and opens it.
+func Open(ctx context.Context, cfg Config) (Store, error) {
+	b, err := Lookup(cfg.Target)
+	if err != nil {
+		return nil, err
+	}
+	return b.Open(ctx, cfg)
+}
+
+// Known returns every property name and prefix that some backend understands,
+// so that property validation can accept them.
+func Known() (keys, prefixes []string) {
+	for _, b := range Backends() {
+		for _, o := range b.Options {
+			keys = append(keys, o.Name)
+		}
+		prefixes = append(prefixes, b.OptionPrefixes...)
+	}
+	return keys, prefixes
+}
+
+// Redact hides a password in a URL-like target.
+func Redact(target string) string {
+	// scheme://user:pass@host → scheme://user:***@host
+	i := strings.Index(target, "://")
+	if i < 0 {
+		return target
+	}
+	rest := target[i+3:]
+	at := strings.LastIndex(rest, "@")
+	if at < 0 {
+		return target
+	}
+	cred := rest[:at]
+	user, _, hasPass := strings.Cut(cred, ":")
+	if !hasPass {
+		return target
+	}
+	return target[:i+3] + user + ":***" + rest[at:]
+}

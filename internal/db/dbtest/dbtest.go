@@ -1,0 +1,182 @@
+// Package dbtest is the conformance suite every backend runs against its
+// real server: the core operations must behave the same everywhere.
+package dbtest
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"reflect"
+	"testing"
+
+	"github.com/docbench/docbench/internal/db"
+)
+
+// Fields are the field names the suite's documents use.
+var Fields = []string{"field0", "field1", "field2"}
+
+func docFor(i int, tag string) map[string]string {
+	m := map[string]string{}
+	for _, f := range Fields {
+		m[f] = fmt.Sprintf("%s-%s-%d", tag, f, i)
+	}
+	return m
+}
+
+func key(i int) []byte { return fmt.Appendf(nil, "user%03d", i) }
+
+func mustJSON(t testing.TB, v any) []byte {
+	t.Helper()
+	b, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+func decode(t testing.TB, b []byte) map[string]string {
+	t.Helper()
+	var m map[string]string
+	if err := json.Unmarshal(b, &m); err != nil {
+		t.Fatalf("read returned invalid JSON %q: %v", b, err)
+	}
+	return m
+}
+
+// Run exercises a store opened on a real server. The store must be fresh
+// (the suite calls Setup with recreate).
+func Run(t *testing.T, store db.Store) {
+	ctx := context.Background()
+	if err := store.Setup(ctx, db.Schema{Table: "usertable", Fields: Fields}, true); err != nil {
+		t.Fatalf("Setup: %v", err)
+	}
+	s, err := store.NewSession(ctx)
+	if err != nil {
+		t.Fatalf("NewSession: %v", err)
+	}
+	defer s.Close()
+
+	// Insert 10 single, 10 batched (if supported), out of key order.
+	for _, i := range []int{5, 3, 9, 1, 7, 0, 2, 8, 4, 6} {
+		if err := s.Insert(ctx, key(i), mustJSON(t, docFor(i, "v1"))); err != nil {
+			t.Fatalf("Insert %s: %v", key(i), err)
+		}
+	}
+	var keys, docs [][]byte
+	for i := 10; i < 20; i++ {
+		keys = append(keys, key(i))
+		docs = append(docs, mustJSON(t, docFor(i, "v1")))
+	}
+	if bi, ok := s.(db.BatchInserter); ok {
+		if err := bi.InsertBatch(ctx, keys, docs); err != nil {
+			t.Fatalf("InsertBatch: %v", err)
+		}
+	} else {
+		for i := range keys {
+			if err := s.Insert(ctx, keys[i], docs[i]); err != nil {
+				t.Fatalf("Insert: %v", err)
+			}
+		}
+	}
+
+	t.Run("read all fields", func(t *testing.T) {
+		for _, i := range []int{0, 7, 15} {
+			got, err := s.Read(ctx, key(i), nil, nil)
+			if err != nil {
+				t.Fatalf("Read %s: %v", key(i), err)
+			}
+			if m := decode(t, got); !reflect.DeepEqual(m, docFor(i, "v1")) {
+				t.Errorf("Read %s = %v, want %v", key(i), m, docFor(i, "v1"))
+			}
+		}
+	})
+	t.Run("read appends to dst", func(t *testing.T) {
+		got, err := s.Read(ctx, key(1), nil, []byte("prefix"))
+		if err != nil || string(got[:6]) != "prefix" {
+			t.Fatalf("Read with dst = %q, %v", got, err)
+		}
+	})
+	t.Run("projection returns exactly the requested fields", func(t *testing.T) {
+		got, err := s.Read(ctx, key(3), []string{"field1"}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if m := decode(t, got); !reflect.DeepEqual(m, map[string]string{"field1": "v1-field1-3"}) {
+			t.Errorf("projection = %v", m)
+		}
+		got, err = s.Read(ctx, key(3), []string{"field2", "field0"}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if m := decode(t, got); !reflect.DeepEqual(m, map[string]string{"field0": "v1-field0-3", "field2": "v1-field2-3"}) {
+			t.Errorf("projection = %v", m)
+		}
+	})
+	t.Run("read missing key", func(t *testing.T) {
+		if _, err := s.Read(ctx, []byte("nokey"), nil, nil); !errors.Is(err, db.ErrNotFound) {
+			t.Fatalf("Read missing = %v, want ErrNotFound", err)
+		}
+	})
+	t.Run("partial update changes only the given field", func(t *testing.T) {
+		if err := s.Update(ctx, key(4), []byte(`{"field1":"new"}`), false); err != nil {
+			t.Fatal(err)
+		}
+		got, _ := s.Read(ctx, key(4), nil, nil)
+		want := docFor(4, "v1")
+		want["field1"] = "new"
+		if m := decode(t, got); !reflect.DeepEqual(m, want) {
+			t.Errorf("after update = %v, want %v", m, want)
+		}
+	})
+	t.Run("replace writes the whole document", func(t *testing.T) {
+		if err := s.Update(ctx, key(5), []byte(`{"field0":"only"}`), true); err != nil {
+			t.Fatal(err)
+		}
+		got, _ := s.Read(ctx, key(5), nil, nil)
+		if m := decode(t, got); !reflect.DeepEqual(m, map[string]string{"field0": "only"}) {
+			t.Errorf("after replace = %v", m)
+		}
+	})
+	t.Run("update missing key", func(t *testing.T) {
+		if err := s.Update(ctx, []byte("nokey"), []byte(`{"field0":"x"}`), false); !errors.Is(err, db.ErrNotFound) {
+			t.Fatalf("Update missing = %v, want ErrNotFound", err)
+		}
+	})
+	t.Run("scan is ordered and limited", func(t *testing.T) {
+		n, err := s.Scan(ctx, key(6), 5, nil)
+		if err != nil || n != 5 {
+			t.Fatalf("Scan(user006, 5) = %d, %v; want 5", n, err)
+		}
+		n, err = s.Scan(ctx, key(17), 100, []string{"field0"})
+		if err != nil || n != 3 {
+			t.Fatalf("Scan(user017, 100) = %d, %v; want 3 (user017..user019)", n, err)
+		}
+	})
+	t.Run("duplicate insert fails", func(t *testing.T) {
+		if err := s.Insert(ctx, key(1), mustJSON(t, docFor(1, "dup"))); err == nil {
+			// document layouts without a unique key index may accept it; then
+			// the original must still be readable.
+			if _, rerr := s.Read(ctx, key(1), nil, nil); rerr != nil {
+				t.Fatalf("after duplicate insert: %v", rerr)
+			}
+		}
+	})
+	t.Run("delete", func(t *testing.T) {
+		if err := s.Delete(ctx, key(19)); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := s.Read(ctx, key(19), nil, nil); !errors.Is(err, db.ErrNotFound) {
+			t.Fatalf("read after delete = %v", err)
+		}
+	})
+	t.Run("info", func(t *testing.T) {
+		info, err := store.Info(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if info.Backend == "" || info.Version == "" {
+			t.Errorf("Info = %+v: want backend and version", info)
+		}
+	})
+}

@@ -1,0 +1,339 @@
+// Package sqlite registers the "sqlite:PATH" backend (github.com/mattn/go-sqlite3,
+// the C library): table (ycsb_key text primary key, data blob) holding
+// SQLite's binary JSONB, in WAL mode.
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"net/url"
+	"strings"
+	"unsafe"
+
+	_ "github.com/mattn/go-sqlite3" // registers the "sqlite3" driver
+
+	"github.com/docbench/docbench/internal/db"
+)
+
+func init() {
+	db.Register(db.Backend{
+		Name:    "sqlite",
+		Schemes: []string{"sqlite"},
+		Summary: "SQLite (C library via mattn/go-sqlite3), documents as JSONB in a blob column, WAL mode",
+		Forms: []db.Form{
+			{Form: "sqlite:PATH", Help: "database file (created if missing); table (ycsb_key text primary key, data blob) holding jsonb"},
+		},
+		Options: []db.Option{
+			{Name: "sqlite.synchronous", Values: []string{"off", "normal", "full", "extra"}, Default: "full",
+				Help: "PRAGMA synchronous; full = durable at commit (the fair default against PostgreSQL's synchronous_commit=on)"},
+			{Name: "sqlite.journal_mode", Values: []string{"wal", "delete", "truncate", "memory"}, Default: "wal",
+				Help: "PRAGMA journal_mode"},
+		},
+		Open: open,
+	})
+}
+
+type store struct {
+	path  string
+	db    *sql.DB
+	table string
+	props map[string]string
+	sync  string
+	jmode string
+}
+
+var _ db.Store = (*store)(nil)
+
+func open(ctx context.Context, cfg db.Config) (db.Store, error) {
+	path := strings.TrimPrefix(cfg.Target, "sqlite:")
+	path = strings.TrimPrefix(path, "//")
+	if path == "" {
+		return nil, fmt.Errorf("target %q: want sqlite:PATH", cfg.Target)
+	}
+	s := &store{path: path, props: cfg.Props,
+		sync:  strings.ToLower(cfg.Prop("sqlite.synchronous", "full")),
+		jmode: strings.ToLower(cfg.Prop("sqlite.journal_mode", "wal")),
+		table: cfg.Prop("table", "usertable"),
+	}
+	for name, v := range map[string]string{"sqlite.synchronous": s.sync, "sqlite.journal_mode": s.jmode} {
+		if !validOption(name, v) {
+			return nil, fmt.Errorf("property %s=%q: not one of %s", name, v, strings.Join(optionValues(name), ", "))
+		}
+	}
+	q := url.Values{}
+	q.Set("_journal_mode", s.jmode)
+	q.Set("_synchronous", s.sync)
+	q.Set("_busy_timeout", "30000")
+	q.Set("_txlock", "immediate")
+	var err error
+	s.db, err = sql.Open("sqlite3", "file:"+path+"?"+q.Encode())
+	if err != nil {
+		return nil, fmt.Errorf("target %s: %w", cfg.Target, err)
+	}
+	if err := s.db.PingContext(ctx); err != nil {
+		s.db.Close()
+		return nil, fmt.Errorf("target %s: %w", cfg.Target, err)
+	}
+	return s, nil
+}
+
+func optionValues(name string) []string {
+	b, _ := db.Lookup("sqlite:")
+	for _, o := range b.Options {
+		if o.Name == name {
+			return o.Values
+		}
+	}
+	return nil
+}
+
+func validOption(name, v string) bool {
+	for _, x := range optionValues(name) {
+		if x == v {
+			return true
+		}
+	}
+	return false
+}
+
+// quote quotes an SQL identifier.
+func quote(id string) string { return `"` + strings.ReplaceAll(id, `"`, `""`) + `"` }
+
+func (s *store) Setup(ctx context.Context, sc db.Schema, recreate bool) error {
+	s.table = sc.Table
+	t := quote(sc.Table)
+	if recreate {
+		if _, err := s.db.ExecContext(ctx, "DROP TABLE IF EXISTS "+t); err != nil {
+			return fmt.Errorf("sqlite %s: drop table: %w", s.path, err)
+		}
+	}
+	_, err := s.db.ExecContext(ctx, "CREATE TABLE IF NOT EXISTS "+t+" (ycsb_key TEXT PRIMARY KEY, data BLOB NOT NULL)")
+	if err != nil {
+		return fmt.Errorf("sqlite %s: create table: %w", s.path, err)
+	}
+	return nil
+}
+
+func (s *store) Info(ctx context.Context) (db.Info, error) {
+	info := db.Info{Backend: "sqlite", Settings: map[string]string{}, Layout: map[string]string{
+		"table": s.table, "key": "ycsb_key TEXT PRIMARY KEY", "document": "data BLOB (jsonb)"}}
+	if err := s.db.QueryRowContext(ctx, "select sqlite_version()").Scan(&info.Version); err != nil {
+		return info, fmt.Errorf("sqlite %s: %w", s.path, err)
+	}
+	conn, err := s.db.Conn(ctx)
+	if err != nil {
+		return info, err
+	}
+	defer conn.Close()
+	for _, p := range []string{"journal_mode", "synchronous", "page_size", "cache_size", "busy_timeout"} {
+		var v string
+		if err := conn.QueryRowContext(ctx, "PRAGMA "+p).Scan(&v); err == nil {
+			if p == "synchronous" {
+				v = map[string]string{"0": "off", "1": "normal", "2": "full", "3": "extra"}[v]
+			}
+			info.Settings[p] = v
+		}
+	}
+	info.Settings["path"] = s.path
+	return info, nil
+}
+
+func (s *store) Close() error { return s.db.Close() }
+
+func (s *store) NewSession(ctx context.Context) (db.Session, error) {
+	conn, err := s.db.Conn(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("sqlite %s: %w", s.path, err)
+	}
+	t := quote(s.table)
+	ss := &session{conn: conn, table: t, proj: map[string]*sql.Stmt{}}
+	prep := func(q string) *sql.Stmt {
+		if err != nil {
+			return nil
+		}
+		var st *sql.Stmt
+		st, err = conn.PrepareContext(ctx, q)
+		return st
+	}
+	ss.insert = prep("INSERT INTO " + t + " (ycsb_key, data) VALUES (?, jsonb(?))")
+	ss.read = prep("SELECT json(data) FROM " + t + " WHERE ycsb_key = ?")
+	ss.patch = prep("UPDATE " + t + " SET data = jsonb_patch(data, ?) WHERE ycsb_key = ?")
+	ss.replace = prep("UPDATE " + t + " SET data = jsonb(?) WHERE ycsb_key = ?")
+	ss.scan = prep("SELECT json(data) FROM " + t + " WHERE ycsb_key >= ? ORDER BY ycsb_key LIMIT ?")
+	ss.del = prep("DELETE FROM " + t + " WHERE ycsb_key = ?")
+	if err != nil {
+		conn.Close()
+		return nil, fmt.Errorf("sqlite %s: prepare: %w", s.path, err)
+	}
+	return ss, nil
+}
+
+type session struct {
+	conn                                      *sql.Conn
+	table                                     string
+	insert, read, patch, replace, scan, del *sql.Stmt
+	proj                                      map[string]*sql.Stmt // projection statements by field list
+	out                                       sql.RawBytes
+}
+
+var (
+	_ db.Session       = (*session)(nil)
+	_ db.BatchInserter = (*session)(nil)
+)
+
+// text views b as a string without copying, so that the driver binds TEXT
+// (a []byte binds as BLOB: a blob key never equals a text key, and jsonb() of
+// a blob reads binary JSONB). The driver copies it during the call.
+func text(b []byte) string { return unsafe.String(unsafe.SliceData(b), len(b)) }
+
+func (s *session) Insert(ctx context.Context, key, doc []byte) error {
+	_, err := s.insert.ExecContext(ctx, text(key), text(doc))
+	return err
+}
+
+func (s *session) InsertBatch(ctx context.Context, keys, docs [][]byte) error {
+	tx, err := s.conn.BeginTx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	st := tx.StmtContext(ctx, s.insert)
+	for i := range keys {
+		if _, err := st.ExecContext(ctx, text(keys[i]), text(docs[i])); err != nil {
+			tx.Rollback()
+			return err
+		}
+	}
+	return tx.Commit()
+}
+
+// projection returns (and prepares once) the statement reading only fields.
+func (s *session) projection(ctx context.Context, fields []string, scan bool) (*sql.Stmt, error) {
+	k := strings.Join(fields, "\x00")
+	if scan {
+		k = "scan\x00" + k
+	}
+	if st, ok := s.proj[k]; ok {
+		return st, nil
+	}
+	var b strings.Builder
+	b.WriteString("SELECT json_object(")
+	for i, f := range fields {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		fmt.Fprintf(&b, "%s, json_extract(data, %s)", sqlString(f), sqlString("$."+jsonPathKey(f)))
+	}
+	b.WriteString(") FROM " + s.table)
+	if scan {
+		b.WriteString(" WHERE ycsb_key >= ? ORDER BY ycsb_key LIMIT ?")
+	} else {
+		b.WriteString(" WHERE ycsb_key = ?")
+	}
+	st, err := s.conn.PrepareContext(ctx, b.String())
+	if err != nil {
+		return nil, err
+	}
+	s.proj[k] = st
+	return st, nil
+}
+
+func sqlString(v string) string { return "'" + strings.ReplaceAll(v, "'", "''") + "'" }
+
+// jsonPathKey quotes a key for a JSON path when it is not a plain identifier.
+func jsonPathKey(k string) string {
+	for _, c := range k {
+		if !(c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9') {
+			return `"` + strings.ReplaceAll(k, `"`, `\"`) + `"`
+		}
+	}
+	return k
+}
+
+func (s *session) Read(ctx context.Context, key []byte, fields []string, dst []byte) ([]byte, error) {
+	st := s.read
+	if fields != nil {
+		var err error
+		if st, err = s.projection(ctx, fields, false); err != nil {
+			return dst, err
+		}
+	}
+	rows, err := st.QueryContext(ctx, text(key))
+	if err != nil {
+		return dst, err
+	}
+	defer rows.Close()
+	if !rows.Next() {
+		if err := rows.Err(); err != nil {
+			return dst, err
+		}
+		return dst, db.ErrNotFound
+	}
+	if err := rows.Scan(&s.out); err != nil {
+		return dst, err
+	}
+	dst = append(dst, s.out...)
+	return dst, rows.Close()
+}
+
+func (s *session) Update(ctx context.Context, key, patch []byte, replace bool) error {
+	st := s.patch
+	if replace {
+		st = s.replace
+	}
+	res, err := st.ExecContext(ctx, text(patch), text(key))
+	if err != nil {
+		return err
+	}
+	if n, err := res.RowsAffected(); err == nil && n == 0 {
+		return db.ErrNotFound
+	}
+	return nil
+}
+
+func (s *session) Scan(ctx context.Context, start []byte, count int, fields []string) (int, error) {
+	st := s.scan
+	if fields != nil {
+		var err error
+		if st, err = s.projection(ctx, fields, true); err != nil {
+			return 0, err
+		}
+	}
+	rows, err := st.QueryContext(ctx, text(start), count)
+	if err != nil {
+		return 0, err
+	}
+	defer rows.Close()
+	n := 0
+	for rows.Next() {
+		if err := rows.Scan(&s.out); err != nil {
+			return n, err
+		}
+		n++
+	}
+	return n, rows.Err()
+}
+
+func (s *session) Delete(ctx context.Context, key []byte) error {
+	res, err := s.del.ExecContext(ctx, text(key))
+	if err != nil {
+		return err
+	}
+	if n, err := res.RowsAffected(); err == nil && n == 0 {
+		return db.ErrNotFound
+	}
+	return nil
+}
+
+func (s *session) Close() error {
+	var errs []error
+	for _, st := range []*sql.Stmt{s.insert, s.read, s.patch, s.replace, s.scan, s.del} {
+		errs = append(errs, st.Close())
+	}
+	for _, st := range s.proj {
+		errs = append(errs, st.Close())
+	}
+	errs = append(errs, s.conn.Close())
+	return errors.Join(errs...)
+}
