@@ -57,7 +57,7 @@ type store struct {
 	managed  *server.Postgres
 	layout   string
 	schema   string
-	table    string // schema-qualified, quoted
+	table    string            // schema-qualified, quoted
 	settings map[string]string // server.* properties
 }
 

@@ -1,0 +1,335 @@
+// Package server starts and stops private database servers for docbench:
+// a managed PostgreSQL from the zonky binaries on Maven Central
+// ("postgres:embedded") and a private cluster of a local Debian install.
+package server
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+)
+
+// DefaultPostgresVersion is the zonky artifact version StartPostgres uses.
+const DefaultPostgresVersion = "18.6.0"
+
+// PostgresOptions configures a private PostgreSQL server.
+type PostgresOptions struct {
+	// Version of the zonky binaries (StartPostgres only); default DefaultPostgresVersion.
+	Version string
+	// Settings are extra server parameters, passed as -c name=value.
+	Settings map[string]string
+	// Log receives progress messages (first download); may be nil.
+	Log io.Writer
+}
+
+// Postgres is a running private PostgreSQL server, owned by this process:
+// it listens on 127.0.0.1 only, trusts every local connection, and dies with
+// us. Stop it with Stop.
+type Postgres struct {
+	URL     string // postgres://postgres@127.0.0.1:PORT/postgres?sslmode=disable
+	Port    int
+	DataDir string
+	Version string // as reported by `postgres --version`, e.g. "18.6"
+	BinDir  string // directory of postgres, initdb, pg_ctl, …
+	LogFile string // server log (stderr of the postmaster)
+
+	runDir string
+	cmd    *exec.Cmd
+	done   chan struct{} // closed when the postmaster has exited
+
+	stopOnce sync.Once
+	stopErr  error
+}
+
+// StartPostgres starts a private server from the zonky PostgreSQL binaries,
+// downloading and caching them on first use. As root the server runs as the
+// system user "docbench" (created if absent). When the binaries cannot be
+// had, the error is one line starting "embedded PostgreSQL unavailable:".
+func StartPostgres(ctx context.Context, o PostgresOptions) (*Postgres, error) {
+	if o.Version == "" {
+		o.Version = DefaultPostgresVersion
+	}
+	bin, acct, err := prepareEmbedded(ctx, o)
+	if err != nil {
+		return nil, fmt.Errorf("embedded PostgreSQL unavailable: %w", err)
+	}
+	p, err := start(ctx, bin, acct, o)
+	if err != nil {
+		return nil, fmt.Errorf("embedded PostgreSQL %s: %w", o.Version, err)
+	}
+	return p, nil
+}
+
+func prepareEmbedded(ctx context.Context, o PostgresOptions) (string, *account, error) {
+	root, err := cacheRoot()
+	if err != nil {
+		return "", nil, err
+	}
+	unlock, err := lockCache(root)
+	if err != nil {
+		return "", nil, fmt.Errorf("cache directory: %w", err)
+	}
+	defer unlock()
+	acct, err := serverAccount(embeddedUser, true)
+	if err != nil {
+		return "", nil, err
+	}
+	bin, err := embeddedBinaries(ctx, root, o.Version, o.Log)
+	return bin, acct, err
+}
+
+// StartLocalPostgres starts a private cluster from the highest installed
+// /usr/lib/postgresql/*/bin (Debian's layout); as root it runs as the
+// "postgres" system user the package creates. o.Version is ignored.
+func StartLocalPostgres(ctx context.Context, o PostgresOptions) (*Postgres, error) {
+	bin, err := localBinDir()
+	if err != nil {
+		return nil, fmt.Errorf("local PostgreSQL unavailable: %w", err)
+	}
+	acct, err := serverAccount("postgres", false)
+	if err != nil {
+		return nil, fmt.Errorf("local PostgreSQL unavailable: %w", err)
+	}
+	p, err := start(ctx, bin, acct, o)
+	if err != nil {
+		return nil, fmt.Errorf("local PostgreSQL (%s): %w", bin, err)
+	}
+	return p, nil
+}
+
+// localBinDir finds the bin directory of the highest major version under
+// /usr/lib/postgresql.
+func localBinDir() (string, error) {
+	matches, _ := filepath.Glob("/usr/lib/postgresql/*/bin/postgres")
+	best, bestV := "", -1.0
+	for _, m := range matches {
+		v, err := strconv.ParseFloat(filepath.Base(filepath.Dir(filepath.Dir(m))), 64)
+		if err == nil && v > bestV {
+			best, bestV = filepath.Dir(m), v
+		}
+	}
+	if best == "" {
+		return "", errors.New("no /usr/lib/postgresql/*/bin/postgres (apt-get install postgresql)")
+	}
+	return best, nil
+}
+
+// start is the one code path for both binary sources: a fresh cluster in a
+// new runtime directory, run postgres as our child, wait until it is ready.
+func start(ctx context.Context, bin string, acct *account, o PostgresOptions) (_ *Postgres, err error) {
+	CleanStale()
+	version, err := binVersion(ctx, bin)
+	if err != nil {
+		return nil, err
+	}
+	runDir, err := os.MkdirTemp("", runDirPattern)
+	if err != nil {
+		return nil, err
+	}
+	defer func() {
+		if err != nil {
+			os.RemoveAll(runDir)
+		}
+	}()
+	if err := os.WriteFile(filepath.Join(runDir, ownerFile), []byte(strconv.Itoa(os.Getpid())+"\n"), 0o644); err != nil {
+		return nil, err
+	}
+	if err := acct.chown(runDir); err != nil {
+		return nil, err
+	}
+	p := &Postgres{
+		DataDir: filepath.Join(runDir, "data"),
+		Version: version,
+		BinDir:  bin,
+		LogFile: filepath.Join(runDir, "server.log"),
+		runDir:  runDir,
+	}
+	sock := filepath.Join(runDir, "sock")
+	if err := os.Mkdir(sock, 0o700); err != nil {
+		return nil, err
+	}
+	if err := acct.chown(sock); err != nil {
+		return nil, err
+	}
+
+	if err := initData(ctx, bin, version, p.DataDir, acct); err != nil {
+		return nil, err
+	}
+
+	// The port is free when we pick it but may be taken before postgres
+	// binds it (parallel test binaries): retry with another port.
+	for attempt := 0; ; attempt++ {
+		err = p.launch(ctx, sock, acct, o.Settings)
+		if err == nil {
+			return p, nil
+		}
+		if attempt == 2 || !strings.Contains(err.Error(), "could not bind") {
+			return nil, err
+		}
+	}
+}
+
+// launch runs the postmaster on a free port and waits until it accepts
+// connections.
+func (p *Postgres) launch(ctx context.Context, sock string, acct *account, settings map[string]string) error {
+	port, err := freePort()
+	if err != nil {
+		return err
+	}
+	args := []string{"-D", p.DataDir, "-p", strconv.Itoa(port), "-k", sock, "-c", "listen_addresses=127.0.0.1"}
+	names := make([]string, 0, len(settings))
+	for k := range settings {
+		names = append(names, k)
+	}
+	sort.Strings(names)
+	for _, k := range names {
+		args = append(args, "-c", k+"="+settings[k])
+	}
+	logf, err := os.OpenFile(p.LogFile, os.O_CREATE|os.O_WRONLY|os.O_TRUNC, 0o644)
+	if err != nil {
+		return err
+	}
+	defer logf.Close() // the child has its own copy
+	// exec.Command, not CommandContext: the server outlives ctx.
+	cmd := exec.Command(filepath.Join(p.BinDir, "postgres"), args...)
+	prepare(cmd, p.runDir, acct)
+	cmd.Stdout, cmd.Stderr = logf, logf
+	// Own process group: a terminal ^C reaches docbench, which stops the
+	// server in order, instead of shutting the server down mid-run.
+	cmd.SysProcAttr.Setpgid = true
+	setParentDeath(cmd.SysProcAttr, syscall.SIGQUIT)
+	if err := cmd.Start(); err != nil {
+		return fmt.Errorf("postgres: %w", err)
+	}
+	done := make(chan struct{})
+	go func() { cmd.Wait(); close(done) }()
+
+	if err := waitReady(ctx, p.DataDir, port, done); err != nil {
+		stopProcess(cmd, done)
+		log, _ := os.ReadFile(p.LogFile)
+		return fmt.Errorf("postgres on port %d: %w; server log:\n%s", port, err, tail(log, 15))
+	}
+	p.cmd, p.done, p.Port = cmd, done, port
+	p.URL = fmt.Sprintf("postgres://postgres@127.0.0.1:%d/postgres?sslmode=disable", port)
+	return nil
+}
+
+// prepare sets the working directory, a clean environment (no PG* variables
+// from the caller, C locale) and the account of a server command.
+func prepare(cmd *exec.Cmd, dir string, acct *account) {
+	cmd.Dir = dir
+	cmd.Env = []string{"PATH=/usr/local/bin:/usr/bin:/bin", "LC_ALL=C", "LANG=C"}
+	cmd.SysProcAttr = &syscall.SysProcAttr{}
+	acct.apply(cmd)
+}
+
+// waitReady polls postmaster.pid until the postmaster reports "ready" (line
+// 8, PostgreSQL 10+), then confirms with a TCP connect.
+func waitReady(ctx context.Context, dataDir string, port int, done <-chan struct{}) error {
+	ctx, cancel := context.WithTimeout(ctx, 60*time.Second)
+	defer cancel()
+	tick := time.NewTicker(10 * time.Millisecond)
+	defer tick.Stop()
+	for {
+		select {
+		case <-done:
+			return errors.New("server exited during startup")
+		case <-ctx.Done():
+			return fmt.Errorf("not ready: %w", ctx.Err())
+		case <-tick.C:
+		}
+		b, err := os.ReadFile(filepath.Join(dataDir, "postmaster.pid"))
+		if err != nil {
+			continue
+		}
+		lines := strings.Split(string(b), "\n")
+		if len(lines) < 8 || strings.TrimSpace(lines[7]) != "ready" {
+			continue
+		}
+		c, err := net.DialTimeout("tcp", net.JoinHostPort("127.0.0.1", strconv.Itoa(port)), time.Second)
+		if err == nil {
+			c.Close()
+			return nil
+		}
+	}
+}
+
+// Stop shuts the server down (fast shutdown: SIGINT, then SIGQUIT and
+// SIGKILL if it takes too long) and removes its data. It is idempotent.
+func (p *Postgres) Stop() error {
+	p.stopOnce.Do(func() {
+		if p.cmd != nil {
+			p.stopErr = stopProcess(p.cmd, p.done)
+		}
+		if err := os.RemoveAll(p.runDir); err != nil && p.stopErr == nil {
+			p.stopErr = err
+		}
+	})
+	return p.stopErr
+}
+
+// stopProcess escalates SIGINT → SIGQUIT → SIGKILL until the postmaster has
+// exited (its backends exit before it does on SIGINT and SIGQUIT).
+func stopProcess(cmd *exec.Cmd, done <-chan struct{}) error {
+	for _, step := range []struct {
+		sig  syscall.Signal
+		wait time.Duration
+	}{{syscall.SIGINT, 30 * time.Second}, {syscall.SIGQUIT, 5 * time.Second}, {syscall.SIGKILL, 5 * time.Second}} {
+		select {
+		case <-done:
+			return nil
+		default:
+		}
+		cmd.Process.Signal(step.sig)
+		select {
+		case <-done:
+			return nil
+		case <-time.After(step.wait):
+		}
+	}
+	return fmt.Errorf("postgres (pid %d) did not exit after SIGKILL", cmd.Process.Pid)
+}
+
+// binVersion runs `postgres --version`: "postgres (PostgreSQL) 15.14 (Debian …)".
+func binVersion(ctx context.Context, bin string) (string, error) {
+	out, err := exec.CommandContext(ctx, filepath.Join(bin, "postgres"), "--version").Output()
+	if err != nil {
+		return "", fmt.Errorf("%s/postgres --version: %w", bin, err)
+	}
+	f := strings.Fields(string(out))
+	if len(f) < 3 {
+		return "", fmt.Errorf("%s/postgres --version: unexpected output %q", bin, out)
+	}
+	return f[2], nil
+}
+
+// freePort asks the kernel for a free TCP port on 127.0.0.1.
+func freePort() (int, error) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return 0, err
+	}
+	defer l.Close()
+	return l.Addr().(*net.TCPAddr).Port, nil
+}
+
+// tail returns the last n lines of b, trimmed.
+func tail(b []byte, n int) string {
+	lines := bytes.Split(bytes.TrimSpace(b), []byte("\n"))
+	if len(lines) > n {
+		lines = lines[len(lines)-n:]
+	}
+	return string(bytes.Join(lines, []byte("\n")))
+}

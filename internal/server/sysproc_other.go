@@ -1,0 +1,13 @@
+//go:build !linux
+
+package server
+
+import "syscall"
+
+// setParentDeath is unavailable outside Linux; stale-instance cleanup covers
+// servers left behind by a crashed docbench.
+func setParentDeath(attr *syscall.SysProcAttr, sig syscall.Signal) {}
+
+// isPostmasterOf cannot identify processes without /proc; stale servers are
+// then left alone (their directories are still removed once they exit).
+func isPostmasterOf(pid int, dataDir string) bool { return false }

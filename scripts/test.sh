@@ -1,0 +1,25 @@
+#!/usr/bin/env bash
+# Runs every docbench test against real servers. Installs what the tests need
+# when it is missing (Debian's PostgreSQL; the embedded PostgreSQL 18 is
+# downloaded from Maven Central on first use), then: gofmt, go vet, the whole
+# test suite, the race detector on the concurrent packages, and one pass of
+# every benchmark so they keep compiling and running.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+bash scripts/install-test-deps.sh
+
+unformatted=$(gofmt -l cmd internal workloads bench 2>/dev/null || true)
+if [[ -n $unformatted ]]; then
+	echo "gofmt: these files need formatting:" >&2
+	echo "$unformatted" >&2
+	exit 1
+fi
+
+go vet ./...
+# CI=true makes a backend whose server cannot start fail instead of skip.
+export CI=${CI:-true}
+go test -count=1 -timeout 15m ./...
+go test -count=1 -race -timeout 10m ./internal/runner/ ./internal/measure/ ./internal/workload/
+go test -count=1 -run '^$' -bench . -benchtime 1x ./... >/dev/null
+echo "docbench: all tests passed"
