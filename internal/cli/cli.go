@@ -1,0 +1,118 @@
+// Package cli implements docbench's subcommands. main only calls Execute.
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"runtime/debug"
+	"strings"
+	"syscall"
+
+	"github.com/spf13/cobra"
+
+	_ "github.com/docbench/docbench/internal/db/all" // registers every backend
+	"github.com/docbench/docbench/internal/runner"
+)
+
+// Version is set at build time (-ldflags "-X …/internal/cli.Version=v1.2.3").
+var Version = "dev"
+
+// ExitError carries a specific exit status.
+type ExitError struct {
+	Code int
+	Err  error
+}
+
+func (e *ExitError) Error() string { return e.Err.Error() }
+func (e *ExitError) Unwrap() error { return e.Err }
+
+// app holds what subcommands share; no package-level mutable state.
+type app struct {
+	stdout, stderr io.Writer
+}
+
+// Execute runs docbench with args and returns the process exit status. It
+// prints errors as one line and never lets a Go stack trace reach the user.
+func Execute(args []string, stdout, stderr io.Writer) (code int) {
+	defer func() {
+		if p := recover(); p != nil {
+			fmt.Fprintf(stderr, "docbench: internal error: %v (set DOCBENCH_DEBUG=1 for a stack trace)\n", p)
+			if os.Getenv("DOCBENCH_DEBUG") != "" {
+				fmt.Fprintf(stderr, "%s", debug.Stack())
+			}
+			code = 3
+		}
+	}()
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	a := &app{stdout: stdout, stderr: stderr}
+	root := a.rootCommand()
+	root.SetArgs(args)
+	root.SetOut(stdout)
+	root.SetErr(stderr)
+	err := root.ExecuteContext(ctx)
+	if err == nil {
+		return 0
+	}
+	fmt.Fprintf(stderr, "docbench: %s\n", oneLine(err.Error()))
+	var ee *ExitError
+	switch {
+	case errors.As(err, &ee):
+		return ee.Code
+	case errors.Is(err, runner.ErrInterrupted):
+		return 130
+	}
+	return 1
+}
+
+// oneLine folds a multi-line message (pgx joins its attempts with newlines)
+// into one line.
+func oneLine(msg string) string {
+	lines := strings.Split(strings.TrimSpace(msg), "\n")
+	for i := range lines {
+		lines[i] = strings.TrimSpace(lines[i])
+	}
+	return strings.Join(lines, "; ")
+}
+
+func (a *app) rootCommand() *cobra.Command {
+	root := &cobra.Command{
+		Use:   "docbench",
+		Short: "Reproducible, fair benchmarks for JSON-document workloads",
+		Long: `docbench runs YCSB-compatible workloads against PostgreSQL (jsonb), SQLite (jsonb)
+and more, with honest latency (HdrHistogram, coordinated-omission-corrected under a
+target rate) and results that record everything they ran under.`,
+		SilenceUsage:  true,
+		SilenceErrors: true,
+	}
+	root.CompletionOptions.DisableDefaultCmd = true
+	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
+		return &ExitError{Code: 2, Err: fmt.Errorf("%s: %v (see `%s --help`)", c.Name(), err, c.CommandPath())}
+	})
+	root.AddCommand(a.phaseCommand(runner.Load), a.phaseCommand(runner.Run), a.quickstartCommand(),
+		a.targetsCommand(), a.versionCommand())
+	return root
+}
+
+func (a *app) versionCommand() *cobra.Command {
+	return &cobra.Command{
+		Use:   "version",
+		Short: "Print docbench's version",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			fmt.Fprintf(a.stdout, "docbench %s (%s)\n", Version, goVersion())
+			return nil
+		},
+	}
+}
+
+func goVersion() string {
+	if bi, ok := debug.ReadBuildInfo(); ok {
+		return bi.GoVersion
+	}
+	return "unknown Go"
+}

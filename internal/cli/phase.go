@@ -1,0 +1,214 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"strconv"
+	"time"
+
+	"github.com/spf13/cobra"
+	"golang.org/x/term"
+
+	"github.com/docbench/docbench/internal/db"
+	"github.com/docbench/docbench/internal/doc"
+	"github.com/docbench/docbench/internal/report"
+	"github.com/docbench/docbench/internal/runner"
+	"github.com/docbench/docbench/internal/workload"
+)
+
+// phaseFlags are the flags of load and run.
+type phaseFlags struct {
+	target    string
+	workloads []string
+	props     []string
+	threads   int
+	rate      float64
+	duration  time.Duration
+	warmup    time.Duration
+	status    time.Duration
+	out       string
+	format    string
+	seed      uint64
+}
+
+func (a *app) phaseCommand(phase runner.Phase) *cobra.Command {
+	f := &phaseFlags{}
+	use := "load -t TARGET -P WORKLOAD [-P WORKLOAD2] [-p key=value]..."
+	short := "Load the records of a workload into a target (YCSB's load phase)"
+	if phase == runner.Run {
+		use = "run -t TARGET -P WORKLOAD ... [--rate OPS] [--duration D] [--warmup D]"
+		short = "Run a workload's operations against a loaded target (YCSB's transaction phase)"
+	}
+	cmd := &cobra.Command{
+		Use:   use,
+		Short: short,
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			spec, err := a.specFromFlags(cmd, phase, f)
+			if err != nil {
+				return err
+			}
+			res, err := a.execute(cmd.Context(), spec)
+			if res != nil {
+				if werr := a.emit(res, f.format, f.out); werr != nil {
+					return errors.Join(err, werr)
+				}
+			}
+			return err
+		},
+	}
+	fl := cmd.Flags()
+	fl.StringVarP(&f.target, "target", "t", "", "database target (see `docbench targets`)")
+	fl.StringArrayVarP(&f.workloads, "workload", "P", nil, "workload file or built-in name (workloada…workloadf); repeatable, later files override earlier")
+	fl.StringArrayVarP(&f.props, "property", "p", nil, "property key=value; overrides workload files; repeatable")
+	fl.IntVar(&f.threads, "threads", 0, "client threads (overrides threadcount)")
+	fl.StringVar(&f.out, "out", "", "write the result JSON to this file (atomically)")
+	fl.StringVar(&f.format, "format", "text", "report format on stdout: text, ycsb or json")
+	fl.DurationVar(&f.status, "status", 10*time.Second, "status line interval on stderr (0 = none)")
+	fl.Uint64Var(&f.seed, "seed", 1, "seed of documents and key choices (same seed, same data)")
+	if phase == runner.Run {
+		fl.Float64Var(&f.rate, "rate", 0, "target operations/s over all threads (open loop; overrides target); 0 = as fast as possible")
+		fl.DurationVar(&f.duration, "duration", 0, "stop after this long (overrides maxexecutiontime)")
+		fl.DurationVar(&f.warmup, "warmup", 0, "run this long first and discard its measurements")
+	}
+	_ = cmd.MarkFlagRequired("target")
+	_ = cmd.MarkFlagRequired("workload")
+	return cmd
+}
+
+// spec is one phase to execute.
+type spec struct {
+	phase    runner.Phase
+	target   string
+	files    []string
+	props    *workload.Properties
+	opts     runner.Options
+	quiet    bool // no status output (quickstart prints its own)
+	recreate bool
+}
+
+func (a *app) specFromFlags(cmd *cobra.Command, phase runner.Phase, f *phaseFlags) (*spec, error) {
+	props := workload.NewProperties()
+	for _, w := range f.workloads {
+		if err := props.LoadFile(w); err != nil {
+			return nil, &ExitError{Code: 2, Err: err}
+		}
+	}
+	for _, kv := range f.props {
+		if err := props.ParseOverride(kv); err != nil {
+			return nil, &ExitError{Code: 2, Err: fmt.Errorf("-p %s: %w", kv, err)}
+		}
+	}
+	fl := cmd.Flags()
+	if fl.Changed("threads") {
+		props.Set("threadcount", strconv.Itoa(f.threads), "--threads")
+	}
+	if fl.Changed("rate") {
+		props.Set("target", strconv.FormatFloat(f.rate, 'f', -1, 64), "--rate")
+	}
+	if fl.Changed("duration") {
+		props.Set("maxexecutiontime", strconv.FormatFloat(f.duration.Seconds(), 'f', -1, 64), "--duration")
+	}
+	if err := report.CheckFormat(f.format); err != nil {
+		return nil, &ExitError{Code: 2, Err: err}
+	}
+	return &spec{phase: phase, target: f.target, files: f.workloads, props: props, recreate: phase == runner.Load,
+		opts: runner.Options{Phase: phase, Warmup: f.warmup, Status: f.status, Seed: f.seed}}, nil
+}
+
+// config validates the properties (with every backend's options known).
+func config(props *workload.Properties) (*workload.Config, error) {
+	keys, prefixes := db.Known()
+	cfg, err := workload.ParseConfig(props, workload.Known{Keys: keys, Prefixes: prefixes})
+	if err != nil {
+		return nil, &ExitError{Code: 2, Err: err}
+	}
+	return cfg, nil
+}
+
+// execute opens the target, runs one phase and returns its result; on
+// failure after measuring began, the partial result comes back with the error.
+func (a *app) execute(ctx context.Context, sp *spec) (*report.Result, error) {
+	cfg, err := config(sp.props)
+	if err != nil {
+		return nil, err
+	}
+	store, err := a.open(ctx, sp.target, cfg)
+	if err != nil {
+		return nil, err
+	}
+	defer store.Close()
+	return a.runPhase(ctx, store, sp, cfg)
+}
+
+// open opens a target for a validated configuration.
+func (a *app) open(ctx context.Context, target string, cfg *workload.Config) (db.Store, error) {
+	logf := func(format string, args ...any) { fmt.Fprintf(a.stderr, format+"\n", args...) }
+	return db.Open(ctx, db.Config{Target: target, Props: cfg.Props, Threads: int(cfg.ThreadCount), Log: logf})
+}
+
+// runPhase runs one phase against an opened store.
+func (a *app) runPhase(ctx context.Context, store db.Store, sp *spec, cfg *workload.Config) (*report.Result, error) {
+	opts := sp.opts
+	opts.Threads = int(cfg.ThreadCount)
+	opts.Rate = cfg.Target
+	opts.Duration = cfg.MaxExecutionTime
+	if !sp.quiet {
+		opts.Stderr = a.stderr
+		if f, ok := a.stderr.(*os.File); ok && term.IsTerminal(int(f.Fd())) {
+			opts.Progress = true
+		}
+		for _, n := range cfg.Notes {
+			fmt.Fprintf(a.stderr, "note: %s\n", n)
+		}
+	}
+	wl, err := workload.New(cfg, opts.Seed)
+	if err != nil {
+		return nil, &ExitError{Code: 2, Err: err}
+	}
+	names := wl.FieldNames()
+	if sp.recreate {
+		if err := store.Setup(ctx, db.Schema{Table: cfg.Table, Fields: names}, true); err != nil {
+			return nil, err
+		}
+	}
+	info, err := store.Info(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("target %s: %w", db.Redact(sp.target), err)
+	}
+	gen := doc.NewFlat(names, wl.FieldLengths(), cfg.DataIntegrity, opts.Seed)
+	out, runErr := runner.Execute(ctx, store, wl, gen, opts)
+	if out == nil {
+		return nil, runErr
+	}
+	res := report.Build(out, info, sp.target)
+	res.Tool = report.Tool{Name: "docbench", Version: Version}
+	res.Environment = report.ReadEnvironment()
+	res.Workload = report.Workload{Files: sp.files, Properties: sp.props.Map()}
+	res.Options = report.Options{Threads: opts.Threads, TargetRate: opts.Rate, DurationS: opts.Duration.Seconds(),
+		WarmupS: opts.Warmup.Seconds(), Seed: opts.Seed, BatchSize: out.Batch}
+	res.Notes = append(res.Notes, cfg.Notes...)
+	if out.Batch > 1 {
+		res.Notes = append(res.Notes, fmt.Sprintf("loaded in batches of %d: INSERT-BATCH latency is per batch; operations and throughput count records", out.Batch))
+	}
+	if runErr != nil && !errors.Is(runErr, runner.ErrInterrupted) {
+		res.Error = runErr.Error()
+	}
+	return res, runErr
+}
+
+// emit prints a result in the chosen format and writes the JSON file.
+func (a *app) emit(res *report.Result, format, out string) error {
+	if out != "" {
+		b, err := report.Marshal(res)
+		if err != nil {
+			return err
+		}
+		if err := report.WriteFileAtomic(out, b); err != nil {
+			return fmt.Errorf("--out %s: %w", out, err)
+		}
+	}
+	return report.Write(a.stdout, format, res)
+}

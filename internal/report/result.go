@@ -1,0 +1,225 @@
+// Package report turns measured outcomes into results: the versioned JSON
+// document (docs/results-format.md), YCSB's text report and docbench's own
+// human-readable text.
+package report
+
+import (
+	"encoding/base64"
+	"fmt"
+	"os"
+	"path/filepath"
+	"time"
+
+	hdr "github.com/HdrHistogram/hdrhistogram-go"
+
+	"github.com/docbench/docbench/internal/db"
+	"github.com/docbench/docbench/internal/measure"
+	"github.com/docbench/docbench/internal/runner"
+)
+
+// Schema identifies the results format version.
+const Schema = "docbench/result/v1"
+
+// Result is one phase run against one target.
+type Result struct {
+	Schema      string            `json:"schema"`
+	Tool        Tool              `json:"tool"`
+	Phase       string            `json:"phase"`
+	Complete    bool              `json:"complete"`
+	Stopped     string            `json:"stopped,omitempty"`
+	Error       string            `json:"error,omitempty"`
+	Target      Target            `json:"target"`
+	Environment Environment       `json:"environment"`
+	Workload    Workload          `json:"workload"`
+	Options     Options           `json:"options"`
+	Start       time.Time         `json:"start"`
+	End         time.Time         `json:"end"`
+	RuntimeMS   float64           `json:"runtime_ms"`
+	Operations  int64             `json:"operations"`
+	Throughput  float64           `json:"throughput_ops_per_sec"`
+	Ops         []Op              `json:"ops"`
+	Series      []Point           `json:"series"`
+	Notes       []string          `json:"notes,omitempty"`
+	Extra       map[string]string `json:"extra,omitempty"`
+}
+
+// Tool names the program that produced a result.
+type Tool struct {
+	Name    string `json:"name"`
+	Version string `json:"version"`
+}
+
+// Target is the database measured; the password is redacted.
+type Target struct {
+	Target   string            `json:"target"`
+	Backend  string            `json:"backend"`
+	Version  string            `json:"version,omitempty"`
+	Settings map[string]string `json:"settings,omitempty"`
+	Layout   map[string]string `json:"layout,omitempty"`
+}
+
+// Workload is what was run: the files in order and the effective properties.
+type Workload struct {
+	Files      []string          `json:"files"`
+	Properties map[string]string `json:"properties"`
+}
+
+// Options are the runner settings.
+type Options struct {
+	Threads    int     `json:"threads"`
+	TargetRate float64 `json:"target_ops_per_sec,omitempty"`
+	DurationS  float64 `json:"duration_s,omitempty"`
+	WarmupS    float64 `json:"warmup_s,omitempty"`
+	Seed       uint64  `json:"seed"`
+	BatchSize  int     `json:"batch_size,omitempty"`
+}
+
+// Op is the measurement of one operation type.
+type Op struct {
+	Name       string               `json:"name"`
+	Count      int64                `json:"count"`
+	Errors     int64                `json:"errors"`
+	Throughput float64              `json:"throughput_ops_per_sec"`
+	Service    *Latency             `json:"service"`
+	Response   *Latency             `json:"response,omitempty"`
+	Messages   []measure.ErrorCount `json:"error_messages,omitempty"`
+}
+
+// Latency summarises a histogram in microseconds and carries it encoded
+// (HdrHistogram V2 compressed, base64), so results can be merged exactly.
+type Latency struct {
+	Mean      float64 `json:"mean_us"`
+	Min       float64 `json:"min_us"`
+	Max       float64 `json:"max_us"`
+	P50       float64 `json:"p50_us"`
+	P90       float64 `json:"p90_us"`
+	P95       float64 `json:"p95_us"`
+	P99       float64 `json:"p99_us"`
+	P999      float64 `json:"p99_9_us"`
+	P9999     float64 `json:"p99_99_us"`
+	Histogram string  `json:"hdr,omitempty"`
+}
+
+// Point is one second of the time series.
+type Point struct {
+	T   float64            `json:"t_s"` // seconds since the start of the measured part
+	Ops map[string]PointOp `json:"ops"`
+}
+
+// PointOp is one operation type within a Point.
+type PointOp struct {
+	Count  int64   `json:"count"`
+	Errors int64   `json:"errors,omitempty"`
+	P50    float64 `json:"p50_us"`
+	P99    float64 `json:"p99_us"`
+	Max    float64 `json:"max_us"`
+}
+
+func us(ns int64) float64 { return float64(ns) / 1e3 }
+
+// Summarize reads a latency summary off h; nil when h is empty.
+func Summarize(h *hdr.Histogram, encode bool) *Latency {
+	if h.TotalCount() == 0 {
+		return nil
+	}
+	l := &Latency{
+		Mean: h.Mean() / 1e3, Min: us(h.Min()), Max: us(h.Max()),
+		P50: us(h.ValueAtQuantile(50)), P90: us(h.ValueAtQuantile(90)), P95: us(h.ValueAtQuantile(95)),
+		P99: us(h.ValueAtQuantile(99)), P999: us(h.ValueAtQuantile(99.9)), P9999: us(h.ValueAtQuantile(99.99)),
+	}
+	if encode {
+		if b, err := h.Encode(hdr.V2CompressedEncodingCookieBase); err == nil {
+			l.Histogram = base64.StdEncoding.EncodeToString(b)
+		}
+	}
+	return l
+}
+
+// Build assembles a Result from a phase outcome.
+func Build(o *runner.Outcome, info db.Info, target string) *Result {
+	r := &Result{
+		Schema:   Schema,
+		Phase:    string(o.Phase),
+		Complete: o.Complete,
+		Start:    o.Start.UTC(),
+		End:      o.End.UTC(),
+		Target: Target{Target: db.Redact(target), Backend: info.Backend, Version: info.Version,
+			Settings: info.Settings, Layout: info.Layout},
+		Operations: o.Ops,
+	}
+	if !o.Complete {
+		r.Stopped = o.Stopped
+	} else if o.Stopped == "duration" {
+		r.Stopped = "duration"
+	}
+	el := o.Elapsed()
+	r.RuntimeMS = float64(el) / 1e6
+	if el > 0 {
+		r.Throughput = float64(o.Ops) / el.Seconds()
+	}
+	for i, name := range o.Names {
+		h := o.Totals.Service[i]
+		n := h.TotalCount() + o.Totals.Errors[i]
+		if n == 0 {
+			continue
+		}
+		op := Op{Name: name, Count: n, Errors: o.Totals.Errors[i], Service: Summarize(h, true),
+			Messages: o.Totals.Messages[i]}
+		if el > 0 {
+			op.Throughput = float64(n) / el.Seconds()
+		}
+		if o.Totals.Response != nil {
+			op.Response = Summarize(o.Totals.Response[i], true)
+		}
+		r.Ops = append(r.Ops, op)
+	}
+	for _, iv := range o.Series {
+		p := Point{T: iv.End.Sub(o.Start).Seconds(), Ops: map[string]PointOp{}}
+		for i, h := range iv.Ops {
+			if h.TotalCount()+iv.Errors[i] == 0 {
+				continue
+			}
+			p.Ops[o.Names[i]] = PointOp{Count: h.TotalCount() + iv.Errors[i], Errors: iv.Errors[i],
+				P50: us(h.ValueAtQuantile(50)), P99: us(h.ValueAtQuantile(99)), Max: us(h.Max())}
+		}
+		r.Series = append(r.Series, p)
+	}
+	return r
+}
+
+// WriteFileAtomic writes data to path through a temporary file and a rename,
+// so that a reader never sees a half-written result.
+func WriteFileAtomic(path string, data []byte) error {
+	dir := filepath.Dir(path)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	f, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp*")
+	if err != nil {
+		return err
+	}
+	tmp := f.Name()
+	if _, err := f.Write(data); err != nil {
+		f.Close()
+		os.Remove(tmp)
+		return err
+	}
+	if err := f.Sync(); err != nil {
+		f.Close()
+		os.Remove(tmp)
+		return err
+	}
+	if err := f.Close(); err != nil {
+		os.Remove(tmp)
+		return err
+	}
+	if err := os.Chmod(tmp, 0o644); err != nil {
+		os.Remove(tmp)
+		return err
+	}
+	if err := os.Rename(tmp, path); err != nil {
+		os.Remove(tmp)
+		return fmt.Errorf("writing %s: %w", path, err)
+	}
+	return nil
+}

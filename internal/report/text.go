@@ -1,0 +1,96 @@
+package report
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+	"text/tabwriter"
+)
+
+// WriteText prints a result for a person: a header and one row per operation.
+func WriteText(w io.Writer, r *Result) error {
+	state := "complete"
+	if !r.Complete {
+		state = "INCOMPLETE"
+		if r.Stopped != "" {
+			state += " (" + r.Stopped + ")"
+		}
+	}
+	ver := r.Target.Backend
+	if r.Target.Version != "" {
+		ver += " " + r.Target.Version
+	}
+	fmt.Fprintf(w, "docbench %s · %s · %s · %d thread(s) · %s\n", r.Phase, r.Target.Target, ver, r.Options.Threads, state)
+	fmt.Fprintf(w, "runtime %.3f s · %d ops · %.1f ops/s\n\n", r.RuntimeMS/1e3, r.Operations, r.Throughput)
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "operation\tcount\terrors\tops/s\tmean µs\tp50 µs\tp95 µs\tp99 µs\tp99.9 µs\tmax µs\t")
+	row := func(name string, op Op, l *Latency) {
+		if l == nil {
+			fmt.Fprintf(tw, "%s\t%d\t%d\t%.1f\t-\t-\t-\t-\t-\t-\t\n", name, op.Count, op.Errors, op.Throughput)
+			return
+		}
+		fmt.Fprintf(tw, "%s\t%d\t%d\t%.1f\t%.1f\t%.1f\t%.1f\t%.1f\t%.1f\t%.1f\t\n", name, op.Count, op.Errors,
+			op.Throughput, l.Mean, l.P50, l.P95, l.P99, l.P999, l.Max)
+	}
+	for _, op := range r.Ops {
+		row(op.Name, op, op.Service)
+		if op.Response != nil {
+			row(op.Name+" (intended)", op, op.Response)
+		}
+	}
+	tw.Flush()
+	for _, op := range r.Ops {
+		for _, m := range op.Messages {
+			fmt.Fprintf(w, "%s error ×%d: %s\n", op.Name, m.Count, m.Message)
+		}
+	}
+	if r.Options.TargetRate > 0 {
+		fmt.Fprintf(w, "\ntarget %.0f ops/s: \"intended\" rows measure from each operation's scheduled start (coordinated omission corrected)\n", r.Options.TargetRate)
+	}
+	for _, n := range r.Notes {
+		fmt.Fprintf(w, "note: %s\n", n)
+	}
+	return nil
+}
+
+// WriteJSON prints the result document, indented.
+func WriteJSON(w io.Writer, r *Result) error {
+	b, err := Marshal(r)
+	if err != nil {
+		return err
+	}
+	_, err = w.Write(b)
+	return err
+}
+
+// Marshal encodes a result as indented JSON with a trailing newline.
+func Marshal(r *Result) ([]byte, error) {
+	b, err := json.MarshalIndent(r, "", "  ")
+	if err != nil {
+		return nil, err
+	}
+	return append(b, '\n'), nil
+}
+
+// CheckFormat reports whether format is one Write understands.
+func CheckFormat(format string) error {
+	switch strings.ToLower(format) {
+	case "", "text", "ycsb", "json":
+		return nil
+	}
+	return fmt.Errorf("--format %q: want text, ycsb or json", format)
+}
+
+// Write prints r in the named format (text, ycsb or json).
+func Write(w io.Writer, format string, r *Result) error {
+	switch strings.ToLower(format) {
+	case "", "text":
+		return WriteText(w, r)
+	case "ycsb":
+		return WriteYCSB(w, r)
+	case "json":
+		return WriteJSON(w, r)
+	}
+	return fmt.Errorf("--format %q: want text, ycsb or json", format)
+}

@@ -1,0 +1,247 @@
+// Package runner executes the load and run phases: it spreads operations
+// over workers, paces them (closed loop, or open loop at a target rate with
+// latency from each operation's intended start), runs and discards the
+// warm-up, prints status, and stops on count, duration or cancellation.
+// It knows nothing about SQL: it calls db.Session methods only.
+package runner
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/docbench/docbench/internal/db"
+	"github.com/docbench/docbench/internal/doc"
+	"github.com/docbench/docbench/internal/measure"
+	"github.com/docbench/docbench/internal/workload"
+)
+
+// Phase is "load" or "run".
+type Phase string
+
+// The two phases of a YCSB benchmark.
+const (
+	Load Phase = "load"
+	Run  Phase = "run"
+)
+
+// Options controls a phase.
+type Options struct {
+	Phase    Phase
+	Threads  int
+	Rate     float64       // total target ops/s; 0 = closed loop
+	Duration time.Duration // 0 = until the operation count
+	Warmup   time.Duration // run phase only; excluded from the result
+	Status   time.Duration // status line interval; 0 = none
+	Seed     uint64
+	Stderr   io.Writer // status lines and progress; nil = silent
+	Progress bool      // draw a progress bar (a terminal) instead of plain lines
+	// Drain bounds how long in-flight operations may finish after a stop.
+	Drain time.Duration
+}
+
+// Outcome is what a phase measured.
+type Outcome struct {
+	Phase    Phase
+	Start    time.Time // start of the measured part (after warm-up)
+	End      time.Time
+	Names    []string
+	Totals   measure.Totals
+	Series   []measure.Interval
+	Ops      int64 // operations measured (records, for a batched load)
+	Complete bool
+	// Stopped says why an incomplete phase ended (signal, duration, …).
+	Stopped string
+	Batch   int
+}
+
+// Elapsed is the measured wall time.
+func (o *Outcome) Elapsed() time.Duration { return o.End.Sub(o.Start) }
+
+// ErrInterrupted marks a phase stopped by cancellation.
+var ErrInterrupted = errors.New("interrupted")
+
+// opNames are the measured operations, indexed by workload.Op; a batched
+// load adds INSERT-BATCH.
+func opNames(batched bool) []string {
+	names := make([]string, workload.NumOps)
+	for op := range workload.NumOps {
+		names[op] = op.String()
+	}
+	if batched {
+		names = append(names, "INSERT-BATCH")
+	}
+	return names
+}
+
+// Execute runs one phase against store. It returns the outcome even when
+// cancelled (Complete false) together with ctx's error.
+func Execute(ctx context.Context, store db.Store, wl *workload.Workload, gen *doc.Flat, o Options) (*Outcome, error) {
+	if o.Threads < 1 {
+		o.Threads = 1
+	}
+	if o.Drain == 0 {
+		o.Drain = 10 * time.Second
+	}
+	cfg := wl.Config()
+	batch := 1
+	if o.Phase == Load && cfg.BatchSize > 1 {
+		batch = int(cfg.BatchSize)
+	}
+	reg := measure.NewRegistry(opNames(batch > 1), o.Rate > 0)
+
+	sessions := make([]db.Session, o.Threads)
+	for i := range sessions {
+		s, err := store.NewSession(ctx)
+		if err != nil {
+			for _, s := range sessions[:i] {
+				s.Close()
+			}
+			return nil, fmt.Errorf("opening session %d: %w", i+1, err)
+		}
+		sessions[i] = s
+	}
+	defer func() {
+		for _, s := range sessions {
+			s.Close()
+		}
+	}()
+
+	// stop is closed when workers must stop issuing operations.
+	stop := make(chan struct{})
+	var stopOnce sync.Once
+	var stopReason atomic.Value
+	halt := func(why string) {
+		stopOnce.Do(func() {
+			stopReason.Store(why)
+			close(stop)
+		})
+	}
+
+	// Per-thread operation counts, as YCSB divides operationcount/insertcount.
+	total := cfg.OperationCount
+	if o.Phase == Load {
+		_, total = wl.LoadRange()
+	}
+	var done atomic.Int64 // measured operations (records on load)
+	var running sync.WaitGroup
+	measuring := make(chan struct{})
+	if o.Warmup <= 0 || o.Phase == Load {
+		close(measuring)
+	}
+
+	base := time.Now()
+	workers := make([]*worker, o.Threads)
+	for i := range workers {
+		share := total / int64(o.Threads)
+		if int64(i) < total%int64(o.Threads) {
+			share++
+		}
+		workers[i] = &worker{
+			id: i, sess: sessions[i], wl: wl, th: wl.NewThread(i), gen: gen,
+			rec: reg.NewRecorder(), ops: share, done: &done, batch: batch,
+			stop: stop, measuring: measuring, drng: doc.NewRand(),
+		}
+		if o.Rate > 0 {
+			workers[i].interval = time.Duration(float64(time.Second) * float64(o.Threads) / o.Rate)
+			workers[i].offset = time.Duration(float64(time.Second) * float64(i) / o.Rate)
+		}
+	}
+
+	// Worker context: cancelled only after the drain bound once stopped.
+	wctx, wcancel := context.WithCancel(context.Background())
+	defer wcancel()
+	errs := make([]error, o.Threads)
+	for i, w := range workers {
+		running.Add(1)
+		go func() {
+			defer running.Done()
+			errs[i] = w.loop(wctx, o.Phase, base)
+		}()
+	}
+	finished := make(chan struct{})
+	go func() { running.Wait(); close(finished) }()
+
+	out := &Outcome{Phase: o.Phase, Names: reg.Names(), Batch: batch}
+	st := newStatus(o, reg, total)
+
+	// Warm-up: run, then discard what was measured.
+	start := base
+	if o.Warmup > 0 && o.Phase == Run {
+		st.line("warm-up for %s", o.Warmup)
+		select {
+		case <-time.After(o.Warmup):
+		case <-ctx.Done():
+		case <-finished:
+		}
+		reg.Reset()
+		done.Store(0)
+		start = time.Now()
+		close(measuring)
+	}
+	out.Start = start
+
+	var deadline <-chan time.Time
+	if o.Duration > 0 {
+		t := time.NewTimer(o.Duration)
+		defer t.Stop()
+		deadline = t.C
+	}
+	tick := time.NewTicker(time.Second)
+	defer tick.Stop()
+	last := start
+	interrupted := false
+loop:
+	for {
+		select {
+		case <-finished:
+			break loop
+		case <-deadline:
+			halt("duration")
+			deadline = nil
+		case <-ctx.Done():
+			if !interrupted {
+				interrupted = true
+				halt("interrupted")
+				go func() {
+					select {
+					case <-time.After(o.Drain):
+						wcancel()
+					case <-finished:
+					}
+				}()
+			}
+		case now := <-tick.C:
+			iv := reg.Tick(last, now)
+			last = now
+			out.Series = append(out.Series, iv)
+			st.tick(iv, done.Load())
+		}
+	}
+	end := time.Now()
+	if end.Sub(last) > 50*time.Millisecond {
+		out.Series = append(out.Series, reg.Tick(last, end))
+	}
+	out.End = end
+	out.Totals = reg.Totals()
+	out.Ops = done.Load()
+	st.finish(done.Load())
+	if r, ok := stopReason.Load().(string); ok {
+		out.Stopped = r
+	}
+	out.Complete = !interrupted
+	for _, err := range errs {
+		if err != nil && !errors.Is(err, context.Canceled) {
+			out.Complete = false
+			return out, err
+		}
+	}
+	if interrupted {
+		return out, ErrInterrupted
+	}
+	return out, nil
+}

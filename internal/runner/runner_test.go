@@ -1,0 +1,273 @@
+package runner
+
+import (
+	"context"
+	"errors"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	hdr "github.com/HdrHistogram/hdrhistogram-go"
+
+	"github.com/docbench/docbench/internal/db"
+	_ "github.com/docbench/docbench/internal/db/all"
+	"github.com/docbench/docbench/internal/doc"
+	"github.com/docbench/docbench/internal/measure"
+	"github.com/docbench/docbench/internal/workload"
+)
+
+func setup(t testing.TB, target string, props map[string]string) (db.Store, *workload.Workload, *doc.Flat) {
+	t.Helper()
+	p := workload.NewProperties()
+	if err := p.LoadFile("workloada"); err != nil {
+		t.Fatal(err)
+	}
+	for k, v := range props {
+		p.Set(k, v, "test")
+	}
+	keys, prefixes := db.Known()
+	cfg, err := workload.ParseConfig(p, workload.Known{Keys: keys, Prefixes: prefixes})
+	if err != nil {
+		t.Fatal(err)
+	}
+	wl, err := workload.New(cfg, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	store, err := db.Open(context.Background(), db.Config{Target: target, Props: cfg.Props})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { store.Close() })
+	if err := store.Setup(context.Background(), db.Schema{Table: cfg.Table, Fields: wl.FieldNames()}, true); err != nil {
+		t.Fatal(err)
+	}
+	return store, wl, doc.NewFlat(wl.FieldNames(), wl.FieldLengths(), cfg.DataIntegrity, 1)
+}
+
+func count(o *Outcome, name string) int64 {
+	for i, n := range o.Names {
+		if n == name {
+			return o.Totals.Service[i].TotalCount() + o.Totals.Errors[i]
+		}
+	}
+	return -1
+}
+
+func TestClosedLoopRunsOperationCount(t *testing.T) {
+	store, wl, gen := setup(t, "null:", map[string]string{"recordcount": "1000", "operationcount": "10001"})
+	out, err := Execute(context.Background(), store, wl, gen, Options{Phase: Run, Threads: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !out.Complete || out.Ops != 10001 {
+		t.Fatalf("complete=%v ops=%d, want complete 10001", out.Complete, out.Ops)
+	}
+	if r, u := count(out, "READ"), count(out, "UPDATE"); r+u != 10001 || r < 4500 || u < 4500 {
+		t.Fatalf("READ %d + UPDATE %d: want 10001 split about 50/50 (workload A)", r, u)
+	}
+	if len(out.Totals.Service) != int(workload.NumOps) {
+		t.Fatalf("%d histograms", len(out.Totals.Service))
+	}
+}
+
+// The load phase writes exactly the keys YCSB would load: user+FNV(k) for
+// k in [insertstart, insertstart+insertcount), once each, whatever the
+// number of threads or the batch size.
+func TestLoadWritesExactlyYCSBKeys(t *testing.T) {
+	for _, batch := range []string{"1", "7"} {
+		t.Run("batchsize="+batch, func(t *testing.T) {
+			path := filepath.Join(t.TempDir(), "l.db")
+			store, wl, gen := setup(t, "sqlite:"+path, map[string]string{"recordcount": "1000", "insertstart": "100",
+				"insertcount": "500", "batchsize": batch})
+			out, err := Execute(context.Background(), store, wl, gen, Options{Phase: Load, Threads: 3})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if out.Ops != 500 || !out.Complete {
+				t.Fatalf("loaded %d, complete %v", out.Ops, out.Complete)
+			}
+			s, _ := store.NewSession(context.Background())
+			defer s.Close()
+			th := wl.NewThread(0)
+			var want []string
+			for k := int64(100); k < 600; k++ {
+				key := th.AppendKey(nil, k)
+				want = append(want, string(key))
+				if _, err := s.Read(context.Background(), key, nil, nil); err != nil {
+					t.Fatalf("key %s (keynum %d): %v", key, k, err)
+				}
+			}
+			n, err := s.Scan(context.Background(), []byte(""), 10000, nil)
+			if err != nil || n != 500 {
+				t.Fatalf("table holds %d records (%v), want 500", n, err)
+			}
+			sort.Strings(want)
+			if want[0] == want[1] {
+				t.Fatal("duplicate keys")
+			}
+		})
+	}
+}
+
+func TestDurationStopsRun(t *testing.T) {
+	store, wl, gen := setup(t, "null:", map[string]string{"recordcount": "1000", "operationcount": "1000000000"})
+	t0 := time.Now()
+	out, err := Execute(context.Background(), store, wl, gen, Options{Phase: Run, Threads: 2, Duration: 300 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if el := time.Since(t0); el > 3*time.Second {
+		t.Fatalf("took %s", el)
+	}
+	if !out.Complete || out.Stopped != "duration" || out.Ops == 0 {
+		t.Fatalf("complete=%v stopped=%q ops=%d", out.Complete, out.Stopped, out.Ops)
+	}
+}
+
+func TestCancelWritesPartialOutcome(t *testing.T) {
+	store, wl, gen := setup(t, "null:", map[string]string{"recordcount": "1000", "operationcount": "1000000000"})
+	ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
+	defer cancel()
+	out, err := Execute(ctx, store, wl, gen, Options{Phase: Run, Threads: 2})
+	if !errors.Is(err, ErrInterrupted) {
+		t.Fatalf("err = %v, want ErrInterrupted", err)
+	}
+	if out == nil || out.Complete || out.Stopped != "interrupted" || out.Ops == 0 {
+		t.Fatalf("outcome %+v", out)
+	}
+}
+
+func TestWarmupIsExcluded(t *testing.T) {
+	store, wl, gen := setup(t, "null:", map[string]string{"recordcount": "1000", "operationcount": "1000000000"})
+	t0 := time.Now()
+	out, err := Execute(context.Background(), store, wl, gen, Options{Phase: Run, Threads: 1,
+		Warmup: 300 * time.Millisecond, Duration: 200 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if out.Start.Sub(t0) < 300*time.Millisecond {
+		t.Fatalf("measured part starts %s after the call: warm-up not excluded", out.Start.Sub(t0))
+	}
+	var measured int64
+	for i := range out.Names {
+		measured += out.Totals.Service[i].TotalCount()
+	}
+	// Operations in flight when the warm-up ended may land on either side.
+	if d := measured - out.Ops; d < -2 || d > 2 {
+		t.Fatalf("histograms hold %d operations, counter %d", measured, out.Ops)
+	}
+}
+
+// stallSession wraps a session and stalls once, as a server pausing for a
+// checkpoint would: the harness must charge the stall to every operation
+// that was due during it (coordinated omission).
+type stallSession struct {
+	db.Session
+	calls *atomic.Int64
+	at    int64
+	stall time.Duration
+}
+
+func (s stallSession) Read(ctx context.Context, key []byte, fields []string, dst []byte) ([]byte, error) {
+	if s.calls.Add(1) == s.at {
+		time.Sleep(s.stall)
+	}
+	return s.Session.Read(ctx, key, fields, dst)
+}
+
+func (s stallSession) Update(ctx context.Context, key, patch []byte, replace bool) error {
+	if s.calls.Add(1) == s.at {
+		time.Sleep(s.stall)
+	}
+	return s.Session.Update(ctx, key, patch, replace)
+}
+
+type stallStore struct {
+	db.Store
+	calls atomic.Int64
+}
+
+func (s *stallStore) NewSession(ctx context.Context) (db.Session, error) {
+	inner, err := s.Store.NewSession(ctx)
+	return stallSession{Session: inner, calls: &s.calls, at: 200, stall: 200 * time.Millisecond}, err
+}
+
+func TestOpenLoopMeasuresFromIntendedStart(t *testing.T) {
+	store, wl, gen := setup(t, "null:", map[string]string{"recordcount": "1000", "operationcount": "1000"})
+	out, err := Execute(context.Background(), &stallStore{Store: store}, wl, gen, Options{Phase: Run, Threads: 1, Rate: 1000})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if out.Totals.Response == nil {
+		t.Fatal("no response-time histograms under a target rate")
+	}
+	all := func(hs []*hdr.Histogram) (h *hdr.Histogram) {
+		h = measure.NewHistogram()
+		for _, x := range hs {
+			h.Merge(x)
+		}
+		return h
+	}
+	service, response := all(out.Totals.Service), all(out.Totals.Response)
+	// One operation took 200 ms; about 200 operations were due during it.
+	if service.ValueAtQuantile(90) > int64(10*time.Millisecond) {
+		t.Fatalf("service p90 %v: only one operation stalled", time.Duration(service.ValueAtQuantile(90)))
+	}
+	if response.ValueAtQuantile(90) < int64(20*time.Millisecond) {
+		t.Fatalf("response p90 %v: the operations queued behind the stall were not charged", time.Duration(response.ValueAtQuantile(90)))
+	}
+	if el := out.Elapsed(); el < 900*time.Millisecond || el > 2*time.Second {
+		t.Fatalf("1000 ops at 1000/s took %s", el)
+	}
+}
+
+// BenchmarkStep measures the per-operation path against null: (workload A).
+func BenchmarkStep(b *testing.B) {
+	for _, wlName := range []string{"workloada", "workloadb", "workloade", "workloadf"} {
+		b.Run(wlName, func(b *testing.B) {
+			p := workload.NewProperties()
+			if err := p.LoadFile(wlName); err != nil {
+				b.Fatal(err)
+			}
+			p.Set("recordcount", "100000", "bench")
+			cfg, err := workload.ParseConfig(p, workload.Known{})
+			if err != nil {
+				b.Fatal(err)
+			}
+			wl, _ := workload.New(cfg, 1)
+			store, _ := db.Open(context.Background(), db.Config{Target: "null:"})
+			sess, _ := store.NewSession(context.Background())
+			reg := measure.NewRegistry(opNames(false), false)
+			w := &worker{sess: sess, wl: wl, th: wl.NewThread(0), gen: doc.NewFlat(wl.FieldNames(), wl.FieldLengths(), false, 1),
+				rec: reg.NewRecorder(), drng: doc.NewRand()}
+			w.prepare()
+			ctx := context.Background()
+			r := w.th.Rand()
+			b.ReportAllocs()
+			for b.Loop() {
+				w.step(ctx, cfg, r, time.Time{})
+			}
+		})
+	}
+}
+
+// BenchmarkHarness runs whole phases against null: on one thread and reports
+// the operations per second the harness sustains.
+func BenchmarkHarness(b *testing.B) {
+	store, wl, gen := setup(b, "null:", map[string]string{"recordcount": "100000", "operationcount": strconv.Itoa(2_000_000)})
+	var ops int64
+	var el time.Duration
+	for b.Loop() {
+		out, err := Execute(context.Background(), store, wl, gen, Options{Phase: Run, Threads: 1})
+		if err != nil {
+			b.Fatal(err)
+		}
+		ops += out.Ops
+		el += out.Elapsed()
+	}
+	b.ReportMetric(float64(ops)/el.Seconds(), "ops/s")
+}
