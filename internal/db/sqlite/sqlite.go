@@ -171,11 +171,11 @@ func (s *store) NewSession(ctx context.Context) (db.Session, error) {
 }
 
 type session struct {
-	conn                                      *sql.Conn
-	table                                     string
+	conn                                    *sql.Conn
+	table                                   string
 	insert, read, patch, replace, scan, del *sql.Stmt
-	proj                                      map[string]*sql.Stmt // projection statements by field list
-	out                                       sql.RawBytes
+	proj                                    map[string]*sql.Stmt // projection statements by field list
+	out                                     sql.RawBytes
 }
 
 var (
