@@ -66,6 +66,7 @@ var _ db.Store = (*store)(nil)
 func open(ctx context.Context, cfg db.Config) (db.Store, error) {
 	s := &store{cfg: cfg, layout: cfg.Prop("layout", "column"), schema: cfg.Prop("pg.schema", "docbench"),
 		settings: map[string]string{}}
+	s.table = pgx.Identifier{s.schema, cfg.Prop("table", "usertable")}.Sanitize()
 	if s.layout != "column" && s.layout != "document" {
 		return nil, fmt.Errorf("property layout=%q: PostgreSQL layouts are column, document", s.layout)
 	}

@@ -1,0 +1,218 @@
+package cli
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/docbench/docbench/internal/report"
+	"github.com/docbench/docbench/internal/testutil"
+)
+
+func TestMain(m *testing.M) { testutil.Main(m) }
+
+// docbench runs the CLI in-process and returns stdout, stderr and the exit code.
+func docbench(t *testing.T, args ...string) (string, string, int) {
+	t.Helper()
+	var out, errb bytes.Buffer
+	code := Execute(args, &out, &errb)
+	return out.String(), errb.String(), code
+}
+
+func TestVersionAndTargets(t *testing.T) {
+	out, _, code := docbench(t, "version")
+	if code != 0 || !strings.HasPrefix(out, "docbench ") {
+		t.Fatalf("version: %d %q", code, out)
+	}
+	out, _, code = docbench(t, "targets")
+	for _, want := range []string{"postgres://", "postgres:embedded", "sqlite:PATH", "null:", "layout=column|document", "server.NAME=VALUE"} {
+		if code != 0 || !strings.Contains(out, want) {
+			t.Errorf("targets output lacks %q:\n%s", want, out)
+		}
+	}
+}
+
+var ycsbLine = regexp.MustCompile(`^\[([A-Za-z-]+)\], ([^,]+), (-?[0-9.]+)$`)
+
+// parseYCSB reads YCSB report lines into section → metric → value.
+func parseYCSB(t *testing.T, s string) map[string]map[string]string {
+	t.Helper()
+	m := map[string]map[string]string{}
+	for _, line := range strings.Split(strings.TrimSpace(s), "\n") {
+		g := ycsbLine.FindStringSubmatch(line)
+		if g == nil {
+			t.Fatalf("not a YCSB report line: %q", line)
+		}
+		if m[g[1]] == nil {
+			m[g[1]] = map[string]string{}
+		}
+		m[g[1]][g[2]] = g[3]
+	}
+	return m
+}
+
+func readResult(t *testing.T, path string) *report.Result {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var r report.Result
+	if err := json.Unmarshal(b, &r); err != nil {
+		t.Fatalf("%s: %v", path, err)
+	}
+	return &r
+}
+
+func loadAndRun(t *testing.T, target string, runArgs ...string) (map[string]map[string]string, *report.Result) {
+	t.Helper()
+	dir := t.TempDir()
+	_, stderr, code := docbench(t, "load", "-t", target, "-P", "workloada", "-p", "recordcount=500", "--threads", "2", "--out", filepath.Join(dir, "load.json"))
+	if code != 0 {
+		t.Fatalf("load exit %d: %s", code, stderr)
+	}
+	if r := readResult(t, filepath.Join(dir, "load.json")); r.Operations != 500 || !r.Complete || r.Phase != "load" {
+		t.Fatalf("load result: %+v", r)
+	}
+	args := append([]string{"run", "-t", target, "-P", "workloada", "-p", "recordcount=500", "-p", "operationcount=2000",
+		"--threads", "2", "--format", "ycsb", "--out", filepath.Join(dir, "run.json")}, runArgs...)
+	out, stderr, code := docbench(t, args...)
+	if code != 0 {
+		t.Fatalf("run exit %d: %s", code, stderr)
+	}
+	return parseYCSB(t, out), readResult(t, filepath.Join(dir, "run.json"))
+}
+
+func TestLoadRunYCSBReport(t *testing.T) {
+	targets := map[string]string{
+		"sqlite":   "sqlite:" + filepath.Join(t.TempDir(), "e2e.db"),
+		"postgres": testutil.FreshDatabase(t, testutil.Postgres(t, "embedded")),
+	}
+	for name, target := range targets {
+		t.Run(name, func(t *testing.T) {
+			rep, res := loadAndRun(t, target)
+			if rep["OVERALL"]["RunTime(ms)"] == "" || rep["OVERALL"]["Throughput(ops/sec)"] == "" {
+				t.Fatalf("no OVERALL lines: %v", rep)
+			}
+			var total int
+			for _, op := range []string{"READ", "UPDATE"} {
+				for _, metric := range []string{"Operations", "AverageLatency(us)", "MinLatency(us)", "MaxLatency(us)",
+					"50thPercentileLatency(us)", "95thPercentileLatency(us)", "99thPercentileLatency(us)",
+					"99.9thPercentileLatency(us)", "Return=OK"} {
+					if rep[op][metric] == "" {
+						t.Errorf("[%s], %s missing", op, metric)
+					}
+				}
+				if rep[op]["Return=OK"] != rep[op]["Operations"] {
+					t.Errorf("[%s] errors: %v", op, rep[op])
+				}
+				n := 0
+				for _, c := range rep[op]["Operations"] {
+					n = n*10 + int(c-'0')
+				}
+				total += n
+			}
+			if total != 2000 || res.Operations != 2000 || !res.Complete || res.Schema != report.Schema {
+				t.Fatalf("ops %d, result %d complete=%v schema=%q", total, res.Operations, res.Complete, res.Schema)
+			}
+			if res.Target.Version == "" || res.Environment.CPUs == 0 || res.Workload.Properties["recordcount"] != "500" {
+				t.Fatalf("result lacks target version, environment or properties: %+v", res)
+			}
+			for _, op := range res.Ops {
+				if op.Service == nil || op.Service.Histogram == "" || op.Service.P99 < op.Service.P50 {
+					t.Fatalf("op %s summary %+v", op.Name, op.Service)
+				}
+			}
+		})
+	}
+}
+
+func TestRateAddsIntendedBlocks(t *testing.T) {
+	rep, res := loadAndRun(t, "sqlite:"+filepath.Join(t.TempDir(), "rate.db"), "--rate", "4000")
+	for _, s := range []string{"Intended-READ", "Intended-UPDATE"} {
+		if rep[s]["99thPercentileLatency(us)"] == "" {
+			t.Errorf("[%s] block missing: %v", s, rep)
+		}
+	}
+	if res.Options.TargetRate != 4000 || res.Ops[0].Response == nil {
+		t.Fatalf("result under a rate: %+v", res.Options)
+	}
+	if el := res.RuntimeMS; el < 400 {
+		t.Fatalf("2000 ops at 4000/s took %.0f ms: not paced", el)
+	}
+}
+
+func TestBadInput(t *testing.T) {
+	dir := t.TempDir()
+	bad := filepath.Join(dir, "bad.properties")
+	os.WriteFile(bad, []byte("recordcount=10\nrequestdistribution=zipfan\n"), 0o644)
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"run", "-t", "null:", "-P", "workloada", "-p", "recrodcount=5"}, `did you mean "recordcount"`},
+		{[]string{"run", "-t", "null:", "-P", "nosuchworkload"}, `nosuchworkload`},
+		{[]string{"run", "-t", "null:", "-P", "workloada", "-p", "recordcount=-5"}, `recordcount`},
+		{[]string{"run", "-t", "null:", "-P", bad}, bad + ":2"},
+		{[]string{"run", "-t", "nosuch:x", "-P", "workloada"}, `unknown backend "nosuch"`},
+		{[]string{"run", "-t", "null:", "-P", "workloada", "--format", "xml"}, `--format "xml"`},
+		{[]string{"run", "-P", "workloada"}, `"target" not set`},
+		{[]string{"run", "-t", "null:", "-P", "workloada", "-p", "novalue"}, `novalue`},
+		{[]string{"run", "-t", "null:", "-P", "workloada", "--threads", "x"}, `--threads`},
+		{[]string{"run", "-t", "postgres://127.0.0.1:1/x?connect_timeout=2", "-P", "workloada"}, `127.0.0.1:1`},
+	} {
+		out, stderr, code := docbench(t, tc.args...)
+		lines := strings.Split(strings.TrimSpace(stderr), "\n")
+		last := lines[len(lines)-1]
+		if code == 0 || !strings.Contains(last, tc.want) || strings.Contains(stderr, "goroutine") || !strings.HasPrefix(last, "docbench: ") {
+			t.Errorf("docbench %s: exit %d, stderr %q, stdout %q; want non-zero and one line containing %q",
+				strings.Join(tc.args, " "), code, stderr, out, tc.want)
+		}
+	}
+}
+
+func TestYCSBOnlyPropertyIsANote(t *testing.T) {
+	out, stderr, code := docbench(t, "run", "-t", "null:", "-P", "workloada", "-p", "db=site.ycsb.BasicDB",
+		"-p", "recordcount=10", "-p", "operationcount=10", "--format", "json")
+	if code != 0 || !strings.Contains(stderr, `"db"`) || !strings.Contains(out, `has no effect`) {
+		t.Fatalf("exit %d stderr %q", code, stderr)
+	}
+}
+
+// TestInterruptWritesPartialResult runs the real binary and stops it with
+// SIGINT: it must drain, write the partial result and exit non-zero.
+func TestInterruptWritesPartialResult(t *testing.T) {
+	bin := filepath.Join(t.TempDir(), "docbench")
+	if out, err := exec.Command("go", "build", "-o", bin, "../../cmd/docbench").CombinedOutput(); err != nil {
+		t.Fatalf("build: %v\n%s", err, out)
+	}
+	res := filepath.Join(t.TempDir(), "partial.json")
+	cmd := exec.Command(bin, "run", "-t", "null:", "-P", "workloada", "-p", "recordcount=1000",
+		"-p", "operationcount=1000000000000", "--out", res, "--status", "0")
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(700 * time.Millisecond)
+	cmd.Process.Signal(syscall.SIGINT)
+	err := cmd.Wait()
+	ee, ok := err.(*exec.ExitError)
+	if !ok || ee.ExitCode() == 0 {
+		t.Fatalf("exit: %v, stderr %s", err, stderr.String())
+	}
+	r := readResult(t, res)
+	if r.Complete || r.Stopped != "interrupted" || r.Operations == 0 {
+		t.Fatalf("partial result: complete=%v stopped=%q ops=%d", r.Complete, r.Stopped, r.Operations)
+	}
+	if strings.Contains(stderr.String(), "goroutine") {
+		t.Fatalf("stack trace on stderr: %s", stderr.String())
+	}
+}
