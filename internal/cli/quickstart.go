@@ -110,6 +110,7 @@ func (a *app) quickTarget(ctx context.Context, f *quickFlags, target string) (ma
 		if phase == runner.Load {
 			props.Set("batchsize", "500", "quickstart")
 		}
+		props.Set("pg.datadir", "temp", "quickstart") // a fresh cluster, removed at exit
 		cfg, err := config(props)
 		if err != nil {
 			return nil, nil, err

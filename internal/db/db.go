@@ -77,7 +77,18 @@ func (c Config) Logf(format string, args ...any) {
 // Schema describes the table a workload uses.
 type Schema struct {
 	Table  string
-	Fields []string // field names of flat documents, in order
+	Fields []string // top-level field names of the documents, in order
+	// Indexes are the secondary indexes to create (secondaryindex=…).
+	Indexes []Index
+}
+
+// Index is a secondary index on a document path.
+type Index struct {
+	// Path is a dotted path into the document ("address.zip", "tags").
+	Path string
+	// Array marks a path holding an array whose elements are searched
+	// (GIN on PostgreSQL, multikey on MongoDB, multi-valued on MySQL 8).
+	Array bool
 }
 
 // Store is an opened target.
@@ -105,19 +116,56 @@ type Info struct {
 type Session interface {
 	// Insert stores one document under key.
 	Insert(ctx context.Context, key, doc []byte) error
-	// Read fetches a document, or only fields when fields is non-nil, and
-	// returns the JSON object read appended to dst.
+	// Read fetches a document and appends it to dst as a JSON object. With
+	// fields non-nil it reads only those: each is a dotted path ("field3",
+	// "address.zip"), and the object read maps each path, as given, to its
+	// value (absent paths are left out).
 	Read(ctx context.Context, key []byte, fields []string, dst []byte) ([]byte, error)
-	// Update sets the fields present in the JSON object patch, leaving the
-	// others; with replace, the whole document becomes patch.
-	Update(ctx context.Context, key, patch []byte, replace bool) error
+	// Update changes a document as u says; ErrNotFound when key is absent.
+	Update(ctx context.Context, key []byte, u *Update) error
 	// Scan reads up to count documents with key >= start in key order (only
-	// fields when non-nil) and returns how many were read.
+	// fields when non-nil, as Read) and returns how many were read.
 	Scan(ctx context.Context, start []byte, count int, fields []string) (int, error)
 	// Delete removes a document.
 	Delete(ctx context.Context, key []byte) error
 	// Close releases the session.
 	Close() error
+}
+
+// UpdateMode says how an update writes.
+type UpdateMode uint8
+
+const (
+	// Merge sets the top-level members of Update.Doc and keeps the others
+	// (PostgreSQL data || $1, the seeds' YCSB statement; YCSB's update).
+	Merge UpdateMode = iota
+	// Partial sets each of Update.Paths to the matching Update.Values in
+	// place (jsonb_set, JSON_SET, $set, json_set).
+	Partial
+	// Replace writes Update.Doc as the whole document.
+	Replace
+)
+
+// String returns the property value naming the mode.
+func (m UpdateMode) String() string {
+	switch m {
+	case Merge:
+		return "merge"
+	case Partial:
+		return "partial"
+	case Replace:
+		return "replace"
+	}
+	return fmt.Sprintf("UpdateMode(%d)", int(m))
+}
+
+// Update describes one update. The runner reuses it: adapters must not keep
+// it after the call.
+type Update struct {
+	Mode   UpdateMode
+	Doc    []byte   // Merge and Replace: a JSON object
+	Paths  []string // Partial: dotted paths
+	Values [][]byte // Partial: one JSON value per path
 }
 
 // BatchInserter is implemented by sessions that load many documents at once
@@ -223,3 +271,6 @@ func Redact(target string) string {
 	}
 	return target[:i+3] + user + ":***" + rest[at:]
 }
+
+// PathSegments splits a dotted document path ("address.prev_address.zip").
+func PathSegments(path string) []string { return strings.Split(path, ".") }

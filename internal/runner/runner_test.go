@@ -179,11 +179,11 @@ func (s stallSession) Read(ctx context.Context, key []byte, fields []string, dst
 	return s.Session.Read(ctx, key, fields, dst)
 }
 
-func (s stallSession) Update(ctx context.Context, key, patch []byte, replace bool) error {
+func (s stallSession) Update(ctx context.Context, key []byte, u *db.Update) error {
 	if s.calls.Add(1) == s.at {
 		time.Sleep(s.stall)
 	}
-	return s.Session.Update(ctx, key, patch, replace)
+	return s.Session.Update(ctx, key, u)
 }
 
 type stallStore struct {

@@ -40,6 +40,7 @@ type worker struct {
 	fieldIdx      []int      // fields of an update
 	allIdx        []int
 	timer         *time.Timer
+	upd           db.Update
 }
 
 func stopped(c <-chan struct{}) bool {
@@ -211,8 +212,7 @@ func (w *worker) step(ctx context.Context, cfg *workload.Config, r *rand.Rand, i
 		_ = w.read(ctx, cfg, intended, t0) // records itself
 	case workload.OpUpdate:
 		w.key = w.th.AppendKey(w.key[:0], w.th.NextKeynum())
-		w.doc = w.gen.AppendFields(w.doc[:0], w.key, w.updateFields(cfg), r)
-		err = w.sess.Update(ctx, w.key, w.doc, false)
+		err = w.update(ctx, cfg, r)
 	case workload.OpInsert:
 		keynum := w.th.NextInsertKeynum()
 		w.key = w.th.AppendKey(w.key[:0], keynum)
@@ -226,9 +226,8 @@ func (w *worker) step(ctx context.Context, cfg *workload.Config, r *rand.Rand, i
 		w.key = w.th.AppendKey(w.key[:0], w.th.NextKeynum())
 		err = w.read(ctx, cfg, intended, t0)
 		if err == nil {
-			w.doc = w.gen.AppendFields(w.doc[:0], w.key, w.updateFields(cfg), r)
 			u0 := time.Now()
-			err = w.sess.Update(ctx, w.key, w.doc, false)
+			err = w.update(ctx, cfg, r)
 			du := time.Since(u0)
 			w.rec.Record(int(workload.OpUpdate), du, du, err)
 		}
@@ -237,6 +236,15 @@ func (w *worker) step(ctx context.Context, cfg *workload.Config, r *rand.Rand, i
 		end := time.Now()
 		w.rec.Record(int(op), end.Sub(t0), end.Sub(intended), err)
 	}
+}
+
+// update writes new values to the current key (YCSB: the chosen fields
+// merged into the document).
+func (w *worker) update(ctx context.Context, cfg *workload.Config, r *rand.Rand) error {
+	w.doc = w.gen.AppendFields(w.doc[:0], w.key, w.updateFields(cfg), r)
+	w.upd.Mode = db.Merge
+	w.upd.Doc = w.doc
+	return w.sess.Update(ctx, w.key, &w.upd)
 }
 
 // read performs and records one READ (also the first half of a RMW).

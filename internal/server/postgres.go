@@ -32,6 +32,15 @@ type PostgresOptions struct {
 	Settings map[string]string
 	// Log receives progress messages (first download); may be nil.
 	Log io.Writer
+	// DataDir, when set, is a persistent cluster directory: created (initdb,
+	// or a copy of the template) when missing or empty, reused otherwise,
+	// and NOT removed by Stop. Empty: a private temporary cluster as today.
+	//
+	// One docbench at a time may run a server on it (a second start fails
+	// with "data directory X is in use by another docbench (pid N)"); it must
+	// hold a cluster of the same major version. As root the server account
+	// must own it and be able to traverse its parents. See DefaultDataDir.
+	DataDir string
 }
 
 // Postgres is a running private PostgreSQL server, owned by this process:
@@ -40,12 +49,13 @@ type PostgresOptions struct {
 type Postgres struct {
 	URL     string // postgres://postgres@127.0.0.1:PORT/postgres?sslmode=disable
 	Port    int
-	DataDir string
+	DataDir string // persistent (PostgresOptions.DataDir) or inside the runtime directory
 	Version string // as reported by `postgres --version`, e.g. "18.6"
 	BinDir  string // directory of postgres, initdb, pg_ctl, …
 	LogFile string // server log (stderr of the postmaster)
 
 	runDir string
+	lock   *dataLock // held while a persistent DataDir is ours
 	cmd    *exec.Cmd
 	done   chan struct{} // closed when the postmaster has exited
 
@@ -127,12 +137,27 @@ func localBinDir() (string, error) {
 }
 
 // start is the one code path for both binary sources: a fresh cluster in a
-// new runtime directory, run postgres as our child, wait until it is ready.
+// new runtime directory (or the persistent o.DataDir), run postgres as our
+// child, wait until it is ready.
 func start(ctx context.Context, bin string, acct *account, o PostgresOptions) (_ *Postgres, err error) {
 	CleanStale()
 	version, err := binVersion(ctx, bin)
 	if err != nil {
 		return nil, err
+	}
+	var lock *dataLock
+	if o.DataDir != "" {
+		if o.DataDir, err = filepath.Abs(o.DataDir); err != nil {
+			return nil, err
+		}
+		if lock, err = openDataDir(ctx, bin, version, o.DataDir, acct); err != nil {
+			return nil, err
+		}
+		defer func() {
+			if err != nil {
+				lock.release()
+			}
+		}()
 	}
 	runDir, err := os.MkdirTemp("", runDirPattern)
 	if err != nil {
@@ -155,6 +180,15 @@ func start(ctx context.Context, bin string, acct *account, o PostgresOptions) (_
 		BinDir:  bin,
 		LogFile: filepath.Join(runDir, "server.log"),
 		runDir:  runDir,
+		lock:    lock,
+	}
+	if o.DataDir != "" {
+		// CleanStale follows this pointer to stop an abandoned server, and
+		// never removes what it points to.
+		p.DataDir = o.DataDir
+		if err := os.WriteFile(filepath.Join(runDir, dataDirFile), []byte(o.DataDir+"\n"), 0o644); err != nil {
+			return nil, err
+		}
 	}
 	sock := filepath.Join(runDir, "sock")
 	if err := os.Mkdir(sock, 0o700); err != nil {
@@ -164,8 +198,10 @@ func start(ctx context.Context, bin string, acct *account, o PostgresOptions) (_
 		return nil, err
 	}
 
-	if err := initData(ctx, bin, version, p.DataDir, acct); err != nil {
-		return nil, err
+	if o.DataDir == "" {
+		if err := initData(ctx, bin, version, p.DataDir, acct); err != nil {
+			return nil, err
+		}
 	}
 
 	// The port is free when we pick it but may be taken before postgres
@@ -216,7 +252,7 @@ func (p *Postgres) launch(ctx context.Context, sock string, acct *account, setti
 	done := make(chan struct{})
 	go func() { cmd.Wait(); close(done) }()
 
-	if err := waitReady(ctx, p.DataDir, port, done); err != nil {
+	if err := waitReady(ctx, p.DataDir, cmd.Process.Pid, port, done); err != nil {
 		stopProcess(cmd, done)
 		log, _ := os.ReadFile(p.LogFile)
 		return fmt.Errorf("postgres on port %d: %w; server log:\n%s", port, err, tail(log, 15))
@@ -235,9 +271,9 @@ func prepare(cmd *exec.Cmd, dir string, acct *account) {
 	acct.apply(cmd)
 }
 
-// waitReady polls postmaster.pid until the postmaster reports "ready" (line
-// 8, PostgreSQL 10+), then confirms with a TCP connect.
-func waitReady(ctx context.Context, dataDir string, port int, done <-chan struct{}) error {
+// waitReady polls postmaster.pid until the postmaster pid reports "ready"
+// (line 8, PostgreSQL 10+), then confirms with a TCP connect.
+func waitReady(ctx context.Context, dataDir string, pid, port int, done <-chan struct{}) error {
 	ctx, cancel := context.WithTimeout(ctx, 60*time.Second)
 	defer cancel()
 	tick := time.NewTicker(10 * time.Millisecond)
@@ -255,7 +291,7 @@ func waitReady(ctx context.Context, dataDir string, port int, done <-chan struct
 			continue
 		}
 		lines := strings.Split(string(b), "\n")
-		if len(lines) < 8 || strings.TrimSpace(lines[7]) != "ready" {
+		if len(lines) < 8 || strings.TrimSpace(lines[0]) != strconv.Itoa(pid) || strings.TrimSpace(lines[7]) != "ready" {
 			continue
 		}
 		c, err := net.DialTimeout("tcp", net.JoinHostPort("127.0.0.1", strconv.Itoa(port)), time.Second)
@@ -267,7 +303,10 @@ func waitReady(ctx context.Context, dataDir string, port int, done <-chan struct
 }
 
 // Stop shuts the server down (fast shutdown: SIGINT, then SIGQUIT and
-// SIGKILL if it takes too long) and removes its data. It is idempotent.
+// SIGKILL if it takes too long) and removes its runtime directory: socket,
+// log and, unless it is a persistent PostgresOptions.DataDir, the data. A
+// persistent data directory is left, cleanly shut down, for the next start.
+// It is idempotent.
 func (p *Postgres) Stop() error {
 	p.stopOnce.Do(func() {
 		if p.cmd != nil {
@@ -276,6 +315,7 @@ func (p *Postgres) Stop() error {
 		if err := os.RemoveAll(p.runDir); err != nil && p.stopErr == nil {
 			p.stopErr = err
 		}
+		p.lock.release()
 	})
 	return p.stopErr
 }

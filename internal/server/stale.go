@@ -12,10 +12,14 @@ import (
 
 // Each server lives in its own runtime directory, os.TempDir()/docbench-pg-*,
 // holding ownerFile (the PID of the docbench process that started it), the
-// data directory, the socket directory and the server log.
+// data directory (or, for a persistent one elsewhere, dataDirFile naming
+// it), the socket directory and the server log.
 const (
 	runDirPattern = "docbench-pg-*"
 	ownerFile     = "owner.pid"
+	// dataDirFile, when present, holds the path of the persistent data
+	// directory the server uses instead of the runtime directory's "data".
+	dataDirFile = "datadir"
 )
 
 // alive reports whether a process with this PID exists.
@@ -59,6 +63,10 @@ func CleanStale() {
 			continue
 		}
 		data := filepath.Join(dir, "data")
+		if b, err := os.ReadFile(filepath.Join(dir, dataDirFile)); err == nil {
+			// Persistent: stop its server, but the data stays where it is.
+			data = strings.TrimSpace(string(b))
+		}
 		if pm := readPID(filepath.Join(data, "postmaster.pid")); alive(pm) {
 			if !isPostmasterOf(pm, data) {
 				continue // cannot prove it is ours: leave it

@@ -118,8 +118,8 @@ func Run(t *testing.T, store db.Store) {
 			t.Fatalf("Read missing = %v, want ErrNotFound", err)
 		}
 	})
-	t.Run("partial update changes only the given field", func(t *testing.T) {
-		if err := s.Update(ctx, key(4), []byte(`{"field1":"new"}`), false); err != nil {
+	t.Run("merge update changes only the given field", func(t *testing.T) {
+		if err := s.Update(ctx, key(4), &db.Update{Mode: db.Merge, Doc: []byte(`{"field1":"new"}`)}); err != nil {
 			t.Fatal(err)
 		}
 		got, _ := s.Read(ctx, key(4), nil, nil)
@@ -130,7 +130,7 @@ func Run(t *testing.T, store db.Store) {
 		}
 	})
 	t.Run("replace writes the whole document", func(t *testing.T) {
-		if err := s.Update(ctx, key(5), []byte(`{"field0":"only"}`), true); err != nil {
+		if err := s.Update(ctx, key(5), &db.Update{Mode: db.Replace, Doc: []byte(`{"field0":"only"}`)}); err != nil {
 			t.Fatal(err)
 		}
 		got, _ := s.Read(ctx, key(5), nil, nil)
@@ -138,8 +138,51 @@ func Run(t *testing.T, store db.Store) {
 			t.Errorf("after replace = %v", m)
 		}
 	})
+	t.Run("partial update sets paths in place", func(t *testing.T) {
+		u := &db.Update{Mode: db.Partial, Paths: []string{"field2", "field0"}, Values: [][]byte{[]byte(`"p2"`), []byte(`"p0"`)}}
+		if err := s.Update(ctx, key(6), u); err != nil {
+			t.Fatal(err)
+		}
+		got, _ := s.Read(ctx, key(6), nil, nil)
+		want := docFor(6, "v1")
+		want["field2"], want["field0"] = "p2", "p0"
+		if m := decode(t, got); !reflect.DeepEqual(m, want) {
+			t.Errorf("after partial update = %v, want %v", m, want)
+		}
+	})
+	t.Run("nested documents: paths in projections and partial updates", func(t *testing.T) {
+		nested := []byte(`{"name":"n","address":{"zip":"12345","city":"c","geo":{"lat":1.5}},"tags":["a","b"],"n":3}`)
+		if err := s.Insert(ctx, []byte("nested1"), nested); err != nil {
+			t.Fatal(err)
+		}
+		got, err := s.Read(ctx, []byte("nested1"), []string{"address.zip", "address.geo.lat", "n"}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var m map[string]any
+		if err := json.Unmarshal(got, &m); err != nil {
+			t.Fatalf("%s: %v", got, err)
+		}
+		if !reflect.DeepEqual(m, map[string]any{"address.zip": "12345", "address.geo.lat": 1.5, "n": 3.0}) {
+			t.Errorf("nested projection = %s", got)
+		}
+		u := &db.Update{Mode: db.Partial, Paths: []string{"address.geo.lat"}, Values: [][]byte{[]byte(`{"deg":2}`)}}
+		if err := s.Update(ctx, []byte("nested1"), u); err != nil {
+			t.Fatal(err)
+		}
+		got, _ = s.Read(ctx, []byte("nested1"), nil, nil)
+		var whole, want map[string]any
+		json.Unmarshal(got, &whole)
+		json.Unmarshal([]byte(`{"name":"n","address":{"zip":"12345","city":"c","geo":{"lat":{"deg":2}}},"tags":["a","b"],"n":3}`), &want)
+		if !reflect.DeepEqual(whole, want) {
+			t.Errorf("after nested partial update: %s", got)
+		}
+		if err := s.Delete(ctx, []byte("nested1")); err != nil {
+			t.Fatal(err)
+		}
+	})
 	t.Run("update missing key", func(t *testing.T) {
-		if err := s.Update(ctx, []byte("nokey"), []byte(`{"field0":"x"}`), false); !errors.Is(err, db.ErrNotFound) {
+		if err := s.Update(ctx, []byte("nokey"), &db.Update{Mode: db.Merge, Doc: []byte(`{"field0":"x"}`)}); !errors.Is(err, db.ErrNotFound) {
 			t.Fatalf("Update missing = %v, want ErrNotFound", err)
 		}
 	})

@@ -38,6 +38,7 @@ type session struct{}
 var (
 	_ db.Session       = session{}
 	_ db.BatchInserter = session{}
+	_ db.Querier       = session{}
 )
 
 func (session) Insert(context.Context, []byte, []byte) error { return nil }
@@ -47,9 +48,12 @@ func (session) InsertBatch(context.Context, [][]byte, [][]byte) error {
 func (session) Read(_ context.Context, _ []byte, _ []string, dst []byte) ([]byte, error) {
 	return dst, nil
 }
-func (session) Update(context.Context, []byte, []byte, bool) error { return nil }
+func (session) Update(context.Context, []byte, *db.Update) error { return nil }
 func (session) Scan(_ context.Context, _ []byte, count int, _ []string) (int, error) {
 	return count, nil
 }
 func (session) Delete(context.Context, []byte) error { return nil }
-func (session) Close() error                         { return nil }
+func (session) Query(context.Context, *db.Query) (int, error) {
+	return 0, nil
+}
+func (session) Close() error { return nil }

@@ -16,6 +16,7 @@ import (
 	"strings"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/docbench/docbench/internal/db"
 	"github.com/docbench/docbench/internal/server"
@@ -37,6 +38,8 @@ func init() {
 			{Name: "layout", Values: []string{"column", "document"}, Default: "column",
 				Help: "column: (ycsb_key text primary key, data jsonb); document: key inside data as YCSB_KEY, btree on (data->>'YCSB_KEY')"},
 			{Name: "pg.schema", Default: "docbench", Help: "schema docbench creates its tables in (created if missing)"},
+			{Name: "pg.datadir", Default: server.DefaultDataDir(""),
+				Help: "postgres:embedded: cluster directory kept between commands (so load then run works); temp = a fresh cluster removed at exit"},
 		},
 		OptionPrefixes: []string{"server."},
 		Open:           open,
@@ -81,7 +84,11 @@ func open(ctx context.Context, cfg db.Config) (db.Store, error) {
 		if cfg.Log != nil {
 			logw = logWriter(cfg.Log)
 		}
-		srv, err := server.StartPostgres(ctx, server.PostgresOptions{Settings: s.settings, Log: logw})
+		dir := cfg.Prop("pg.datadir", server.DefaultDataDir(""))
+		if dir == "temp" {
+			dir = ""
+		}
+		srv, err := server.StartPostgres(ctx, server.PostgresOptions{Settings: s.settings, Log: logw, DataDir: dir})
 		if err != nil {
 			return nil, err
 		}
@@ -204,7 +211,7 @@ func (s *store) NewSession(ctx context.Context) (db.Session, error) {
 	if err != nil {
 		return nil, fmt.Errorf("target %s: %v", db.Redact(s.cfg.Target), err)
 	}
-	ss := &session{conn: conn, layout: s.layout, table: s.table, proj: map[string]string{}}
+	ss := &session{conn: conn, layout: s.layout, table: s.table, proj: map[string]string{}, segs: map[string][]string{}}
 	keyExpr := "ycsb_key"
 	readAll := "data"
 	if s.layout == "document" {
@@ -214,7 +221,7 @@ func (s *store) NewSession(ctx context.Context) (db.Session, error) {
 	ss.keyExpr = keyExpr
 	stmts := map[string]string{
 		"read":    "SELECT " + readAll + " FROM " + s.table + " WHERE " + keyExpr + " = $1",
-		"update":  "UPDATE " + s.table + " SET data = data || $2::jsonb WHERE " + keyExpr + " = $1",
+		"merge":   "UPDATE " + s.table + " SET data = data || $2::jsonb WHERE " + keyExpr + " = $1",
 		"replace": "UPDATE " + s.table + " SET data = $2::jsonb WHERE " + keyExpr + " = $1",
 		"scan":    "SELECT " + readAll + " FROM " + s.table + " WHERE " + keyExpr + " >= $1 ORDER BY " + keyExpr + " LIMIT $2",
 		"delete":  "DELETE FROM " + s.table + " WHERE " + keyExpr + " = $1",
@@ -241,9 +248,12 @@ type session struct {
 	layout  string
 	table   string
 	keyExpr string
-	proj    map[string]string // field list → prepared statement name
-	doc     []byte            // document layout: the document with its key
-	rows    [][]any           // COPY rows, reused
+	proj    map[string]string   // field list → prepared statement name
+	partial []string            // partial update statement names by path count
+	segs    map[string][]string // dotted path → segments (text[] parameter)
+	args    []any
+	doc     []byte  // document layout: the document with its key
+	rows    [][]any // COPY rows, reused
 }
 
 var (
@@ -312,8 +322,7 @@ func (s *session) projection(ctx context.Context, fields []string, scan bool) (s
 		if i > 0 {
 			b.WriteString(", ")
 		}
-		lit := quoteLiteral(f)
-		b.WriteString(lit + "::text, data->" + lit)
+		b.WriteString(quoteLiteral(f) + "::text, " + pathExpr(f))
 	}
 	b.WriteString(") FROM " + s.table)
 	if scan {
@@ -327,6 +336,32 @@ func (s *session) projection(ctx context.Context, fields []string, scan bool) (s
 	}
 	s.proj[k] = name
 	return name, nil
+}
+
+// pathExpr is the jsonb expression for a dotted path: data->'a' for a
+// top-level field, data #> '{a,b}' below.
+func pathExpr(path string) string {
+	segs := db.PathSegments(path)
+	if len(segs) == 1 {
+		return "data->" + quoteLiteral(path)
+	}
+	return "data #> " + quoteLiteral(textArray(segs))
+}
+
+// textArray renders a text[] literal ('{a,b}' with elements quoted).
+func textArray(segs []string) string {
+	var b strings.Builder
+	b.WriteByte('{')
+	for i, s := range segs {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		b.WriteByte('"')
+		b.WriteString(strings.NewReplacer(`\`, `\\`, `"`, `\"`).Replace(s))
+		b.WriteByte('"')
+	}
+	b.WriteByte('}')
+	return b.String()
 }
 
 func quoteLiteral(v string) string { return "'" + strings.ReplaceAll(v, "'", "''") + "'" }
@@ -366,12 +401,32 @@ func (s *session) Read(ctx context.Context, key []byte, fields []string, dst []b
 	return dst, rows.Err()
 }
 
-func (s *session) Update(ctx context.Context, key, patch []byte, replace bool) error {
-	stmt := "update"
-	if replace {
-		stmt = "replace"
+func (s *session) Update(ctx context.Context, key []byte, u *db.Update) error {
+	var tag pgconn.CommandTag
+	var err error
+	switch u.Mode {
+	case db.Merge:
+		tag, err = s.conn.Exec(ctx, "merge", key, u.Doc)
+	case db.Replace:
+		tag, err = s.conn.Exec(ctx, "replace", key, u.Doc)
+	case db.Partial:
+		var name string
+		if name, err = s.partialStmt(ctx, len(u.Paths)); err != nil {
+			return err
+		}
+		s.args = append(s.args[:0], key)
+		for i, p := range u.Paths {
+			segs, ok := s.segs[p]
+			if !ok {
+				segs = db.PathSegments(p)
+				s.segs[p] = segs
+			}
+			s.args = append(s.args, segs, u.Values[i])
+		}
+		tag, err = s.conn.Exec(ctx, name, s.args...)
+	default:
+		return fmt.Errorf("postgres: update mode %v", u.Mode)
 	}
-	tag, err := s.conn.Exec(ctx, stmt, key, patch)
 	if err != nil {
 		return err
 	}
@@ -379,6 +434,28 @@ func (s *session) Update(ctx context.Context, key, patch []byte, replace bool) e
 		return db.ErrNotFound
 	}
 	return nil
+}
+
+// partialStmt prepares (once per path count) the in-place update
+// data = jsonb_set(jsonb_set(data, $2, $3), $4, $5)….
+func (s *session) partialStmt(ctx context.Context, n int) (string, error) {
+	for len(s.partial) <= n {
+		s.partial = append(s.partial, "")
+	}
+	if s.partial[n] != "" {
+		return s.partial[n], nil
+	}
+	expr := "data"
+	for i := range n {
+		expr = fmt.Sprintf("jsonb_set(%s, $%d::text[], $%d::jsonb)", expr, 2+2*i, 3+2*i)
+	}
+	name := fmt.Sprintf("partial%d", n)
+	q := "UPDATE " + s.table + " SET data = " + expr + " WHERE " + s.keyExpr + " = $1"
+	if _, err := s.conn.Prepare(ctx, name, q); err != nil {
+		return "", fmt.Errorf("postgres prepare %s: %w", q, err)
+	}
+	s.partial[n] = name
+	return name, nil
 }
 
 func (s *session) Scan(ctx context.Context, start []byte, count int, fields []string) (int, error) {

@@ -106,7 +106,7 @@ func TestDocumentLayoutKeepsKeyInside(t *testing.T) {
 	if err := s.(db.BatchInserter).InsertBatch(ctx, [][]byte{[]byte("user2")}, [][]byte{[]byte(`{"field0":"b"}`)}); err != nil {
 		t.Fatal(err)
 	}
-	if err := s.Update(ctx, []byte("user2"), []byte(`{"field0":"c"}`), true); err != nil {
+	if err := s.Update(ctx, []byte("user2"), &db.Update{Mode: db.Replace, Doc: []byte(`{"field0":"c"}`)}); err != nil {
 		t.Fatal(err)
 	}
 	var n int

@@ -148,7 +148,7 @@ func (s *store) NewSession(ctx context.Context) (db.Session, error) {
 		return nil, fmt.Errorf("sqlite %s: %w", s.path, err)
 	}
 	t := quote(s.table)
-	ss := &session{conn: conn, table: t, proj: map[string]*sql.Stmt{}}
+	ss := &session{conn: conn, table: t, proj: map[string]*sql.Stmt{}, paths: map[string]string{}}
 	prep := func(q string) *sql.Stmt {
 		if err != nil {
 			return nil
@@ -176,6 +176,9 @@ type session struct {
 	insert, read, patch, replace, scan, del *sql.Stmt
 	proj                                    map[string]*sql.Stmt // projection statements by field list
 	out                                     sql.RawBytes
+	partial                                 []*sql.Stmt       // partial updates by path count
+	paths                                   map[string]string // dotted path → JSON path
+	args                                    []any
 }
 
 var (
@@ -223,7 +226,7 @@ func (s *session) projection(ctx context.Context, fields []string, scan bool) (*
 		if i > 0 {
 			b.WriteString(", ")
 		}
-		fmt.Fprintf(&b, "%s, json_extract(data, %s)", sqlString(f), sqlString("$."+jsonPathKey(f)))
+		fmt.Fprintf(&b, "%s, json_extract(data, %s)", sqlString(f), sqlString(jsonPath(f)))
 	}
 	b.WriteString(") FROM " + s.table)
 	if scan {
@@ -240,6 +243,17 @@ func (s *session) projection(ctx context.Context, fields []string, scan bool) (*
 }
 
 func sqlString(v string) string { return "'" + strings.ReplaceAll(v, "'", "''") + "'" }
+
+// jsonPath turns a dotted path into an SQLite JSON path ("$.a.b").
+func jsonPath(path string) string {
+	var b strings.Builder
+	b.WriteByte('$')
+	for _, seg := range db.PathSegments(path) {
+		b.WriteByte('.')
+		b.WriteString(jsonPathKey(seg))
+	}
+	return b.String()
+}
 
 // jsonPathKey quotes a key for a JSON path when it is not a plain identifier.
 func jsonPathKey(k string) string {
@@ -277,12 +291,33 @@ func (s *session) Read(ctx context.Context, key []byte, fields []string, dst []b
 	return dst, rows.Close()
 }
 
-func (s *session) Update(ctx context.Context, key, patch []byte, replace bool) error {
-	st := s.patch
-	if replace {
-		st = s.replace
+func (s *session) Update(ctx context.Context, key []byte, u *db.Update) error {
+	var res sql.Result
+	var err error
+	switch u.Mode {
+	case db.Merge:
+		res, err = s.patch.ExecContext(ctx, text(u.Doc), text(key))
+	case db.Replace:
+		res, err = s.replace.ExecContext(ctx, text(u.Doc), text(key))
+	case db.Partial:
+		var st *sql.Stmt
+		if st, err = s.partialStmt(ctx, len(u.Paths)); err != nil {
+			return err
+		}
+		s.args = s.args[:0]
+		for i, p := range u.Paths {
+			jp, ok := s.paths[p]
+			if !ok {
+				jp = jsonPath(p)
+				s.paths[p] = jp
+			}
+			s.args = append(s.args, jp, text(u.Values[i]))
+		}
+		s.args = append(s.args, text(key))
+		res, err = st.ExecContext(ctx, s.args...)
+	default:
+		return fmt.Errorf("sqlite: update mode %v", u.Mode)
 	}
-	res, err := st.ExecContext(ctx, text(patch), text(key))
 	if err != nil {
 		return err
 	}
@@ -290,6 +325,24 @@ func (s *session) Update(ctx context.Context, key, patch []byte, replace bool) e
 		return db.ErrNotFound
 	}
 	return nil
+}
+
+// partialStmt prepares (once per path count) the in-place update
+// data = jsonb_set(data, path1, json(value1), …).
+func (s *session) partialStmt(ctx context.Context, n int) (*sql.Stmt, error) {
+	for len(s.partial) <= n {
+		s.partial = append(s.partial, nil)
+	}
+	if s.partial[n] != nil {
+		return s.partial[n], nil
+	}
+	q := "UPDATE " + s.table + " SET data = jsonb_set(data" + strings.Repeat(", ?, json(?)", n) + ") WHERE ycsb_key = ?"
+	st, err := s.conn.PrepareContext(ctx, q)
+	if err != nil {
+		return nil, fmt.Errorf("sqlite prepare %s: %w", q, err)
+	}
+	s.partial[n] = st
+	return st, nil
 }
 
 func (s *session) Scan(ctx context.Context, start []byte, count int, fields []string) (int, error) {
@@ -333,6 +386,11 @@ func (s *session) Close() error {
 	}
 	for _, st := range s.proj {
 		errs = append(errs, st.Close())
+	}
+	for _, st := range s.partial {
+		if st != nil {
+			errs = append(errs, st.Close())
+		}
 	}
 	errs = append(errs, s.conn.Close())
 	return errors.Join(errs...)

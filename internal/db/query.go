@@ -1,0 +1,74 @@
+package db
+
+import (
+	"context"
+	"fmt"
+)
+
+// QueryKind is a kind of secondary query (querykind=…).
+type QueryKind uint8
+
+// The secondary query kinds. Their report names are QUERY-FIELD etc.
+const (
+	// QueryField: documents whose Path equals Value.
+	QueryField QueryKind = iota
+	// QueryContains: documents containing the JSON fragment Value
+	// (PostgreSQL @>, MongoDB dotted equality/$elemMatch, JSON_CONTAINS).
+	QueryContains
+	// QueryArray: documents whose array at Path has an element equal to Value.
+	QueryArray
+	// QueryRange: documents with Path >= Value, ordered by Path, Limit/Offset.
+	QueryRange
+	// QueryAggregate: group by Path, Func (avg, sum, count) of AggPath.
+	QueryAggregate
+	// NumQueryKinds counts the kinds.
+	NumQueryKinds
+)
+
+var queryNames = [NumQueryKinds]string{"field", "contains", "array", "range", "aggregate"}
+
+// String returns the property value naming the kind (querykind=field, …).
+func (k QueryKind) String() string {
+	if k < NumQueryKinds {
+		return queryNames[k]
+	}
+	return fmt.Sprintf("QueryKind(%d)", int(k))
+}
+
+// ParseQueryKind reads a querykind property value.
+func ParseQueryKind(s string) (QueryKind, bool) {
+	for i, n := range queryNames {
+		if n == s {
+			return QueryKind(i), true
+		}
+	}
+	return 0, false
+}
+
+// Query is one secondary query. The runner reuses it: adapters must not
+// keep it after the call.
+type Query struct {
+	Kind    QueryKind
+	Path    string   // dotted path the predicate (or group-by) is on
+	Value   []byte   // JSON: the value, element, fragment or lower bound
+	Limit   int      // range: page size (0 = no limit)
+	Offset  int      // range: rows skipped
+	AggPath string   // aggregate: the path averaged/summed
+	Func    string   // aggregate: avg, sum or count
+	Fields  []string // documents returned: only these paths (nil = whole)
+}
+
+// Querier is implemented by sessions that run secondary queries. Query
+// returns how many documents (or groups) the query produced.
+type Querier interface {
+	Query(ctx context.Context, q *Query) (int, error)
+}
+
+// ErrNotSupported marks an operation a backend cannot perform.
+type ErrNotSupported struct {
+	Backend, What string
+}
+
+func (e *ErrNotSupported) Error() string {
+	return fmt.Sprintf("%s is not supported by %s", e.What, e.Backend)
+}
