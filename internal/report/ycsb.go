@@ -3,12 +3,14 @@ package report
 import (
 	"fmt"
 	"io"
+	"math"
 	"strconv"
 )
 
 // WriteYCSB prints YCSB 0.17's final report lines, so that existing parsers
-// keep working. Latencies are whole microseconds as YCSB prints them; the
-// averages are of successful operations. Under a target rate the blocks are
+// keep working. Latencies are whole microseconds as YCSB prints them (the
+// nanosecond histogram value to the nearest microsecond); the averages are
+// of successful operations. Under a target rate the blocks are
 // repeated as [Intended-OP] with latency from each intended start.
 func WriteYCSB(w io.Writer, r *Result) error {
 	p := func(section, metric string, v any) {
@@ -16,16 +18,17 @@ func WriteYCSB(w io.Writer, r *Result) error {
 	}
 	p("OVERALL", "RunTime(ms)", int64(r.RuntimeMS))
 	p("OVERALL", "Throughput(ops/sec)", strconv.FormatFloat(r.Throughput, 'f', -1, 64))
+	whole := func(us float64) int64 { return int64(math.Round(us)) }
 	block := func(section string, op Op, l *Latency) {
 		p(section, "Operations", op.Count)
 		if l != nil {
 			p(section, "AverageLatency(us)", strconv.FormatFloat(l.Mean, 'f', -1, 64))
-			p(section, "MinLatency(us)", int64(l.Min))
-			p(section, "MaxLatency(us)", int64(l.Max))
-			p(section, "50thPercentileLatency(us)", int64(l.P50))
-			p(section, "95thPercentileLatency(us)", int64(l.P95))
-			p(section, "99thPercentileLatency(us)", int64(l.P99))
-			p(section, "99.9thPercentileLatency(us)", int64(l.P999))
+			p(section, "MinLatency(us)", whole(l.Min))
+			p(section, "MaxLatency(us)", whole(l.Max))
+			p(section, "50thPercentileLatency(us)", whole(l.P50))
+			p(section, "95thPercentileLatency(us)", whole(l.P95))
+			p(section, "99thPercentileLatency(us)", whole(l.P99))
+			p(section, "99.9thPercentileLatency(us)", whole(l.P999))
 		}
 		p(section, "Return=OK", op.Count-op.Errors)
 		if op.Errors > 0 {

@@ -1,0 +1,147 @@
+package report
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"flag"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/docbench/docbench/internal/db"
+	"github.com/docbench/docbench/internal/measure"
+	"github.com/docbench/docbench/internal/runner"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files")
+
+// outcome builds a phase outcome with known measurements: 1000 READs of
+// 100..1099 µs, 100 UPDATEs of 2 ms with 3 errors, over exactly 2 s.
+func outcome(intended bool) *runner.Outcome {
+	names := []string{"READ", "UPDATE", "INSERT", "SCAN", "READ-MODIFY-WRITE"}
+	reg := measure.NewRegistry(names, intended)
+	rec := reg.NewRecorder()
+	for i := range 1000 {
+		d := time.Duration(100+i) * time.Microsecond
+		rec.Record(0, d, d+time.Millisecond, nil)
+	}
+	for range 100 {
+		rec.Record(1, 2*time.Millisecond, 3*time.Millisecond, nil)
+	}
+	for range 3 {
+		rec.Record(1, 0, 0, errors.New("deadlock detected"))
+	}
+	start := time.Date(2026, 11, 22, 1, 0, 0, 0, time.UTC)
+	return &runner.Outcome{Phase: runner.Run, Start: start, End: start.Add(2 * time.Second), Names: names,
+		Totals: reg.Totals(), Ops: 1103, Complete: true, Batch: 1}
+}
+
+func result(intended bool) *Result {
+	r := Build(outcome(intended), db.Info{Backend: "postgres", Version: "18.6"}, "postgres://u:secret@h/db")
+	r.Options = Options{Threads: 4, Seed: 1}
+	if intended {
+		r.Options.TargetRate = 1000
+	}
+	return r
+}
+
+func golden(t *testing.T, name string, got []byte) {
+	t.Helper()
+	path := filepath.Join("testdata", name)
+	if *update {
+		if err := os.WriteFile(path, got, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run go test -update to create it)", err)
+	}
+	if !bytes.Equal(got, want) {
+		t.Errorf("%s differs from the golden file:\n--- got\n%s\n--- want\n%s", name, got, want)
+	}
+}
+
+func TestBuild(t *testing.T) {
+	r := result(false)
+	if r.Target.Target != "postgres://u:***@h/db" {
+		t.Errorf("password not redacted: %s", r.Target.Target)
+	}
+	if r.Throughput != 551.5 || r.RuntimeMS != 2000 {
+		t.Errorf("throughput %v runtime %v", r.Throughput, r.RuntimeMS)
+	}
+	if len(r.Ops) != 2 || r.Ops[0].Name != "READ" || r.Ops[1].Count != 103 || r.Ops[1].Errors != 3 {
+		t.Fatalf("ops %+v", r.Ops)
+	}
+	read := r.Ops[0].Service
+	// HdrHistogram with 3 significant digits: within 0.1%.
+	if read.P50 < 599 || read.P50 > 600.6 || read.Min < 99.9 || read.Min > 100 || read.Max < 1098.9 || read.Max > 1100.1 {
+		t.Errorf("READ summary %+v", read)
+	}
+	if read.Histogram == "" {
+		t.Error("histogram not encoded")
+	}
+	if r.Ops[0].Response != nil {
+		t.Error("response time without a target rate")
+	}
+}
+
+func TestGoldenYCSB(t *testing.T) {
+	for _, intended := range []bool{false, true} {
+		var b bytes.Buffer
+		if err := WriteYCSB(&b, result(intended)); err != nil {
+			t.Fatal(err)
+		}
+		name := "ycsb.golden"
+		if intended {
+			name = "ycsb-rate.golden"
+		}
+		golden(t, name, b.Bytes())
+	}
+}
+
+func TestGoldenText(t *testing.T) {
+	var b bytes.Buffer
+	if err := WriteText(&b, result(true)); err != nil {
+		t.Fatal(err)
+	}
+	golden(t, "text.golden", b.Bytes())
+}
+
+func TestJSONRoundTrip(t *testing.T) {
+	r := result(true)
+	b, err := Marshal(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var back Result
+	if err := json.Unmarshal(b, &back); err != nil {
+		t.Fatal(err)
+	}
+	if back.Schema != Schema || back.Ops[0].Response == nil || back.Ops[0].Service.P99 != r.Ops[0].Service.P99 {
+		t.Fatalf("round trip lost data: %+v", back.Ops[0])
+	}
+	for _, key := range []string{`"schema"`, `"complete"`, `"throughput_ops_per_sec"`, `"p99_9_us"`, `"hdr"`} {
+		if !strings.Contains(string(b), key) {
+			t.Errorf("JSON lacks %s", key)
+		}
+	}
+}
+
+func TestWriteFileAtomic(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "sub", "r.json")
+	if err := WriteFileAtomic(path, []byte("one")); err != nil {
+		t.Fatal(err)
+	}
+	if err := WriteFileAtomic(path, []byte("two")); err != nil {
+		t.Fatal(err)
+	}
+	b, _ := os.ReadFile(path)
+	entries, _ := os.ReadDir(filepath.Dir(path))
+	if string(b) != "two" || len(entries) != 1 {
+		t.Fatalf("content %q, %d files (temporary files left?)", b, len(entries))
+	}
+}
