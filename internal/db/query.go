@@ -12,14 +12,21 @@ type QueryKind uint8
 const (
 	// QueryField: documents whose Path equals Value.
 	QueryField QueryKind = iota
-	// QueryContains: documents containing the JSON fragment Value
-	// (PostgreSQL @>, MongoDB dotted equality/$elemMatch, JSON_CONTAINS).
+	// QueryContains: documents whose value at Path (the whole document when
+	// Path is "") contains the JSON fragment Value, in PostgreSQL's @> sense:
+	// an object contains the members given, an array contains elements that
+	// contain the ones given. Typical: Path "tags", Value [{"term":"x"}];
+	// or Path "", Value {"address":{"city":"x"}}. (PostgreSQL @>, MongoDB
+	// $elemMatch / dotted equality, MySQL JSON_CONTAINS.)
 	QueryContains
-	// QueryArray: documents whose array at Path has an element equal to Value.
+	// QueryArray: documents whose array at Path has an element equal to the
+	// scalar Value (MEMBER OF, {path: value}, @> '[v]').
 	QueryArray
-	// QueryRange: documents with Path >= Value, ordered by Path, Limit/Offset.
+	// QueryRange: documents with Path >= Value, ordered by Path (then key),
+	// Limit/Offset: one page.
 	QueryRange
-	// QueryAggregate: group by Path, Func (avg, sum, count) of AggPath.
+	// QueryAggregate: group all documents by Path and compute Func (avg,
+	// sum, count) of AggPath per group; the result count is the groups.
 	QueryAggregate
 	// NumQueryKinds counts the kinds.
 	NumQueryKinds

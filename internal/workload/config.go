@@ -92,6 +92,9 @@ type Config struct {
 	InsertionRetryInterval    time.Duration // core_workload_insertion_retry_interval in seconds (3)
 	InsertionKeepGoingOnError bool          // core_workload_insertion_keep_going_on_error (false; YCSB 0.18)
 
+	// Doc holds the document extensions (readfields, updatemode, queries, …).
+	Doc DocOps
+
 	// Props holds every property as given, including those of Known.
 	Props map[string]string
 	// Notes are remarks for the user, e.g. properties that only configure
@@ -279,9 +282,10 @@ func ParseConfig(p *Properties, extra Known) (*Config, error) {
 	cfg.InsertProportion = c.float("insertproportion", 0, 0, 1)
 	cfg.ScanProportion = c.float("scanproportion", 0, 0, 1)
 	cfg.ReadModifyWriteProportion = c.float("readmodifywriteproportion", 0, 0, 1)
-	sum := cfg.ReadProportion + cfg.UpdateProportion + cfg.InsertProportion + cfg.ScanProportion + cfg.ReadModifyWriteProportion
+	c.docOps(cfg)
+	sum := cfg.ReadProportion + cfg.UpdateProportion + cfg.InsertProportion + cfg.ScanProportion + cfg.ReadModifyWriteProportion + cfg.Doc.QueryProp
 	if sum == 0 {
-		c.errs = append(c.errs, fmt.Errorf("%s: all operation proportions are 0 (readproportion, updateproportion, insertproportion, scanproportion, readmodifywriteproportion)", proportionSource(p)))
+		c.errs = append(c.errs, fmt.Errorf("%s: all operation proportions are 0 (readproportion, updateproportion, insertproportion, scanproportion, readmodifywriteproportion, queryproportion)", proportionSource(p)))
 	} else if math.Abs(sum-1) > 1e-9 {
 		cfg.Notes = append(cfg.Notes, fmt.Sprintf("operation proportions sum to %g, not 1; they are normalized, as YCSB does", sum))
 	}

@@ -23,6 +23,38 @@ func props(t *testing.T, kv ...string) *Properties {
 	return p
 }
 
+func TestDocOps(t *testing.T) {
+	p := NewProperties()
+	for _, kv := range []string{"readfields=10%", "updatepath=address.zip", "queryproportion=0.1", "querykind=range",
+		"query.path=review_date", "query.limit=20", "secondaryindex=review_date, product_group", "readproportion=0.9", "updateproportion=0"} {
+		if err := p.ParseOverride(kv); err != nil {
+			t.Fatal(err)
+		}
+	}
+	cfg, err := ParseConfig(p, Known{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := cfg.Doc
+	if d.ReadFieldsPct != 10 || d.UpdateMode != UpdatePartial || d.QueryKind != "range" || d.QueryLimit != 20 ||
+		!reflect.DeepEqual(d.SecondaryIndex, []string{"review_date", "product_group"}) {
+		t.Fatalf("%+v", d)
+	}
+	for kv, want := range map[string]string{
+		"readfields=0":        "readfields",
+		"readfields=150%":     "readfields",
+		"updatemode=upsert":   "update mode",
+		"queryproportion=0.5": "query.path",
+		"querykind=join":      "query kind",
+	} {
+		p := NewProperties()
+		p.ParseOverride(kv)
+		if _, err := ParseConfig(p, Known{}); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%s: err %v, want one naming %s", kv, err, want)
+		}
+	}
+}
+
 func TestConfigDefaults(t *testing.T) {
 	cfg, err := ParseConfig(NewProperties(), Known{})
 	if err != nil {
@@ -36,6 +68,7 @@ func TestConfigDefaults(t *testing.T) {
 		ExponentialPercentile: 95, ExponentialFrac: 0.8571428571,
 		MinScanLength: 1, MaxScanLength: 1000, ScanLengthDistribution: "uniform", ZeroPadding: 1,
 		InsertCount: 2147483647, ThreadCount: 1, BatchSize: 1, InsertionRetryInterval: 3 * time.Second,
+		Doc: DocOps{UpdateMode: "merge", QueryKind: "field", QueryLimit: 10, QueryFunc: "avg"},
 	}
 	cfg.Props, cfg.Notes = nil, nil
 	if !reflect.DeepEqual(*cfg, want) {

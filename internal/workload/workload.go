@@ -17,10 +17,11 @@ const (
 	OpInsert
 	OpScan
 	OpReadModifyWrite
-	NumOps // number of operation types
+	OpQuery // a secondary query (docbench's extension; reported as QUERY-<KIND>)
+	NumOps  // number of operation types
 )
 
-var opNames = [NumOps]string{"READ", "UPDATE", "INSERT", "SCAN", "READ-MODIFY-WRITE"}
+var opNames = [NumOps]string{"READ", "UPDATE", "INSERT", "SCAN", "READ-MODIFY-WRITE", "QUERY"}
 
 // String returns the name YCSB reports the operation under.
 func (o Op) String() string {
@@ -70,7 +71,7 @@ func New(cfg *Config, seed uint64) (*Workload, error) {
 	w.loadSeq = NewCounter(start)
 	w.txnSeq = NewAcknowledgedCounter(recordcount)
 
-	for i, p := range []float64{cfg.ReadProportion, cfg.UpdateProportion, cfg.InsertProportion, cfg.ScanProportion, cfg.ReadModifyWriteProportion} {
+	for i, p := range []float64{cfg.ReadProportion, cfg.UpdateProportion, cfg.InsertProportion, cfg.ScanProportion, cfg.ReadModifyWriteProportion, cfg.Doc.QueryProp} {
 		if p > 0 {
 			w.ops.Add(p, int64(i))
 		}

@@ -1,0 +1,92 @@
+package workload
+
+import (
+	"strconv"
+	"strings"
+)
+
+// DocOps are docbench's document extensions of the core workload: which
+// part of a document reads and updates touch, how updates write, and the
+// secondary queries. Paths are dotted ("address.zip"); whether they exist
+// in the document shape is checked when the run is planned.
+type DocOps struct {
+	ReadFields     int     // readfields=N: N top-level fields per read (0: YCSB's readallfields)
+	ReadFieldsPct  float64 // readfields=P%: that share of the top-level fields (0 when not a percentage)
+	ReadPath       string  // readpath: read only this path
+	UpdateMode     string  // updatemode: merge (YCSB's, default), partial, replace
+	UpdateFields   int     // updatefields=N: fields per update (0: YCSB's writeallfields)
+	UpdatePath     string  // updatepath: update only this path (implies partial unless updatemode says otherwise)
+	QueryProp      float64 // queryproportion: share of secondary queries
+	QueryKind      string  // querykind: field, contains, array, range, aggregate
+	QueryPath      string  // query.path: the path the predicate or the grouping is on
+	QueryLimit     int     // query.limit: page size of range queries
+	QueryOffset    int     // query.offset: rows skipped by range queries
+	QueryAggPath   string  // query.aggpath: path averaged/summed by aggregate queries
+	QueryFunc      string  // query.func: avg, sum or count
+	SecondaryIndex []string
+}
+
+// Update modes (updatemode).
+const (
+	UpdateMerge   = "merge"
+	UpdatePartial = "partial"
+	UpdateReplace = "replace"
+)
+
+// docOpsKeys lists the properties parseDocOps reads.
+var docOpsKeys = []string{"readfields", "readpath", "updatemode", "updatefields", "updatepath", "queryproportion",
+	"querykind", "query.path", "query.limit", "query.offset", "query.aggpath", "query.func", "secondaryindex"}
+
+func (c *configParser) docOps(cfg *Config) {
+	d := &cfg.Doc
+	if v, ok := c.raw("readfields"); ok {
+		if pct, isPct := strings.CutSuffix(v, "%"); isPct {
+			f, err := strconv.ParseFloat(pct, 64)
+			if err != nil || f <= 0 || f > 100 {
+				c.fail("readfields", "want N fields or a percentage in (0, 100]%%")
+			}
+			d.ReadFieldsPct = f
+		} else if n, err := strconv.Atoi(v); err != nil || n < 1 {
+			c.fail("readfields", "want N fields (at least 1) or a percentage like 10%%")
+		} else {
+			d.ReadFields = n
+		}
+	}
+	d.ReadPath = c.str("readpath", "")
+	d.UpdatePath = c.str("updatepath", "")
+	def := UpdateMerge
+	if d.UpdatePath != "" {
+		def = UpdatePartial
+	}
+	d.UpdateMode = c.enum("updatemode", def, "update mode", UpdateMerge, UpdatePartial, UpdateReplace)
+	if d.UpdatePath != "" && d.UpdateMode == UpdateMerge && strings.Contains(d.UpdatePath, ".") {
+		c.fail("updatemode", "merge sets top-level fields; updatepath=%s is nested: use updatemode=partial", d.UpdatePath)
+	}
+	d.UpdateFields = int(c.int("updatefields", 0, 0, 1<<20))
+	if d.UpdateFields > 0 && d.UpdatePath != "" {
+		c.fail("updatefields", "give updatefields or updatepath, not both")
+	}
+	if d.ReadFields > 0 && d.ReadPath != "" || d.ReadFieldsPct > 0 && d.ReadPath != "" {
+		c.fail("readfields", "give readfields or readpath, not both")
+	}
+	d.QueryProp = c.float("queryproportion", 0, 0, 1)
+	d.QueryKind = c.enum("querykind", "field", "query kind", "field", "contains", "array", "range", "aggregate")
+	d.QueryPath = c.str("query.path", "")
+	d.QueryLimit = int(c.int("query.limit", 10, 0, 1<<30))
+	d.QueryOffset = int(c.int("query.offset", 0, 0, 1<<30))
+	d.QueryAggPath = c.str("query.aggpath", "")
+	d.QueryFunc = c.enum("query.func", "avg", "aggregate function", "avg", "sum", "count")
+	if d.QueryProp > 0 && d.QueryPath == "" {
+		c.fail("query.path", "queryproportion=%g needs the path the queries are on", d.QueryProp)
+	}
+	if d.QueryProp > 0 && d.QueryKind == "aggregate" && d.QueryFunc != "count" && d.QueryAggPath == "" {
+		c.fail("query.aggpath", "an aggregate query with query.func=%s needs the path to aggregate", d.QueryFunc)
+	}
+	if v := c.str("secondaryindex", ""); v != "" {
+		for _, p := range strings.Split(v, ",") {
+			if p = strings.TrimSpace(p); p != "" {
+				d.SecondaryIndex = append(d.SecondaryIndex, p)
+			}
+		}
+	}
+}
