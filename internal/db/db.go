@@ -80,6 +80,22 @@ type Schema struct {
 	Fields []string // top-level field names of the documents, in order
 	// Indexes are the secondary indexes to create (secondaryindex=…).
 	Indexes []Index
+	// Columns describes the top-level fields with their JSON types, for
+	// layouts that give each field a column (PostgreSQL layout=relational).
+	// Empty: every field of Fields is a string.
+	Columns []Column
+}
+
+// Column is a top-level document field and its JSON type.
+type Column struct {
+	Name string
+	// Type is the JSON type: string, integer, number, boolean, object,
+	// array (or null when unknown).
+	Type string
+	// Items is the JSON type of an array's elements.
+	Items string
+	// Members are the fields of the elements of an array of objects.
+	Members []Column
 }
 
 // Index is a secondary index on a document path.

@@ -44,11 +44,22 @@ func decode(t testing.TB, b []byte) map[string]string {
 	return m
 }
 
+// Columns declares every top-level field the suite writes, with its JSON
+// type, for layouts that need them (relational).
+var Columns = []db.Column{
+	{Name: "field0", Type: "string"}, {Name: "field1", Type: "string"}, {Name: "field2", Type: "string"},
+	{Name: "name", Type: "string"}, {Name: "address", Type: "object"}, {Name: "tags", Type: "array", Items: "string"},
+	{Name: "n", Type: "integer"}, {Name: "grp", Type: "string"}, {Name: "score", Type: "integer"},
+	{Name: "items", Type: "array", Items: "object", Members: []db.Column{{Name: "term", Type: "string"}, {Name: "n", Type: "integer"}}},
+}
+
 // Run exercises a store opened on a real server. The store must be fresh
 // (the suite calls Setup with recreate).
 func Run(t *testing.T, store db.Store) {
 	ctx := context.Background()
-	if err := store.Setup(ctx, db.Schema{Table: "usertable", Fields: Fields}, true); err != nil {
+	schema := db.Schema{Table: "usertable", Fields: Fields, Columns: Columns,
+		Indexes: []db.Index{{Path: "address.city"}, {Path: "tags", Array: true}, {Path: "score"}}}
+	if err := store.Setup(ctx, schema, true); err != nil {
 		t.Fatalf("Setup: %v", err)
 	}
 	s, err := store.NewSession(ctx)
@@ -211,6 +222,49 @@ func Run(t *testing.T, store db.Store) {
 		}
 		if _, err := s.Read(ctx, key(19), nil, nil); !errors.Is(err, db.ErrNotFound) {
 			t.Fatalf("read after delete = %v", err)
+		}
+	})
+	t.Run("secondary queries return the planted documents", func(t *testing.T) {
+		q, ok := s.(db.Querier)
+		if !ok {
+			t.Skip("the backend has no secondary queries")
+		}
+		planted := []string{
+			`{"grp":"a","score":1,"tags":["x","y"],"items":[{"term":"t1","n":1}],"address":{"city":"c1"}}`,
+			`{"grp":"a","score":2,"tags":["y"],"items":[{"term":"t2","n":2},{"term":"t3","n":3}],"address":{"city":"c2"}}`,
+			`{"grp":"b","score":3,"tags":["z"],"items":[{"term":"t2","n":4}],"address":{"city":"c1"}}`,
+			`{"grp":"b","score":4,"tags":[],"items":[],"address":{"city":"c3"}}`,
+			`{"grp":"b","score":5,"tags":["x","z"],"items":[{"term":"t5","n":5}],"address":{"city":"c1"}}`,
+		}
+		for i, d := range planted {
+			if err := s.Insert(ctx, fmt.Appendf(nil, "q%d", i), []byte(d)); err != nil {
+				t.Fatal(err)
+			}
+		}
+		for _, tc := range []struct {
+			name string
+			q    db.Query
+			want int
+		}{
+			{"field", db.Query{Kind: db.QueryField, Path: "address.city", Value: []byte(`"c1"`)}, 3},
+			{"field limited", db.Query{Kind: db.QueryField, Path: "address.city", Value: []byte(`"c1"`), Limit: 2}, 2},
+			{"field projected", db.Query{Kind: db.QueryField, Path: "address.city", Value: []byte(`"c2"`), Fields: []string{"score"}}, 1},
+			{"contains", db.Query{Kind: db.QueryContains, Path: "items", Value: []byte(`[{"term":"t2"}]`)}, 2},
+			{"contains document", db.Query{Kind: db.QueryContains, Path: "", Value: []byte(`{"address":{"city":"c3"}}`)}, 1},
+			{"array", db.Query{Kind: db.QueryArray, Path: "tags", Value: []byte(`"z"`)}, 2},
+			{"range", db.Query{Kind: db.QueryRange, Path: "score", Value: []byte(`2`), Limit: 10}, 4},
+			{"range page", db.Query{Kind: db.QueryRange, Path: "score", Value: []byte(`2`), Limit: 2, Offset: 3}, 1},
+			{"aggregate", db.Query{Kind: db.QueryAggregate, Path: "grp", AggPath: "score", Func: "avg"}, 3}, // a, b and the documents without grp
+		} {
+			n, err := q.Query(ctx, &tc.q)
+			if err != nil {
+				t.Errorf("%s: %v", tc.name, err)
+			} else if n != tc.want {
+				t.Errorf("%s: %d results, want %d", tc.name, n, tc.want)
+			}
+		}
+		for i := range planted {
+			s.Delete(ctx, fmt.Appendf(nil, "q%d", i))
 		}
 	})
 	t.Run("info", func(t *testing.T) {

@@ -2,6 +2,7 @@ package postgres
 
 import (
 	"context"
+	"strings"
 	"testing"
 
 	"github.com/jackc/pgx/v5"
@@ -27,11 +28,23 @@ func openStore(t *testing.T, url string, props map[string]string) *store {
 }
 
 func TestConformance(t *testing.T) {
+	variants := map[string]map[string]string{
+		"column":                  {"layout": "column"},
+		"column-json":             {"layout": "column", "doctype": "json"},
+		"document":                {"layout": "document"},
+		"document-json":           {"layout": "document", "doctype": "json"},
+		"document-gin":            {"layout": "document", "index": "gin"},
+		"document-gin_path_ops":   {"layout": "document", "index": "gin_path_ops", "pg.keylookup": "build_object"},
+		"document-jsonpath":       {"layout": "document", "index": "gin", "pg.keylookup": "jsonpath"},
+		"document-none":           {"layout": "document", "index": "none"},
+		"relational":              {"layout": "relational"},
+		"column-external-storage": {"layout": "column", "pg.storage": "external"},
+	}
 	for _, kind := range servers {
-		for _, layout := range []string{"column", "document"} {
-			t.Run(kind+"/"+layout, func(t *testing.T) {
+		for name, props := range variants {
+			t.Run(kind+"/"+name, func(t *testing.T) {
 				url := testutil.FreshDatabase(t, testutil.Postgres(t, kind))
-				dbtest.Run(t, openStore(t, url, map[string]string{"layout": layout}))
+				dbtest.Run(t, openStore(t, url, props))
 			})
 		}
 	}
@@ -74,9 +87,25 @@ func TestLayoutsCreateWhatTheyPromise(t *testing.T) {
 			[]string{"CREATE UNIQUE INDEX usertable_pkey ON docbench.usertable USING btree (ycsb_key)"}},
 		{"document", []string{"data jsonb"},
 			[]string{"CREATE INDEX usertable_ycsb_key ON docbench.usertable USING btree (((data ->> 'YCSB_KEY'::text)))"}},
+		{"document index=gin", []string{"data jsonb"},
+			[]string{"CREATE INDEX usertable_gin ON docbench.usertable USING gin (data)"}},
+		{"document index=gin_path_ops", []string{"data jsonb"},
+			[]string{"CREATE INDEX usertable_gin_path_ops ON docbench.usertable USING gin (data jsonb_path_ops)"}},
+		{"document index=none doctype=json", []string{"data json"}, nil},
+		{"relational", []string{"ycsb_key text", "field0 text", "field1 text", "field2 text"},
+			[]string{"CREATE UNIQUE INDEX usertable_pkey ON docbench.usertable USING btree (ycsb_key)"}},
 	} {
 		t.Run(tc.layout, func(t *testing.T) {
-			st := openStore(t, url, map[string]string{"layout": tc.layout})
+			props := map[string]string{}
+			for i, f := range strings.Fields(tc.layout) {
+				if i == 0 {
+					props["layout"] = f
+				} else {
+					k, v, _ := strings.Cut(f, "=")
+					props[k] = v
+				}
+			}
+			st := openStore(t, url, props)
 			if err := st.Setup(context.Background(), db.Schema{Table: "usertable", Fields: dbtest.Fields}, true); err != nil {
 				t.Fatal(err)
 			}
@@ -85,6 +114,65 @@ func TestLayoutsCreateWhatTheyPromise(t *testing.T) {
 				t.Fatalf("catalog: columns %q indexes %q\nwant columns %q indexes %q", cols, idx, tc.cols, tc.indexes)
 			}
 		})
+	}
+}
+
+func TestSecondaryIndexesAndChildTables(t *testing.T) {
+	ctx := context.Background()
+	url := testutil.FreshDatabase(t, testutil.Postgres(t, "embedded"))
+	st := openStore(t, url, map[string]string{"layout": "relational"})
+	sc := db.Schema{Table: "usertable", Columns: dbtest.Columns,
+		Indexes: []db.Index{{Path: "score"}, {Path: "items.term", Array: true}, {Path: "address.city"}}}
+	if err := st.Setup(ctx, sc, true); err != nil {
+		t.Fatal(err)
+	}
+	var defs []string
+	rows, _ := st.admin.Query(ctx, `SELECT indexdef FROM pg_indexes WHERE schemaname = 'docbench' AND indexname LIKE '%idx%' ORDER BY indexname`)
+	defs, err := pgx.CollectRows(rows, pgx.RowTo[string])
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{
+		"CREATE INDEX usertable_idx0 ON docbench.usertable USING btree (score)",
+		"CREATE INDEX usertable_idx1 ON docbench.usertable__items USING btree (term)",
+		"CREATE INDEX usertable_idx2 ON docbench.usertable USING btree (((address #> '{city}'::text[])))",
+	}
+	if !equal(defs, want) {
+		t.Fatalf("indexes %q\nwant %q", defs, want)
+	}
+	st2 := openStore(t, testutil.FreshDatabase(t, testutil.Postgres(t, "embedded")), map[string]string{"layout": "column"})
+	if err := st2.Setup(ctx, db.Schema{Table: "usertable", Indexes: []db.Index{{Path: "tags", Array: true}, {Path: "address.city"}}}, true); err != nil {
+		t.Fatal(err)
+	}
+	rows, _ = st2.admin.Query(ctx, `SELECT indexdef FROM pg_indexes WHERE schemaname = 'docbench' AND indexname LIKE '%idx%' ORDER BY indexname`)
+	defs, _ = pgx.CollectRows(rows, pgx.RowTo[string])
+	want = []string{
+		"CREATE INDEX usertable_idx0 ON docbench.usertable USING gin (((data #> '{tags}'::text[])) jsonb_path_ops)",
+		"CREATE INDEX usertable_idx1 ON docbench.usertable USING btree (((data #> '{address,city}'::text[])))",
+	}
+	if !equal(defs, want) {
+		t.Fatalf("indexes %q\nwant %q", defs, want)
+	}
+}
+
+// The zonky build has no lz4; Debian's PostgreSQL 15 has it.
+func TestCompressionAndStorage(t *testing.T) {
+	ctx := context.Background()
+	st := openStore(t, testutil.FreshDatabase(t, testutil.Postgres(t, "embedded")), map[string]string{"pg.compression": "lz4"})
+	err := st.Setup(ctx, db.Schema{Table: "usertable"}, true)
+	if err == nil || !strings.Contains(err.Error(), "pg.compression=lz4: this server cannot") {
+		t.Fatalf("lz4 on a server without it: %v", err)
+	}
+	st = openStore(t, testutil.FreshDatabase(t, testutil.Postgres(t, "debian")), map[string]string{"pg.compression": "lz4", "pg.storage": "main"})
+	if err := st.Setup(ctx, db.Schema{Table: "usertable"}, true); err != nil {
+		t.Fatal(err)
+	}
+	var comp, storage string
+	if err := st.admin.QueryRow(ctx, `SELECT attcompression::text, attstorage::text FROM pg_attribute WHERE attrelid = 'docbench.usertable'::regclass AND attname = 'data'`).Scan(&comp, &storage); err != nil {
+		t.Fatal(err)
+	}
+	if comp != "l" || storage != "m" {
+		t.Fatalf("attcompression %q attstorage %q, want l (lz4) and m (main)", comp, storage)
 	}
 }
 

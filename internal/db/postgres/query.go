@@ -1,0 +1,87 @@
+package postgres
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/docbench/docbench/internal/db"
+)
+
+// querySQL builds the statement of a secondary query. The predicate spells
+// the path exactly as indexDDL does, so that a matching index is usable.
+// Parameters: $1 the value, $2 the limit (NULL = all), $3 the offset.
+func (s *store) querySQL(q *db.Query) (string, error) {
+	if s.v.layout == "relational" {
+		return s.relQuerySQL(q)
+	}
+	sel := s.docExpr()
+	if q.Fields != nil {
+		sel = s.projectExpr(q.Fields)
+	}
+	from := " FROM " + s.table
+	page := " LIMIT $2 OFFSET $3"
+	switch q.Kind {
+	case db.QueryField:
+		return "SELECT " + sel + from + " WHERE " + s.predExpr(q.Path) + " = $1::jsonb" + page, nil
+	case db.QueryContains:
+		return "SELECT " + sel + from + " WHERE " + s.predExpr(q.Path) + " @> $1::jsonb" + page, nil
+	case db.QueryArray:
+		return "SELECT " + sel + from + " WHERE " + s.predExpr(q.Path) + " @> jsonb_build_array($1::jsonb)" + page, nil
+	case db.QueryRange:
+		e := s.predExpr(q.Path)
+		_, order := s.keyPred()
+		return "SELECT " + sel + from + " WHERE " + e + " >= $1::jsonb ORDER BY " + e + ", " + order + page, nil
+	case db.QueryAggregate:
+		group := s.predExpr(q.Path)
+		agg := "count(*)"
+		switch q.Func {
+		case "avg", "sum":
+			agg = q.Func + "((" + s.predExpr(q.AggPath) + ")::numeric)"
+		case "count", "":
+		default:
+			return "", fmt.Errorf("postgres: aggregate function %q", q.Func)
+		}
+		return "SELECT " + group + ", " + agg + from + " GROUP BY 1", nil
+	}
+	return "", fmt.Errorf("postgres: query kind %v", q.Kind)
+}
+
+// Query runs a secondary query and returns how many rows it produced.
+func (s *session) Query(ctx context.Context, q *db.Query) (int, error) {
+	k := q.Kind.String() + "\x00" + q.Path + "\x00" + q.AggPath + "\x00" + q.Func + "\x00" + strings.Join(q.Fields, "\x00")
+	name, ok := s.queries[k]
+	if !ok {
+		sql, err := s.st.querySQL(q)
+		if err != nil {
+			return 0, err
+		}
+		name = fmt.Sprintf("query%d", len(s.queries))
+		if _, err := s.conn.Prepare(ctx, name, sql); err != nil {
+			return 0, fmt.Errorf("postgres prepare %s: %w", sql, err)
+		}
+		s.queries[k] = name
+	}
+	var limit any
+	if q.Limit > 0 {
+		limit = q.Limit
+	}
+	value := q.Value
+	if value == nil {
+		value = []byte("null")
+	}
+	s.args = s.args[:0]
+	if q.Kind != db.QueryAggregate { // an aggregate has no parameters
+		s.args = append(s.args, value, limit, q.Offset)
+	}
+	rows, err := s.conn.Query(ctx, name, s.args...)
+	if err != nil {
+		return 0, err
+	}
+	defer rows.Close()
+	n := 0
+	for rows.Next() {
+		n++
+	}
+	return n, rows.Err()
+}

@@ -1,0 +1,129 @@
+package postgres
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+
+	"github.com/docbench/docbench/internal/db"
+)
+
+// Setup creates the schema, the table of the layout, its key index, the
+// secondary indexes and the column's compression and storage.
+func (s *store) Setup(ctx context.Context, sc db.Schema, recreate bool) error {
+	s.setTable(sc.Table)
+	stmts := []string{"CREATE SCHEMA IF NOT EXISTS " + pgx.Identifier{s.schema}.Sanitize()}
+	if recreate {
+		stmts = append(stmts, "DROP TABLE IF EXISTS "+s.table+" CASCADE")
+	}
+	ident := func(suffix string) string { return pgx.Identifier{sc.Table + "_" + suffix}.Sanitize() }
+	switch s.v.layout {
+	case "column":
+		stmts = append(stmts, "CREATE TABLE IF NOT EXISTS "+s.table+" (ycsb_key text PRIMARY KEY, data "+s.v.doctype+" NOT NULL)")
+	case "document":
+		stmts = append(stmts, "CREATE TABLE IF NOT EXISTS "+s.table+" (data "+s.v.doctype+" NOT NULL)")
+		switch s.v.index {
+		case "btree":
+			stmts = append(stmts, "CREATE INDEX IF NOT EXISTS "+ident("ycsb_key")+" ON "+s.table+" ((data->>'YCSB_KEY'))")
+		case "gin":
+			stmts = append(stmts, "CREATE INDEX IF NOT EXISTS "+ident("gin")+" ON "+s.table+" USING gin (data)")
+		case "gin_path_ops":
+			stmts = append(stmts, "CREATE INDEX IF NOT EXISTS "+ident("gin_path_ops")+" ON "+s.table+" USING gin (data jsonb_path_ops)")
+		}
+	case "relational":
+		rel, err := s.relationalDDL(sc, recreate)
+		if err != nil {
+			return err
+		}
+		stmts = append(stmts, rel...)
+	}
+	for _, q := range stmts {
+		if _, err := s.admin.Exec(ctx, q); err != nil {
+			return fmt.Errorf("postgres setup: %s: %w", q, err)
+		}
+	}
+	if err := s.setColumnOptions(ctx); err != nil {
+		return err
+	}
+	s.indexes = s.indexes[:0]
+	for i, ix := range sc.Indexes {
+		q, err := s.indexDDL(ident(fmt.Sprintf("idx%d", i)), ix)
+		if err != nil {
+			return err
+		}
+		if _, err := s.admin.Exec(ctx, q); err != nil {
+			return fmt.Errorf("postgres secondaryindex=%s: %s: %w", ix.Path, q, err)
+		}
+		s.indexes = append(s.indexes, q)
+	}
+	return nil
+}
+
+// setColumnOptions applies pg.compression and pg.storage to the document
+// column; a server that cannot is named with its reason.
+func (s *store) setColumnOptions(ctx context.Context) error {
+	if s.v.layout == "relational" {
+		if s.v.compression != "" || s.v.storage != "" {
+			return fmt.Errorf("pg.compression and pg.storage apply to the document column of layout=column or document, not layout=relational")
+		}
+		return nil
+	}
+	for prop, clause := range map[string]string{"pg.compression": "COMPRESSION " + s.v.compression, "pg.storage": "STORAGE " + strings.ToUpper(s.v.storage)} {
+		val := s.v.compression
+		if prop == "pg.storage" {
+			val = s.v.storage
+		}
+		if val == "" {
+			continue
+		}
+		q := "ALTER TABLE " + s.table + " ALTER COLUMN data SET " + clause
+		if _, err := s.admin.Exec(ctx, q); err != nil {
+			var pe *pgconn.PgError
+			if errors.As(err, &pe) {
+				msg := pe.Message
+				if pe.Detail != "" {
+					msg += " (" + pe.Detail + ")"
+				}
+				return fmt.Errorf("property %s=%s: this server cannot: %s", prop, val, msg)
+			}
+			return fmt.Errorf("property %s=%s: %w", prop, val, err)
+		}
+	}
+	return nil
+}
+
+// predExpr is the jsonb expression a predicate or secondary index on a
+// dotted path uses; queries and indexes must spell it identically.
+func (s *store) predExpr(path string) string {
+	if s.v.layout == "relational" {
+		return s.relPredExpr(path)
+	}
+	if path == "" {
+		if s.v.doctype == "json" {
+			return "(data::jsonb)"
+		}
+		return "data"
+	}
+	e := "(data #> " + quoteLiteral(textArray(db.PathSegments(path))) + ")"
+	if s.v.doctype == "json" {
+		e = "(" + e + "::jsonb)"
+	}
+	return e
+}
+
+// indexDDL returns the statement creating a secondary index: a btree on the
+// path's value, or for an array a GIN (jsonb_path_ops) answering @>.
+func (s *store) indexDDL(name string, ix db.Index) (string, error) {
+	if s.v.layout == "relational" {
+		return s.relIndexDDL(name, ix)
+	}
+	expr := s.predExpr(ix.Path)
+	if ix.Array {
+		return "CREATE INDEX IF NOT EXISTS " + name + " ON " + s.table + " USING gin ((" + expr + ") jsonb_path_ops)", nil
+	}
+	return "CREATE INDEX IF NOT EXISTS " + name + " ON " + s.table + " ((" + expr + "))", nil
+}

@@ -1,0 +1,372 @@
+package postgres
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+
+	"github.com/docbench/docbench/internal/db"
+)
+
+// keyPred returns the WHERE predicate finding a document by key ($1) and the
+// expression scans order by.
+func (s *store) keyPred() (pred, order string) {
+	switch {
+	case s.v.layout != "document":
+		return "ycsb_key = $1", "ycsb_key"
+	case s.v.keylookup == "contains":
+		return "data @> $1::jsonb", "(data->>'YCSB_KEY')"
+	case s.v.keylookup == "build_object":
+		return "data @> jsonb_build_object('YCSB_KEY', $1::text)", "(data->>'YCSB_KEY')"
+	case s.v.keylookup == "jsonpath":
+		return "data @@ $1::jsonpath", "(data->>'YCSB_KEY')"
+	}
+	return "(data->>'YCSB_KEY') = $1", "(data->>'YCSB_KEY')"
+}
+
+// docExpr is the expression reading a whole document (without YCSB_KEY).
+func (s *store) docExpr() string {
+	switch s.v.layout {
+	case "document":
+		if s.v.doctype == "json" {
+			return "(data::jsonb - 'YCSB_KEY')"
+		}
+		return "(data - 'YCSB_KEY')"
+	case "relational":
+		return s.relDocExpr()
+	}
+	return "data"
+}
+
+// valueExpr reads the value at a dotted path (for projections).
+func (s *store) valueExpr(path string) string {
+	if s.v.layout == "relational" {
+		return s.relValueExpr(path)
+	}
+	segs := db.PathSegments(path)
+	if len(segs) == 1 {
+		return "data->" + quoteLiteral(path)
+	}
+	return "data #> " + quoteLiteral(textArray(segs))
+}
+
+// asDoctype converts a jsonb expression to the column's type.
+func (s *store) asDoctype(jsonbExpr string) string {
+	if s.v.doctype == "json" {
+		return "(" + jsonbExpr + ")::json"
+	}
+	return jsonbExpr
+}
+
+// jsonbData is the document column as jsonb.
+func (s *store) jsonbData() string {
+	if s.v.doctype == "json" {
+		return "data::jsonb"
+	}
+	return "data"
+}
+
+func (s *store) NewSession(ctx context.Context) (db.Session, error) {
+	conn, err := pgx.ConnectConfig(ctx, s.connCfg)
+	if err != nil {
+		return nil, fmt.Errorf("target %s: %v", db.Redact(s.cfg.Target), err)
+	}
+	pred, order := s.keyPred()
+	ss := &session{conn: conn, st: s, pred: pred, order: order, proj: map[string]string{},
+		segs: map[string][]string{}, queries: map[string]string{}}
+	stmts := map[string]string{
+		"read":   "SELECT " + s.docExpr() + " FROM " + s.table + " WHERE " + pred,
+		"scan":   "SELECT " + s.docExpr() + " FROM " + s.table + " WHERE " + order + " >= $1 ORDER BY " + order + " LIMIT $2",
+		"delete": "DELETE FROM " + s.table + " WHERE " + pred,
+	}
+	switch s.v.layout {
+	case "column":
+		stmts["insert"] = "INSERT INTO " + s.table + " (ycsb_key, data) VALUES ($1, $2::" + s.v.doctype + ")"
+		stmts["merge"] = "UPDATE " + s.table + " SET data = " + s.asDoctype(s.jsonbData()+" || $2::jsonb") + " WHERE " + pred
+		stmts["replace"] = "UPDATE " + s.table + " SET data = $2::" + s.v.doctype + " WHERE " + pred
+	case "document":
+		stmts["insert"] = "INSERT INTO " + s.table + " (data) VALUES ($1::" + s.v.doctype + ")"
+		stmts["merge"] = "UPDATE " + s.table + " SET data = " + s.asDoctype(s.jsonbData()+" || $2::jsonb") + " WHERE " + pred
+		stmts["replace"] = "UPDATE " + s.table + " SET data = $2::" + s.v.doctype + " WHERE " + pred // $2 carries YCSB_KEY
+	case "relational":
+		ss.rel = newRelSession(s)
+		for k, q := range ss.rel.statements() {
+			stmts[k] = q
+		}
+	}
+	for name, q := range stmts {
+		if _, err := conn.Prepare(ctx, name, q); err != nil {
+			conn.Close(ctx)
+			return nil, fmt.Errorf("postgres prepare %s: %w", q, err)
+		}
+	}
+	return ss, nil
+}
+
+type session struct {
+	conn    *pgx.Conn
+	st      *store
+	pred    string
+	order   string
+	proj    map[string]string   // field list → prepared statement name
+	partial []string            // partial update statement names by path count
+	segs    map[string][]string // dotted path → segments (text[] parameter)
+	queries map[string]string   // query shape → prepared statement name
+	args    []any
+	keyBuf  []byte // key predicate argument for containment/jsonpath lookups
+	doc     []byte // document layout: the document with its key
+	rows    [][]any
+	rel     *relSession
+}
+
+var (
+	_ db.Session       = (*session)(nil)
+	_ db.BatchInserter = (*session)(nil)
+	_ db.Querier       = (*session)(nil)
+)
+
+// keyArg is the argument $1 of the key predicate.
+func (s *session) keyArg(key []byte) any {
+	switch {
+	case s.st.v.layout != "document":
+		return key
+	case s.st.v.keylookup == "contains":
+		s.keyBuf = append(append(append(s.keyBuf[:0], `{"YCSB_KEY":"`...), key...), `"}`...)
+		return s.keyBuf
+	case s.st.v.keylookup == "jsonpath":
+		s.keyBuf = append(append(append(s.keyBuf[:0], `$.YCSB_KEY == "`...), key...), '"')
+		return string(s.keyBuf) // jsonpath has no binary input from []byte
+	}
+	return key
+}
+
+// withKey returns doc with "YCSB_KEY" as its first member (document layout).
+func (s *session) withKey(key, doc []byte) []byte {
+	s.doc = append(s.doc[:0], `{"YCSB_KEY":"`...)
+	s.doc = append(s.doc, key...) // keys are plain ASCII: no escaping needed
+	s.doc = append(s.doc, '"')
+	if len(doc) > 2 {
+		s.doc = append(s.doc, ',')
+		s.doc = append(s.doc, doc[1:]...)
+	} else {
+		s.doc = append(s.doc, '}')
+	}
+	return s.doc
+}
+
+func (s *session) Insert(ctx context.Context, key, doc []byte) error {
+	var err error
+	switch s.st.v.layout {
+	case "document":
+		_, err = s.conn.Exec(ctx, "insert", s.withKey(key, doc))
+	case "relational":
+		err = s.rel.insert(ctx, s.conn, key, doc)
+	default:
+		_, err = s.conn.Exec(ctx, "insert", key, doc)
+	}
+	return err
+}
+
+func (s *session) InsertBatch(ctx context.Context, keys, docs [][]byte) error {
+	if s.st.v.layout == "relational" {
+		return s.rel.insertBatch(ctx, s.conn, keys, docs)
+	}
+	s.rows = s.rows[:0]
+	cols := []string{"ycsb_key", "data"}
+	if s.st.v.layout == "document" {
+		cols = []string{"data"}
+	}
+	for i := range keys {
+		if s.st.v.layout == "document" {
+			s.rows = append(s.rows, []any{append([]byte(nil), s.withKey(keys[i], docs[i])...)})
+		} else {
+			s.rows = append(s.rows, []any{keys[i], docs[i]})
+		}
+	}
+	_, err := s.conn.CopyFrom(ctx, pgx.Identifier{s.st.schema, s.st.tableRaw}, cols, pgx.CopyFromRows(s.rows))
+	return err
+}
+
+// projection returns the name of the prepared statement reading only fields.
+func (s *session) projection(ctx context.Context, fields []string, scan bool) (string, error) {
+	k := strings.Join(fields, "\x00")
+	if scan {
+		k = "scan\x00" + k
+	}
+	if name, ok := s.proj[k]; ok {
+		return name, nil
+	}
+	q := "SELECT " + s.st.projectExpr(fields) + " FROM " + s.st.table
+	if scan {
+		q += " WHERE " + s.order + " >= $1 ORDER BY " + s.order + " LIMIT $2"
+	} else {
+		q += " WHERE " + s.pred
+	}
+	name := fmt.Sprintf("proj%d", len(s.proj))
+	if _, err := s.conn.Prepare(ctx, name, q); err != nil {
+		return "", fmt.Errorf("postgres prepare %s: %w", q, err)
+	}
+	s.proj[k] = name
+	return name, nil
+}
+
+// projectExpr builds the JSON object of the given paths.
+func (s *store) projectExpr(fields []string) string {
+	var b strings.Builder
+	b.WriteString("jsonb_build_object(")
+	for i, f := range fields {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		b.WriteString(quoteLiteral(f) + "::text, " + s.valueExpr(f))
+	}
+	b.WriteString(")")
+	return b.String()
+}
+
+// jsonValue returns a json/jsonb column value as JSON text, whichever
+// format the server sent it in.
+func jsonValue(rows pgx.Rows, i int) []byte {
+	v := rows.RawValues()[i]
+	fd := rows.FieldDescriptions()[i]
+	if fd.Format == pgx.BinaryFormatCode && fd.DataTypeOID == 3802 && len(v) > 0 {
+		v = v[1:] // jsonb binary format: version byte 1, then the text
+	}
+	return v
+}
+
+func (s *session) Read(ctx context.Context, key []byte, fields []string, dst []byte) ([]byte, error) {
+	stmt := "read"
+	if fields != nil {
+		var err error
+		if stmt, err = s.projection(ctx, fields, false); err != nil {
+			return dst, err
+		}
+	}
+	rows, err := s.conn.Query(ctx, stmt, s.keyArg(key))
+	if err != nil {
+		return dst, err
+	}
+	defer rows.Close()
+	if !rows.Next() {
+		rows.Close()
+		if err := rows.Err(); err != nil {
+			return dst, err
+		}
+		return dst, db.ErrNotFound
+	}
+	dst = append(dst, jsonValue(rows, 0)...)
+	rows.Close()
+	return dst, rows.Err()
+}
+
+func (s *session) Update(ctx context.Context, key []byte, u *db.Update) error {
+	if s.st.v.layout == "relational" {
+		return s.rel.update(ctx, s.conn, key, u)
+	}
+	var tag pgconn.CommandTag
+	var err error
+	switch u.Mode {
+	case db.Merge:
+		tag, err = s.conn.Exec(ctx, "merge", s.keyArg(key), u.Doc)
+	case db.Replace:
+		doc := u.Doc
+		if s.st.v.layout == "document" {
+			doc = s.withKey(key, doc)
+		}
+		tag, err = s.conn.Exec(ctx, "replace", s.keyArg(key), doc)
+	case db.Partial:
+		var name string
+		if name, err = s.partialStmt(ctx, len(u.Paths)); err != nil {
+			return err
+		}
+		s.args = append(s.args[:0], s.keyArg(key))
+		for i, p := range u.Paths {
+			s.args = append(s.args, s.segments(p), u.Values[i])
+		}
+		tag, err = s.conn.Exec(ctx, name, s.args...)
+	default:
+		return fmt.Errorf("postgres: update mode %v", u.Mode)
+	}
+	if err != nil {
+		return err
+	}
+	if tag.RowsAffected() == 0 {
+		return db.ErrNotFound
+	}
+	return nil
+}
+
+// segments returns a path's segments, split once per path.
+func (s *session) segments(p string) []string {
+	segs, ok := s.segs[p]
+	if !ok {
+		segs = db.PathSegments(p)
+		s.segs[p] = segs
+	}
+	return segs
+}
+
+// partialStmt prepares (once per path count) the in-place update
+// data = jsonb_set(jsonb_set(data, $2, $3), $4, $5)….
+func (s *session) partialStmt(ctx context.Context, n int) (string, error) {
+	for len(s.partial) <= n {
+		s.partial = append(s.partial, "")
+	}
+	if s.partial[n] != "" {
+		return s.partial[n], nil
+	}
+	expr := s.st.jsonbData()
+	for i := range n {
+		expr = fmt.Sprintf("jsonb_set(%s, $%d::text[], $%d::jsonb)", expr, 2+2*i, 3+2*i)
+	}
+	name := fmt.Sprintf("partial%d", n)
+	q := "UPDATE " + s.st.table + " SET data = " + s.st.asDoctype(expr) + " WHERE " + s.pred
+	if _, err := s.conn.Prepare(ctx, name, q); err != nil {
+		return "", fmt.Errorf("postgres prepare %s: %w", q, err)
+	}
+	s.partial[n] = name
+	return name, nil
+}
+
+func (s *session) Scan(ctx context.Context, start []byte, count int, fields []string) (int, error) {
+	stmt := "scan"
+	if fields != nil {
+		var err error
+		if stmt, err = s.projection(ctx, fields, true); err != nil {
+			return 0, err
+		}
+	}
+	rows, err := s.conn.Query(ctx, stmt, start, count)
+	if err != nil {
+		return 0, err
+	}
+	defer rows.Close()
+	n := 0
+	for rows.Next() {
+		_ = jsonValue(rows, 0)
+		n++
+	}
+	return n, rows.Err()
+}
+
+func (s *session) Delete(ctx context.Context, key []byte) error {
+	if s.st.v.layout == "relational" {
+		return s.rel.delete(ctx, s.conn, key)
+	}
+	tag, err := s.conn.Exec(ctx, "delete", s.keyArg(key))
+	if err != nil {
+		return err
+	}
+	if tag.RowsAffected() == 0 {
+		return db.ErrNotFound
+	}
+	return nil
+}
+
+func (s *session) Close() error {
+	return s.conn.Close(context.Background())
+}
