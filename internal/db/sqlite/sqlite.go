@@ -30,18 +30,22 @@ func init() {
 				Help: "PRAGMA synchronous; full = durable at commit (the fair default against PostgreSQL's synchronous_commit=on)"},
 			{Name: "sqlite.journal_mode", Values: []string{"wal", "delete", "truncate", "memory"}, Default: "wal",
 				Help: "PRAGMA journal_mode"},
+			{Name: "doctype", Values: []string{"jsonb", "text"}, Default: "jsonb",
+				Help: "SQLite storage of the document: binary JSONB in a blob, or JSON text"},
 		},
 		Open: open,
 	})
 }
 
 type store struct {
-	path  string
-	db    *sql.DB
-	table string
-	props map[string]string
-	sync  string
-	jmode string
+	doctype string // jsonb or text
+	indexes []string
+	path    string
+	db      *sql.DB
+	table   string
+	props   map[string]string
+	sync    string
+	jmode   string
 }
 
 var _ db.Store = (*store)(nil)
@@ -57,7 +61,8 @@ func open(ctx context.Context, cfg db.Config) (db.Store, error) {
 		jmode: strings.ToLower(cfg.Prop("sqlite.journal_mode", "wal")),
 		table: cfg.Prop("table", "usertable"),
 	}
-	for name, v := range map[string]string{"sqlite.synchronous": s.sync, "sqlite.journal_mode": s.jmode} {
+	s.doctype = strings.ToLower(cfg.Prop("doctype", "jsonb"))
+	for name, v := range map[string]string{"sqlite.synchronous": s.sync, "sqlite.journal_mode": s.jmode, "doctype": s.doctype} {
 		if !validOption(name, v) {
 			return nil, fmt.Errorf("property %s=%q: not one of %s", name, v, strings.Join(optionValues(name), ", "))
 		}
@@ -109,16 +114,26 @@ func (s *store) Setup(ctx context.Context, sc db.Schema, recreate bool) error {
 			return fmt.Errorf("sqlite %s: drop table: %w", s.path, err)
 		}
 	}
-	_, err := s.db.ExecContext(ctx, "CREATE TABLE IF NOT EXISTS "+t+" (ycsb_key TEXT PRIMARY KEY, data BLOB NOT NULL)")
+	typ := "BLOB"
+	if s.doctype == "text" {
+		typ = "TEXT"
+	}
+	_, err := s.db.ExecContext(ctx, "CREATE TABLE IF NOT EXISTS "+t+" (ycsb_key TEXT PRIMARY KEY, data "+typ+" NOT NULL)")
 	if err != nil {
 		return fmt.Errorf("sqlite %s: create table: %w", s.path, err)
 	}
-	return nil
+	return s.createIndexes(ctx, sc)
 }
 
 func (s *store) Info(ctx context.Context) (db.Info, error) {
 	info := db.Info{Backend: "sqlite", Settings: map[string]string{}, Layout: map[string]string{
 		"table": s.table, "key": "ycsb_key TEXT PRIMARY KEY", "document": "data BLOB (jsonb)"}}
+	if s.doctype == "text" {
+		info.Layout["document"] = "data TEXT (json)"
+	}
+	if len(s.indexes) > 0 {
+		info.Layout["secondary_indexes"] = strings.Join(s.indexes, "; ")
+	}
 	if err := s.db.QueryRowContext(ctx, "select sqlite_version()").Scan(&info.Version); err != nil {
 		return info, fmt.Errorf("sqlite %s: %w", s.path, err)
 	}
@@ -148,7 +163,7 @@ func (s *store) NewSession(ctx context.Context) (db.Session, error) {
 		return nil, fmt.Errorf("sqlite %s: %w", s.path, err)
 	}
 	t := quote(s.table)
-	ss := &session{conn: conn, table: t, proj: map[string]*sql.Stmt{}, paths: map[string]string{}}
+	ss := &session{conn: conn, table: t, proj: map[string]*sql.Stmt{}, paths: map[string]string{}, queries: map[string]*sql.Stmt{}}
 	prep := func(q string) *sql.Stmt {
 		if err != nil {
 			return nil
@@ -157,10 +172,14 @@ func (s *store) NewSession(ctx context.Context) (db.Session, error) {
 		st, err = conn.PrepareContext(ctx, q)
 		return st
 	}
-	ss.insert = prep("INSERT INTO " + t + " (ycsb_key, data) VALUES (?, jsonb(?))")
+	ss.fn = "jsonb"
+	if s.doctype == "text" {
+		ss.fn = "json"
+	}
+	ss.insert = prep("INSERT INTO " + t + " (ycsb_key, data) VALUES (?, " + ss.fn + "(?))")
 	ss.read = prep("SELECT json(data) FROM " + t + " WHERE ycsb_key = ?")
-	ss.patch = prep("UPDATE " + t + " SET data = jsonb_patch(data, ?) WHERE ycsb_key = ?")
-	ss.replace = prep("UPDATE " + t + " SET data = jsonb(?) WHERE ycsb_key = ?")
+	ss.patch = prep("UPDATE " + t + " SET data = " + ss.fn + "_patch(data, ?) WHERE ycsb_key = ?")
+	ss.replace = prep("UPDATE " + t + " SET data = " + ss.fn + "(?) WHERE ycsb_key = ?")
 	ss.scan = prep("SELECT json(data) FROM " + t + " WHERE ycsb_key >= ? ORDER BY ycsb_key LIMIT ?")
 	ss.del = prep("DELETE FROM " + t + " WHERE ycsb_key = ?")
 	if err != nil {
@@ -179,11 +198,14 @@ type session struct {
 	partial                                 []*sql.Stmt       // partial updates by path count
 	paths                                   map[string]string // dotted path → JSON path
 	args                                    []any
+	fn                                      string               // jsonb or json: the functions writing the column
+	queries                                 map[string]*sql.Stmt // secondary queries by SQL text
 }
 
 var (
 	_ db.Session       = (*session)(nil)
 	_ db.BatchInserter = (*session)(nil)
+	_ db.Querier       = (*session)(nil)
 )
 
 // text views b as a string without copying, so that the driver binds TEXT
@@ -336,7 +358,7 @@ func (s *session) partialStmt(ctx context.Context, n int) (*sql.Stmt, error) {
 	if s.partial[n] != nil {
 		return s.partial[n], nil
 	}
-	q := "UPDATE " + s.table + " SET data = jsonb_set(data" + strings.Repeat(", ?, json(?)", n) + ") WHERE ycsb_key = ?"
+	q := "UPDATE " + s.table + " SET data = " + s.fn + "_set(data" + strings.Repeat(", ?, json(?)", n) + ") WHERE ycsb_key = ?"
 	st, err := s.conn.PrepareContext(ctx, q)
 	if err != nil {
 		return nil, fmt.Errorf("sqlite prepare %s: %w", q, err)
@@ -385,6 +407,9 @@ func (s *session) Close() error {
 		errs = append(errs, st.Close())
 	}
 	for _, st := range s.proj {
+		errs = append(errs, st.Close())
+	}
+	for _, st := range s.queries {
 		errs = append(errs, st.Close())
 	}
 	for _, st := range s.partial {

@@ -3,6 +3,7 @@ package sqlite
 import (
 	"context"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/docbench/docbench/internal/db"
@@ -21,6 +22,41 @@ func openTemp(t *testing.T, props map[string]string) db.Store {
 
 func TestConformance(t *testing.T) {
 	dbtest.Run(t, openTemp(t, nil))
+	t.Run("doctype=text", func(t *testing.T) { dbtest.Run(t, openTemp(t, map[string]string{"doctype": "text"})) })
+}
+
+func TestExpressionIndexes(t *testing.T) {
+	st := openTemp(t, nil).(*store)
+	dbtest.Run(t, st)
+	rows, err := st.db.Query(`SELECT sql FROM sqlite_master WHERE type = 'index' AND name LIKE 'usertable_idx%' ORDER BY name`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var defs []string
+	for rows.Next() {
+		var d string
+		rows.Scan(&d)
+		defs = append(defs, d)
+	}
+	want := []string{
+		`CREATE INDEX "usertable_idx0" ON "usertable" ((data ->> '$.address.city'))`,
+		`CREATE INDEX "usertable_idx2" ON "usertable" ((data ->> '$.score'))`,
+	}
+	if strings.Join(defs, "\n") != strings.Join(want, "\n") {
+		t.Fatalf("indexes %q, want %q", defs, want)
+	}
+	info, _ := st.Info(context.Background())
+	if !strings.Contains(info.Layout["secondary_indexes"], "tags: not created") {
+		t.Fatalf("the array index SQLite cannot build is not recorded: %v", info.Layout)
+	}
+	var plan string
+	var id, parent, notused int
+	if err := st.db.QueryRow(`EXPLAIN QUERY PLAN SELECT 1 FROM usertable WHERE (data ->> '$.score') >= 3`).Scan(&id, &parent, &notused, &plan); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(plan, "usertable_idx2") {
+		t.Fatalf("range query does not use the expression index: %s", plan)
+	}
 }
 
 func TestStoresTextKeysAndJSONB(t *testing.T) {
