@@ -58,6 +58,17 @@ if ! compgen -G '/usr/lib/postgresql/*/bin/initdb' >/dev/null; then
 	stop_default_clusters
 fi
 
+# MariaDB: tests start private servers of their own (server.StartMariaDB);
+# the one the package starts is stopped and kept from starting at boot.
+if ! command -v mariadbd >/dev/null 2>&1 && [[ ! -x /usr/sbin/mariadbd ]]; then
+	apt_install mariadb-server
+	if command -v systemctl >/dev/null 2>&1 && [[ -d /run/systemd/system ]]; then
+		systemctl disable --now mariadb >>"$log" 2>&1 || true
+	else
+		service mariadb stop >>"$log" 2>&1 || true
+	fi
+fi
+
 if [[ ${1:-} == --warm ]]; then
 	cd "$(dirname "$0")/.."
 	go test -count=1 -run '^TestEmbeddedPostgres$' ./internal/server/ >>"$log" 2>&1 || { cat "$log" >&2; exit 1; }

@@ -118,9 +118,11 @@ func (a *app) specFromFlags(cmd *cobra.Command, phase runner.Phase, f *phaseFlag
 		opts: runner.Options{Phase: phase, Warmup: f.warmup, Status: f.status, Seed: f.seed}}, nil
 }
 
-// config validates the properties (with every backend's options known).
+// config validates the properties (with every backend's options and the
+// document properties known).
 func config(props *workload.Properties) (*workload.Config, error) {
 	keys, prefixes := db.Known()
+	keys = append(keys, doc.Keys()...)
 	cfg, err := workload.ParseConfig(props, workload.Known{Keys: keys, Prefixes: prefixes})
 	if err != nil {
 		return nil, &ExitError{Code: 2, Err: err}
@@ -164,13 +166,12 @@ func (a *app) runPhase(ctx context.Context, store db.Store, sp *spec, cfg *workl
 			fmt.Fprintf(a.stderr, "note: %s\n", n)
 		}
 	}
-	wl, err := workload.New(cfg, opts.Seed)
+	wl, plan, err := buildPlan(cfg, opts.Seed)
 	if err != nil {
-		return nil, &ExitError{Code: 2, Err: err}
+		return nil, err
 	}
-	names := wl.FieldNames()
 	if sp.recreate {
-		if err := store.Setup(ctx, db.Schema{Table: cfg.Table, Fields: names}, true); err != nil {
+		if err := store.Setup(ctx, plan.Schema(), true); err != nil {
 			return nil, err
 		}
 	}
@@ -178,8 +179,7 @@ func (a *app) runPhase(ctx context.Context, store db.Store, sp *spec, cfg *workl
 	if err != nil {
 		return nil, fmt.Errorf("target %s: %w", db.Redact(sp.target), err)
 	}
-	gen := doc.NewFlat(names, wl.FieldLengths(), cfg.DataIntegrity, opts.Seed)
-	out, runErr := runner.Execute(ctx, store, wl, gen, opts)
+	out, runErr := runner.Execute(ctx, store, wl, plan, opts)
 	if out == nil {
 		return nil, runErr
 	}
@@ -190,6 +190,9 @@ func (a *app) runPhase(ctx context.Context, store db.Store, sp *spec, cfg *workl
 	res.Options = report.Options{Threads: opts.Threads, TargetRate: opts.Rate, DurationS: opts.Duration.Seconds(),
 		WarmupS: opts.Warmup.Seconds(), Seed: opts.Seed, BatchSize: out.Batch}
 	res.Notes = append(res.Notes, cfg.Notes...)
+	if sp.phase == runner.Run {
+		res.Notes = append(res.Notes, plan.Notes...)
+	}
 	if out.Batch > 1 {
 		res.Notes = append(res.Notes, fmt.Sprintf("loaded in batches of %d: INSERT-BATCH latency is per batch; operations and throughput count records", out.Batch))
 	}
@@ -197,6 +200,27 @@ func (a *app) runPhase(ctx context.Context, store db.Store, sp *spec, cfg *workl
 		res.Error = runErr.Error()
 	}
 	return res, runErr
+}
+
+// buildPlan builds the workload, the document shape and the plan of a phase.
+func buildPlan(cfg *workload.Config, seed uint64) (*workload.Workload, *runner.Plan, error) {
+	wl, err := workload.New(cfg, seed)
+	if err != nil {
+		return nil, nil, &ExitError{Code: 2, Err: err}
+	}
+	spec, err := doc.ParseSpec(cfg.Props, wl.FieldLengths(), cfg.FieldCount, cfg.FieldNamePrefix)
+	if err != nil {
+		return nil, nil, &ExitError{Code: 2, Err: err}
+	}
+	shape, err := doc.New(spec, seed)
+	if err != nil {
+		return nil, nil, &ExitError{Code: 2, Err: err}
+	}
+	plan, err := runner.NewPlan(wl, shape, seed)
+	if err != nil {
+		return nil, nil, &ExitError{Code: 2, Err: err}
+	}
+	return wl, plan, nil
 }
 
 // emit prints a result in the chosen format and writes the JSON file.

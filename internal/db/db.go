@@ -102,9 +102,13 @@ type Column struct {
 type Index struct {
 	// Path is a dotted path into the document ("address.zip", "tags").
 	Path string
-	// Array marks a path holding an array whose elements are searched
-	// (GIN on PostgreSQL, multikey on MongoDB, multi-valued on MySQL 8).
+	// Array marks a path holding an array whose elements are searched, or
+	// a path inside the elements of an array (GIN on PostgreSQL, multikey on
+	// MongoDB, multi-valued on MySQL 8).
 	Array bool
+	// ArrayRoot is the array holding Path's values when Path runs inside
+	// array elements ("tags" for "tags.term"); empty otherwise.
+	ArrayRoot string
 }
 
 // Store is an opened target.

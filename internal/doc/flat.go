@@ -38,12 +38,19 @@ func NewFlat(names []string, lengths Lengths, integrity bool, seed uint64) *Flat
 	for _, n := range names {
 		f.quoted = append(f.quoted, strconv.AppendQuote(nil, n))
 	}
-	r := rand.New(rand.NewPCG(seed, 0x646f6362656e6368))
-	f.pool = make([]byte, poolSize+maxPoolValue)
-	for i := range f.pool {
-		f.pool[i] = poolChars[r.IntN(len(poolChars))]
-	}
+	f.pool = newPool(seed)
 	return f
+}
+
+// newPool returns the character pool of seed that values are cut from: the
+// same for every shape, so that flat records stay byte-identical.
+func newPool(seed uint64) []byte {
+	r := rand.New(rand.NewPCG(seed, 0x646f6362656e6368))
+	pool := make([]byte, poolSize+maxPoolValue)
+	for i := range pool {
+		pool[i] = poolChars[r.IntN(len(poolChars))]
+	}
+	return pool
 }
 
 // maxPoolValue is the longest value cut from the pool without repetition.
@@ -100,9 +107,15 @@ func (f *Flat) AppendFields(dst, key []byte, fields []int, r *rand.Rand) []byte 
 
 func (f *Flat) appendField(dst, key []byte, i int, r *rand.Rand) []byte {
 	dst = append(dst, f.quoted[i]...)
-	dst = append(dst, ':', '"')
+	dst = append(dst, ':')
+	return f.appendValue(dst, key, i, r)
+}
+
+// appendValue appends the JSON string value of field i.
+func (f *Flat) appendValue(dst, key []byte, i int, r *rand.Rand) []byte {
+	dst = append(dst, '"')
 	n := int(f.lengths.Next(r))
-	if f.integrity {
+	if f.integrity && key != nil {
 		dst = AppendDeterministic(dst, key, f.names[i], n)
 	} else {
 		for n > 0 {

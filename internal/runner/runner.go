@@ -67,10 +67,10 @@ var ErrInterrupted = errors.New("interrupted")
 
 // opNames are the measured operations, indexed by workload.Op; a batched
 // load adds INSERT-BATCH.
-func opNames(batched bool) []string {
+func opNames(p *Plan, batched bool) []string {
 	names := make([]string, workload.NumOps)
 	for op := range workload.NumOps {
-		names[op] = op.String()
+		names[op] = p.opName(op)
 	}
 	if batched {
 		names = append(names, "INSERT-BATCH")
@@ -78,9 +78,17 @@ func opNames(batched bool) []string {
 	return names
 }
 
+// b names a store's backend for messages.
+func b(store db.Store) string {
+	if info, err := store.Info(context.Background()); err == nil {
+		return info.Backend
+	}
+	return "this backend"
+}
+
 // Execute runs one phase against store. It returns the outcome even when
 // cancelled (Complete false) together with ctx's error.
-func Execute(ctx context.Context, store db.Store, wl *workload.Workload, gen *doc.Flat, o Options) (*Outcome, error) {
+func Execute(ctx context.Context, store db.Store, wl *workload.Workload, plan *Plan, o Options) (*Outcome, error) {
 	if o.Threads < 1 {
 		o.Threads = 1
 	}
@@ -92,7 +100,7 @@ func Execute(ctx context.Context, store db.Store, wl *workload.Workload, gen *do
 	if o.Phase == Load && cfg.BatchSize > 1 {
 		batch = int(cfg.BatchSize)
 	}
-	reg := measure.NewRegistry(opNames(batch > 1), o.Rate > 0)
+	reg := measure.NewRegistry(opNames(plan, batch > 1), o.Rate > 0)
 
 	sessions := make([]db.Session, o.Threads)
 	for i := range sessions {
@@ -104,6 +112,12 @@ func Execute(ctx context.Context, store db.Store, wl *workload.Workload, gen *do
 			return nil, fmt.Errorf("opening session %d: %w", i+1, err)
 		}
 		sessions[i] = s
+		if _, ok := s.(db.Querier); !ok && o.Phase == Run && len(plan.queries) > 0 {
+			for _, s := range sessions[:i+1] {
+				s.Close()
+			}
+			return nil, &db.ErrNotSupported{Backend: b(store), What: "secondary queries (queryproportion)"}
+		}
 	}
 	defer func() {
 		for _, s := range sessions {
@@ -142,7 +156,7 @@ func Execute(ctx context.Context, store db.Store, wl *workload.Workload, gen *do
 			share++
 		}
 		workers[i] = &worker{
-			id: i, sess: sessions[i], wl: wl, th: wl.NewThread(i), gen: gen,
+			id: i, sess: sessions[i], wl: wl, th: wl.NewThread(i), plan: plan,
 			rec: reg.NewRecorder(), ops: share, done: &done, batch: batch,
 			stop: stop, measuring: measuring, drng: doc.NewRand(),
 		}

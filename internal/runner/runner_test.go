@@ -19,7 +19,7 @@ import (
 	"github.com/docbench/docbench/internal/workload"
 )
 
-func setup(t testing.TB, target string, props map[string]string) (db.Store, *workload.Workload, *doc.Flat) {
+func setup(t testing.TB, target string, props map[string]string) (db.Store, *workload.Workload, *Plan) {
 	t.Helper()
 	p := workload.NewProperties()
 	if err := p.LoadFile("workloada"); err != nil {
@@ -29,7 +29,7 @@ func setup(t testing.TB, target string, props map[string]string) (db.Store, *wor
 		p.Set(k, v, "test")
 	}
 	keys, prefixes := db.Known()
-	cfg, err := workload.ParseConfig(p, workload.Known{Keys: keys, Prefixes: prefixes})
+	cfg, err := workload.ParseConfig(p, workload.Known{Keys: append(keys, doc.Keys()...), Prefixes: prefixes})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -42,10 +42,22 @@ func setup(t testing.TB, target string, props map[string]string) (db.Store, *wor
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { store.Close() })
-	if err := store.Setup(context.Background(), db.Schema{Table: cfg.Table, Fields: wl.FieldNames()}, true); err != nil {
+	spec, err := doc.ParseSpec(cfg.Props, wl.FieldLengths(), cfg.FieldCount, cfg.FieldNamePrefix)
+	if err != nil {
 		t.Fatal(err)
 	}
-	return store, wl, doc.NewFlat(wl.FieldNames(), wl.FieldLengths(), cfg.DataIntegrity, 1)
+	shape, err := doc.New(spec, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	plan, err := NewPlan(wl, shape, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := store.Setup(context.Background(), plan.Schema(), true); err != nil {
+		t.Fatal(err)
+	}
+	return store, wl, plan
 }
 
 func count(o *Outcome, name string) int64 {
@@ -241,8 +253,13 @@ func BenchmarkStep(b *testing.B) {
 			wl, _ := workload.New(cfg, 1)
 			store, _ := db.Open(context.Background(), db.Config{Target: "null:"})
 			sess, _ := store.NewSession(context.Background())
-			reg := measure.NewRegistry(opNames(false), false)
-			w := &worker{sess: sess, wl: wl, th: wl.NewThread(0), gen: doc.NewFlat(wl.FieldNames(), wl.FieldLengths(), false, 1),
+			shape, _ := doc.New(doc.Spec{FieldCount: 10, FieldNamePrefix: "field", FieldLengths: wl.FieldLengths()}, 1)
+			plan, err := NewPlan(wl, shape, 1)
+			if err != nil {
+				b.Fatal(err)
+			}
+			reg := measure.NewRegistry(opNames(plan, false), false)
+			w := &worker{sess: sess, wl: wl, th: wl.NewThread(0), plan: plan,
 				rec: reg.NewRecorder(), drng: doc.NewRand()}
 			w.prepare()
 			ctx := context.Background()

@@ -21,7 +21,7 @@ type worker struct {
 	sess      db.Session
 	wl        *workload.Workload
 	th        *workload.Thread
-	gen       *doc.Flat
+	plan      *Plan
 	rec       *measure.Recorder
 	ops       int64 // operations to measure (this thread's share)
 	done      *atomic.Int64
@@ -34,11 +34,8 @@ type worker struct {
 	offset   time.Duration // open loop: this worker's phase within the schedule
 
 	key, buf, doc []byte
+	vals          []byte // partial update values, back to back
 	keys, docs    [][]byte
-	fieldsOne     [][]string // one-field projections, by field index
-	fieldsAll     []string   // readallfieldsbyname
-	fieldIdx      []int      // fields of an update
-	allIdx        []int
 	timer         *time.Timer
 	upd           db.Update
 }
@@ -63,22 +60,13 @@ func (w *worker) loop(ctx context.Context, phase Phase, base time.Time) error {
 	return w.run(ctx, w.wl.Config(), base)
 }
 
-// prepare allocates the worker's reusable buffers and field lists.
+// prepare allocates the worker's reusable buffers.
 func (w *worker) prepare() {
-	names := w.gen.Names()
-	w.fieldsOne = make([][]string, len(names))
-	for i, n := range names {
-		w.fieldsOne[i] = []string{n}
-	}
-	w.fieldsAll = names
-	w.allIdx = make([]int, len(names))
-	for i := range w.allIdx {
-		w.allIdx[i] = i
-	}
-	w.fieldIdx = make([]int, 1)
 	w.key = make([]byte, 0, 64)
 	w.doc = make([]byte, 0, 4096)
 	w.buf = make([]byte, 0, 4096)
+	w.vals = make([]byte, 0, 1024)
+	w.upd.Values = make([][]byte, 0, 16)
 }
 
 func (w *worker) load(ctx context.Context) error {
@@ -88,7 +76,7 @@ func (w *worker) load(ctx context.Context) error {
 			return nil
 		}
 		w.key = w.th.AppendKey(w.key[:0], keynum)
-		w.doc = w.gen.AppendDoc(w.doc[:0], w.key, w.gen.ForKey(w.drng, keynum))
+		w.doc = w.plan.Shape.AppendDoc(w.doc[:0], w.key, keynum, w.drng)
 		t0 := time.Now()
 		err := w.sess.Insert(ctx, w.key, w.doc)
 		d := time.Since(t0)
@@ -115,7 +103,7 @@ func (w *worker) loadBatches(ctx context.Context) error {
 				break
 			}
 			w.keys[n] = w.th.AppendKey(w.keys[n][:0], keynum)
-			w.docs[n] = w.gen.AppendDoc(w.docs[n][:0], w.keys[n], w.gen.ForKey(w.drng, keynum))
+			w.docs[n] = w.plan.Shape.AppendDoc(w.docs[n][:0], w.keys[n], keynum, w.drng)
 			n++
 		}
 		if n == 0 {
@@ -140,22 +128,13 @@ func (w *worker) loadBatches(ctx context.Context) error {
 	return nil
 }
 
-func (w *worker) readFields(cfg *workload.Config) []string {
-	if cfg.ReadAllFields {
-		if cfg.ReadAllFieldsByName {
-			return w.fieldsAll
-		}
-		return nil
+// readFields picks the projection of a read or scan (nil: whole document).
+func (w *worker) readFields(r *rand.Rand) []string {
+	sets := w.plan.readSets
+	if len(sets) == 1 {
+		return sets[0]
 	}
-	return w.fieldsOne[w.th.ReadField()]
-}
-
-func (w *worker) updateFields(cfg *workload.Config) []int {
-	if cfg.WriteAllFields {
-		return w.allIdx
-	}
-	w.fieldIdx[0] = w.th.UpdateField()
-	return w.fieldIdx
+	return sets[r.IntN(len(sets))]
 }
 
 func (w *worker) run(ctx context.Context, cfg *workload.Config, base time.Time) error {
@@ -209,22 +188,25 @@ func (w *worker) step(ctx context.Context, cfg *workload.Config, r *rand.Rand, i
 	switch op {
 	case workload.OpRead:
 		w.key = w.th.AppendKey(w.key[:0], w.th.NextKeynum())
-		_ = w.read(ctx, cfg, intended, t0) // records itself
+		_ = w.read(ctx, cfg, r, intended, t0) // records itself
 	case workload.OpUpdate:
 		w.key = w.th.AppendKey(w.key[:0], w.th.NextKeynum())
 		err = w.update(ctx, cfg, r)
 	case workload.OpInsert:
 		keynum := w.th.NextInsertKeynum()
 		w.key = w.th.AppendKey(w.key[:0], keynum)
-		w.doc = w.gen.AppendDoc(w.doc[:0], w.key, w.gen.ForKey(w.drng, keynum))
+		w.doc = w.plan.Shape.AppendDoc(w.doc[:0], w.key, keynum, w.drng)
 		err = w.sess.Insert(ctx, w.key, w.doc)
 		w.wl.Acknowledge(keynum) // as YCSB: acknowledged whatever the outcome
 	case workload.OpScan:
 		w.key = w.th.AppendKey(w.key[:0], w.th.NextKeynum())
-		_, err = w.sess.Scan(ctx, w.key, w.th.ScanLength(), w.readFields(cfg))
+		_, err = w.sess.Scan(ctx, w.key, w.th.ScanLength(), w.readFields(r))
+	case workload.OpQuery:
+		qs := w.plan.queries
+		_, err = w.sess.(db.Querier).Query(ctx, &qs[r.IntN(len(qs))])
 	case workload.OpReadModifyWrite:
 		w.key = w.th.AppendKey(w.key[:0], w.th.NextKeynum())
-		err = w.read(ctx, cfg, intended, t0)
+		err = w.read(ctx, cfg, r, intended, t0)
 		if err == nil {
 			u0 := time.Now()
 			err = w.update(ctx, cfg, r)
@@ -238,18 +220,63 @@ func (w *worker) step(ctx context.Context, cfg *workload.Config, r *rand.Rand, i
 	}
 }
 
-// update writes new values to the current key (YCSB: the chosen fields
-// merged into the document).
+// update writes new values to the current key as the plan says: merge the
+// chosen fields, set the chosen paths in place, or replace the document.
 func (w *worker) update(ctx context.Context, cfg *workload.Config, r *rand.Rand) error {
-	w.doc = w.gen.AppendFields(w.doc[:0], w.key, w.updateFields(cfg), r)
-	w.upd.Mode = db.Merge
-	w.upd.Doc = w.doc
+	p := w.plan
+	w.upd.Mode = p.updMode
+	switch p.updMode {
+	case db.Replace:
+		// Another document of the same shape (a key number no record has),
+		// so that the write changes the stored value.
+		w.doc = p.Shape.AppendDoc(w.doc[:0], w.key, -1-r.Int64N(1<<40), w.drng)
+		w.upd.Doc = w.doc
+	case db.Partial:
+		set := &p.updSets[r.IntN(len(p.updSets))]
+		w.vals = w.vals[:0]
+		w.upd.Values = w.upd.Values[:0]
+		for _, path := range set.paths {
+			start := len(w.vals)
+			w.vals = w.appendValue(w.vals, path, r)
+			w.upd.Values = append(w.upd.Values, w.vals[start:len(w.vals):len(w.vals)])
+		}
+		// w.vals may have moved while growing: re-slice from its final array.
+		off := 0
+		for i, v := range w.upd.Values {
+			w.upd.Values[i] = w.vals[off : off+len(v)]
+			off += len(v)
+		}
+		w.upd.Paths = set.paths
+	default:
+		set := &p.updSets[r.IntN(len(p.updSets))]
+		w.doc = append(w.doc[:0], '{')
+		for i, path := range set.paths {
+			if i > 0 {
+				w.doc = append(w.doc, ',')
+			}
+			w.doc = append(w.doc, set.quoted[i]...)
+			w.doc = w.appendValue(w.doc, path, r)
+		}
+		w.doc = append(w.doc, '}')
+		w.upd.Doc = w.doc
+	}
 	return w.sess.Update(ctx, w.key, &w.upd)
 }
 
+// appendValue appends a new JSON value for path: YCSB's deterministic value
+// under dataintegrity, a fresh one of the path's type otherwise.
+func (w *worker) appendValue(dst []byte, path string, r *rand.Rand) []byte {
+	if w.plan.flat != nil && w.plan.cfg.DataIntegrity {
+		dst = append(dst, '"')
+		dst = doc.AppendDeterministic(dst, w.key, path, w.plan.cfg.FieldLength)
+		return append(dst, '"')
+	}
+	return w.plan.Shape.AppendValue(dst, path, r)
+}
+
 // read performs and records one READ (also the first half of a RMW).
-func (w *worker) read(ctx context.Context, cfg *workload.Config, intended, t0 time.Time) error {
-	fields := w.readFields(cfg)
+func (w *worker) read(ctx context.Context, cfg *workload.Config, r *rand.Rand, intended, t0 time.Time) error {
+	fields := w.readFields(r)
 	var err error
 	w.buf, err = w.sess.Read(ctx, w.key, fields, w.buf[:0])
 	if err == nil && cfg.DataIntegrity {
@@ -267,7 +294,7 @@ func (w *worker) verify(fields []string) error {
 		return fmt.Errorf("verify %s: %w", w.key, err)
 	}
 	if fields == nil {
-		fields = w.fieldsAll
+		fields = w.plan.Shape.TopLevel()
 	}
 	if len(got) != len(fields) {
 		return fmt.Errorf("verify %s: read %d fields, want %d", w.key, len(got), len(fields))

@@ -121,7 +121,11 @@ func (s *store) indexDDL(name string, ix db.Index) (string, error) {
 	if s.v.layout == "relational" {
 		return s.relIndexDDL(name, ix)
 	}
-	expr := s.predExpr(ix.Path)
+	path := ix.Path
+	if ix.ArrayRoot != "" {
+		path = ix.ArrayRoot // GIN over the array answers @> on its elements
+	}
+	expr := s.predExpr(path)
 	if ix.Array {
 		return "CREATE INDEX IF NOT EXISTS " + name + " ON " + s.table + " USING gin ((" + expr + ") jsonb_path_ops)", nil
 	}

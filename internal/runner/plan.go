@@ -1,0 +1,372 @@
+package runner
+
+import (
+	"encoding/json"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/docbench/docbench/internal/db"
+	"github.com/docbench/docbench/internal/doc"
+	"github.com/docbench/docbench/internal/workload"
+)
+
+// Plan is what a phase does to documents: their shape, and which parts reads,
+// updates and queries touch. It is built once, before the workers start, and
+// holds everything the per-operation path draws from (projections, field
+// sets, quoted names, queries with predicate values taken from the data), so
+// that path allocates nothing.
+type Plan struct {
+	Shape doc.Shape
+	flat  *doc.Flat // plain flat documents: YCSB's (deterministic) values
+	cfg   *workload.Config
+
+	readSets  [][]string // projections; a nil entry reads the whole document
+	updMode   db.UpdateMode
+	updSets   []fieldSet
+	queries   []db.Query // the query with each predicate value of the pool
+	queryName string
+
+	schema db.Schema
+	paths  map[string]doc.PathInfo
+	// Notes tell the reader what the plan could not give (an unindexed query).
+	Notes []string
+}
+
+// fieldSet is the fields (merge) or paths (partial) one update writes.
+type fieldSet struct {
+	paths  []string
+	quoted [][]byte // `"name":` for merge documents
+}
+
+// queryPoolSize is how many documents predicate values are drawn from.
+const queryPoolSize = 256
+
+// NewPlan checks the workload's document operations against the shape and
+// prepares them. seed makes predicate values reproducible.
+func NewPlan(wl *workload.Workload, shape doc.Shape, seed uint64) (*Plan, error) {
+	cfg := wl.Config()
+	p := &Plan{Shape: shape, flat: doc.FlatOf(shape), cfg: cfg, paths: map[string]doc.PathInfo{}}
+	for _, pi := range shape.Paths() {
+		p.paths[pi.Path] = pi
+	}
+	d := cfg.Doc
+	if cfg.DataIntegrity && p.flat == nil {
+		return nil, fmt.Errorf("dataintegrity=true checks YCSB's deterministic values of flat documents; with another document shape use `docbench verify` after loading")
+	}
+	top := shape.TopLevel()
+
+	// Reads.
+	switch {
+	case d.ReadPath != "":
+		if err := p.checkPath("readpath", d.ReadPath); err != nil {
+			return nil, err
+		}
+		p.readSets = [][]string{{d.ReadPath}}
+	case d.ReadFields > 0 || d.ReadFieldsPct > 0:
+		n := d.ReadFields
+		if d.ReadFieldsPct > 0 {
+			n = int(math.Ceil(d.ReadFieldsPct / 100 * float64(len(top))))
+		}
+		p.readSets = windows(top, min(max(n, 1), len(top)))
+	case cfg.ReadAllFields && cfg.ReadAllFieldsByName:
+		p.readSets = [][]string{top}
+	case cfg.ReadAllFields:
+		p.readSets = [][]string{nil}
+	default:
+		p.readSets = windows(top, 1)
+	}
+
+	// Updates.
+	switch d.UpdateMode {
+	case workload.UpdatePartial:
+		p.updMode = db.Partial
+	case workload.UpdateReplace:
+		p.updMode = db.Replace
+	default:
+		p.updMode = db.Merge
+	}
+	var sets [][]string
+	switch {
+	case d.UpdatePath != "":
+		if err := p.checkPath("updatepath", d.UpdatePath); err != nil {
+			return nil, err
+		}
+		if pi := p.paths[d.UpdatePath]; pi.InArray {
+			return nil, fmt.Errorf("updatepath=%s: the path runs inside array elements; update the array (%s) or a path outside arrays", d.UpdatePath, arrayRoot(p.paths, d.UpdatePath))
+		}
+		sets = [][]string{{d.UpdatePath}}
+	case d.UpdateFields > 0:
+		sets = windows(top, min(d.UpdateFields, len(top)))
+	case cfg.WriteAllFields:
+		sets = [][]string{top}
+	default:
+		sets = windows(top, 1)
+	}
+	for _, s := range sets {
+		fs := fieldSet{paths: s}
+		for _, f := range s {
+			fs.quoted = append(fs.quoted, append(strconv.AppendQuote(nil, f), ':'))
+		}
+		p.updSets = append(p.updSets, fs)
+	}
+
+	// Schema: top-level fields, their types, secondary indexes.
+	p.schema = db.Schema{Table: cfg.Table, Fields: top, Columns: columns(shape)}
+	for _, path := range d.SecondaryIndex {
+		if err := p.checkPath("secondaryindex", path); err != nil {
+			return nil, err
+		}
+		pi := p.paths[path]
+		ix := db.Index{Path: path, Array: pi.Array || pi.InArray}
+		if pi.InArray {
+			ix.ArrayRoot = arrayRoot(p.paths, path)
+		}
+		p.schema.Indexes = append(p.schema.Indexes, ix)
+	}
+
+	// Queries.
+	if d.QueryProp > 0 {
+		if err := p.planQueries(wl, seed); err != nil {
+			return nil, err
+		}
+	}
+	return p, nil
+}
+
+// windows returns, for each top-level field, the n consecutive fields
+// starting there (wrapping around): the projections or update sets an
+// operation picks one of uniformly.
+func windows(top []string, n int) [][]string {
+	out := make([][]string, len(top))
+	for i := range top {
+		w := make([]string, n)
+		for j := range n {
+			w[j] = top[(i+j)%len(top)]
+		}
+		out[i] = w
+	}
+	return out
+}
+
+func (p *Plan) checkPath(prop, path string) error {
+	if _, ok := p.paths[path]; ok {
+		return nil
+	}
+	var some []string
+	for _, pi := range p.Shape.Paths() {
+		if len(some) == 12 {
+			some = append(some, "…")
+			break
+		}
+		some = append(some, pi.Path)
+	}
+	return fmt.Errorf("%s=%s: the documents have no such path (they have %s; `docbench doc` shows one)", prop, path, strings.Join(some, ", "))
+}
+
+// arrayRoot returns the longest prefix of path that is an array.
+func arrayRoot(paths map[string]doc.PathInfo, path string) string {
+	segs := strings.Split(path, ".")
+	for i := len(segs) - 1; i > 0; i-- {
+		prefix := strings.Join(segs[:i], ".")
+		if pi, ok := paths[prefix]; ok && pi.Array {
+			return prefix
+		}
+	}
+	return ""
+}
+
+// columns describes the top-level fields for column-per-field layouts.
+func columns(shape doc.Shape) []db.Column {
+	var cols []db.Column
+	index := map[string]int{}
+	for _, pi := range shape.Paths() {
+		if pi.Depth == 1 {
+			index[pi.Path] = len(cols)
+			cols = append(cols, db.Column{Name: pi.Path, Type: pi.Type, Items: pi.Items})
+			continue
+		}
+		root, member, _ := strings.Cut(pi.Path, ".")
+		if i, ok := index[root]; ok && pi.Depth == 2 && pi.InArray && cols[i].Items == doc.TypeObject && !strings.Contains(member, ".") {
+			cols[i].Members = append(cols[i].Members, db.Column{Name: member, Type: pi.Type, Items: pi.Items})
+		}
+	}
+	return cols
+}
+
+// Schema is the table the plan's documents need.
+func (p *Plan) Schema() db.Schema { return p.schema }
+
+// opName is the report name of an operation.
+func (p *Plan) opName(op workload.Op) string {
+	if op == workload.OpQuery && p.queryName != "" {
+		return p.queryName
+	}
+	return op.String()
+}
+
+// planQueries prepares the secondary queries: one db.Query per predicate
+// value found in a sample of the loaded documents, so that queries match.
+func (p *Plan) planQueries(wl *workload.Workload, seed uint64) error {
+	d := p.cfg.Doc
+	kind, _ := db.ParseQueryKind(d.QueryKind)
+	p.queryName = "QUERY-" + strings.ToUpper(d.QueryKind)
+	if err := p.checkPath("query.path", d.QueryPath); err != nil {
+		return err
+	}
+	pi := p.paths[d.QueryPath]
+	switch kind {
+	case db.QueryField, db.QueryRange:
+		if !pi.Leaf || pi.InArray {
+			return fmt.Errorf("query.path=%s: querykind=%s needs a scalar outside arrays (it is %s); for array elements use querykind=contains or array", d.QueryPath, d.QueryKind, describe(pi))
+		}
+	case db.QueryArray:
+		if !pi.Array || pi.Items == doc.TypeObject || pi.Items == doc.TypeArray {
+			return fmt.Errorf("query.path=%s: querykind=array needs an array of scalars (it is %s); for arrays of objects use querykind=contains with a path inside them", d.QueryPath, describe(pi))
+		}
+	case db.QueryContains:
+		if !pi.Leaf {
+			return fmt.Errorf("query.path=%s: querykind=contains takes the scalar path to match (e.g. tags.term); it is %s", d.QueryPath, describe(pi))
+		}
+	case db.QueryAggregate:
+		if !pi.Leaf || pi.InArray {
+			return fmt.Errorf("query.path=%s: querykind=aggregate groups by a scalar outside arrays (it is %s)", d.QueryPath, describe(pi))
+		}
+		if d.QueryFunc != "count" {
+			if err := p.checkPath("query.aggpath", d.QueryAggPath); err != nil {
+				return err
+			}
+			if a := p.paths[d.QueryAggPath]; a.Type != doc.TypeInteger && a.Type != doc.TypeNumber || a.InArray {
+				return fmt.Errorf("query.aggpath=%s: query.func=%s needs a number outside arrays (it is %s)", d.QueryAggPath, d.QueryFunc, describe(a))
+			}
+		}
+		p.queries = []db.Query{{Kind: kind, Path: d.QueryPath, AggPath: d.QueryAggPath, Func: d.QueryFunc}}
+		p.Notes = append(p.Notes, fmt.Sprintf("%s groups every document by %s: it reads the whole table", p.queryName, d.QueryPath))
+		return nil
+	}
+	values, err := p.sampleValues(wl, seed, d.QueryPath, kind == db.QueryArray)
+	if err != nil {
+		return err
+	}
+	root := arrayRoot(p.paths, d.QueryPath)
+	for _, v := range values {
+		q := db.Query{Kind: kind, Path: d.QueryPath, Value: v, Limit: d.QueryLimit, Offset: d.QueryOffset}
+		if kind == db.QueryContains {
+			q.Path, q.Value = containsFragment(d.QueryPath, root, v)
+		}
+		p.queries = append(p.queries, q)
+	}
+	if !p.indexed(kind, d.QueryPath, root) {
+		p.Notes = append(p.Notes, fmt.Sprintf("%s on %s: no secondary index covers it (secondaryindex=%s would add one); it runs without", p.queryName, d.QueryPath, d.QueryPath))
+	}
+	return nil
+}
+
+func describe(pi doc.PathInfo) string {
+	s := pi.Type
+	if pi.Array && pi.Items != "" {
+		s = "an array of " + pi.Items
+	}
+	if pi.InArray {
+		s += " inside array elements"
+	}
+	return s
+}
+
+// indexed reports whether a secondary index serves a query on path.
+func (p *Plan) indexed(kind db.QueryKind, path, root string) bool {
+	for _, ix := range p.schema.Indexes {
+		if ix.Path == path || (kind == db.QueryContains && root != "" && ix.ArrayRoot == root) {
+			return true
+		}
+	}
+	return false
+}
+
+// containsFragment turns a value found at path into the containment query
+// that finds it: inside an array, Path is the array and Value [{"m": v}];
+// elsewhere, Path is the whole document and Value {"a":{"b": v}}.
+func containsFragment(path, root string, v []byte) (string, []byte) {
+	rest := path
+	if root != "" {
+		rest = strings.TrimPrefix(path, root+".")
+	}
+	segs := strings.Split(rest, ".")
+	var b []byte
+	if root != "" {
+		b = append(b, '[')
+	}
+	for _, s := range segs {
+		b = append(strconv.AppendQuote(append(b, '{'), s), ':')
+	}
+	b = append(b, v...)
+	for range segs {
+		b = append(b, '}')
+	}
+	if root != "" {
+		b = append(b, ']')
+	}
+	return root, b
+}
+
+// sampleValues generates documents spread over the loaded keys and collects
+// the distinct JSON values found at path (elements, for an array).
+func (p *Plan) sampleValues(wl *workload.Workload, seed uint64, path string, elements bool) ([][]byte, error) {
+	start, n := wl.LoadRange()
+	if n <= 0 {
+		n = max(p.cfg.RecordCount, 1)
+		start = 0
+	}
+	r := rand.New(rand.NewPCG(seed, 0x7175657279)) // "query"
+	th := wl.NewThread(0)
+	dr := doc.NewRand()
+	seen := map[string]bool{}
+	var out [][]byte
+	var buf, key []byte
+	for i := 0; i < queryPoolSize*4 && len(out) < queryPoolSize; i++ {
+		keynum := start + r.Int64N(n)
+		key = th.AppendKey(key[:0], keynum)
+		buf = p.Shape.AppendDoc(buf[:0], key, keynum, dr)
+		var v any
+		if err := json.Unmarshal(buf, &v); err != nil {
+			return nil, fmt.Errorf("document of key %s: %w", key, err)
+		}
+		for _, x := range valuesAt(v, strings.Split(path, "."), elements) {
+			b, _ := json.Marshal(x)
+			if x == nil || seen[string(b)] {
+				continue
+			}
+			seen[string(b)] = true
+			out = append(out, b)
+		}
+	}
+	if len(out) == 0 {
+		return nil, fmt.Errorf("query.path=%s: no value found there in %d sample documents", path, queryPoolSize*4)
+	}
+	sort.Slice(out, func(i, j int) bool { return string(out[i]) < string(out[j]) })
+	return out, nil
+}
+
+// valuesAt walks a decoded document along segs, descending into every
+// element of the arrays met; with elements, an array found at the end
+// yields its elements.
+func valuesAt(v any, segs []string, elements bool) []any {
+	if arr, ok := v.([]any); ok && (len(segs) > 0 || elements) {
+		var out []any
+		for _, e := range arr {
+			out = append(out, valuesAt(e, segs, false)...)
+		}
+		return out
+	}
+	if len(segs) == 0 {
+		return []any{v}
+	}
+	m, ok := v.(map[string]any)
+	if !ok {
+		return nil
+	}
+	return valuesAt(m[segs[0]], segs[1:], elements)
+}

@@ -1,0 +1,211 @@
+package server
+
+import (
+	"bufio"
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"net/url"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/go-sql-driver/mysql"
+)
+
+// connectMariaDB opens the URL StartMariaDB returns (mysql://root@host:port/db).
+func connectMariaDB(t *testing.T, rawURL string) *sql.DB {
+	t.Helper()
+	u, err := url.Parse(rawURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := mysql.NewConfig()
+	cfg.User, cfg.Net, cfg.Addr, cfg.DBName = u.User.Username(), "tcp", u.Host, strings.TrimPrefix(u.Path, "/")
+	conn, err := mysql.NewConnector(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	db := sql.OpenDB(conn)
+	t.Cleanup(func() { db.Close() })
+	return db
+}
+
+func TestMariaDB(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	began := time.Now()
+	m, err := StartMariaDB(ctx, MariaDBOptions{
+		Settings: map[string]string{"innodb_flush_log_at_trx_commit": "2", "max_connections": "77"},
+		Log:      logWriter{t},
+	})
+	if err != nil {
+		unavailable(t, err)
+	}
+	t.Logf("started MariaDB %s in %s at %s", m.Version, time.Since(began).Round(time.Millisecond), m.URL)
+	defer m.Stop()
+	if want := fmt.Sprintf("mysql://root@127.0.0.1:%d/%s", m.Port, MariaDBDatabase); m.URL != want {
+		t.Errorf("URL = %q, want %q", m.URL, want)
+	}
+
+	db := connectMariaDB(t, m.URL)
+	var version, database string
+	var flush, maxConn int
+	if err := db.QueryRowContext(ctx, "SELECT VERSION(), DATABASE(), @@innodb_flush_log_at_trx_commit, @@max_connections").
+		Scan(&version, &database, &flush, &maxConn); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(version, "MariaDB") || version != m.Version {
+		t.Errorf("VERSION() = %q, want the MariaDB version %q", version, m.Version)
+	}
+	if database != MariaDBDatabase || flush != 2 || maxConn != 77 {
+		t.Errorf("database %q, innodb_flush_log_at_trx_commit %d, max_connections %d; want %s, 2, 77", database, flush, maxConn, MariaDBDatabase)
+	}
+	var bind string
+	db.QueryRowContext(ctx, "SELECT @@bind_address").Scan(&bind)
+	if bind != "127.0.0.1" {
+		t.Errorf("bind_address = %q, want 127.0.0.1", bind)
+	}
+	db.Close()
+
+	pid := m.cmd.Process.Pid
+	if err := m.Stop(); err != nil {
+		t.Fatalf("Stop: %v", err)
+	}
+	if err := m.Stop(); err != nil {
+		t.Fatalf("second Stop: %v", err)
+	}
+	if err := syscall.Kill(-pid, 0); !errors.Is(err, syscall.ESRCH) {
+		t.Errorf("process group %d still has processes (kill: %v)", pid, err)
+	}
+	if _, err := os.Stat(m.runDir); !os.IsNotExist(err) {
+		t.Errorf("runtime dir %s still there (stat: %v)", m.runDir, err)
+	}
+}
+
+func TestMariaDBBadSettingShowsLog(t *testing.T) {
+	if _, _, err := mariaBinaries(); err != nil {
+		unavailable(t, err)
+	}
+	_, err := StartMariaDB(context.Background(), MariaDBOptions{Settings: map[string]string{"no_such_variable": "1"}})
+	if err == nil {
+		t.Fatal("start with an unknown variable succeeded")
+	}
+	t.Log(err)
+	if !strings.Contains(err.Error(), "server log:") || !strings.Contains(err.Error(), "no_such_variable") {
+		t.Errorf("error does not carry the log tail naming the variable: %v", err)
+	}
+	dirs, _ := filepath.Glob(filepath.Join(os.TempDir(), mariaRunDirPattern))
+	for _, d := range dirs {
+		if readPID(filepath.Join(d, ownerFile)) == os.Getpid() {
+			t.Errorf("failed start left %s", d)
+		}
+	}
+}
+
+// TestMariaDBStaleCleanup makes a running server look abandoned (its owner
+// is a dead process) and checks that the cleanup stops it and removes it.
+func TestMariaDBStaleCleanup(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	m, err := StartMariaDB(ctx, MariaDBOptions{})
+	if err != nil {
+		unavailable(t, err)
+	}
+	defer m.Stop()
+	dead := exec.Command("true")
+	if err := dead.Run(); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(m.runDir, ownerFile), []byte(strconv.Itoa(dead.Process.Pid)+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	young, err := os.MkdirTemp("", mariaRunDirPattern)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer os.RemoveAll(young)
+
+	CleanStaleMariaDB()
+
+	select {
+	case <-m.done:
+	case <-time.After(10 * time.Second):
+		t.Fatal("stale mariadbd still running")
+	}
+	if _, err := os.Stat(m.runDir); !os.IsNotExist(err) {
+		t.Errorf("stale runtime dir %s still there (stat: %v)", m.runDir, err)
+	}
+	if _, err := os.Stat(young); err != nil {
+		t.Errorf("young runtime dir removed: %v", err)
+	}
+	if err := m.Stop(); err != nil {
+		t.Errorf("Stop after cleanup: %v", err)
+	}
+}
+
+// TestMariaDBOwnerKilled starts a server from a child process, SIGKILLs the
+// child and checks that the server dies with it and that the next cleanup
+// removes what it left.
+func TestMariaDBOwnerKilled(t *testing.T) {
+	if os.Getenv("DOCBENCH_TEST_CHILD") != "" {
+		m, err := StartMariaDB(context.Background(), MariaDBOptions{})
+		if err != nil {
+			fmt.Println("error", err)
+			return
+		}
+		fmt.Println(m.cmd.Process.Pid, m.runDir)
+		time.Sleep(time.Minute)
+		return
+	}
+	if _, _, err := mariaBinaries(); err != nil {
+		unavailable(t, err)
+	}
+	child := exec.Command(os.Args[0], "-test.run=^TestMariaDBOwnerKilled$")
+	child.Env = append(os.Environ(), "DOCBENCH_TEST_CHILD=1")
+	out, err := child.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := child.Start(); err != nil {
+		t.Fatal(err)
+	}
+	line, _ := bufio.NewReader(out).ReadString('\n')
+	var pid int
+	var runDir string
+	if _, err := fmt.Sscan(line, &pid, &runDir); err != nil {
+		child.Process.Kill()
+		t.Fatalf("child said %q", line)
+	}
+	child.Process.Kill()
+	child.Wait()
+	gone := func() bool { return errors.Is(syscall.Kill(-pid, 0), syscall.ESRCH) || zombie(pid) }
+	for deadline := time.Now().Add(10 * time.Second); !gone() && time.Now().Before(deadline); {
+		time.Sleep(20 * time.Millisecond)
+	}
+	if !gone() {
+		t.Errorf("mariadbd (pid %d) survived its owner", pid)
+		syscall.Kill(pid, syscall.SIGKILL)
+	}
+	CleanStaleMariaDB()
+	if _, err := os.Stat(runDir); !os.IsNotExist(err) {
+		t.Errorf("runtime dir %s left behind (stat: %v)", runDir, err)
+	}
+}
+
+func TestMariaDBVersionParse(t *testing.T) {
+	bin, _, err := mariaBinaries()
+	if err != nil {
+		unavailable(t, err)
+	}
+	v, err := mariaVersion(context.Background(), bin)
+	if err != nil || !strings.Contains(v, "MariaDB") {
+		t.Errorf("mariaVersion = %q, %v", v, err)
+	}
+}

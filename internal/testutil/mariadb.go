@@ -1,0 +1,91 @@
+package testutil
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"net/url"
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/go-sql-driver/mysql"
+
+	"github.com/docbench/docbench/internal/server"
+)
+
+func init() {
+	kinds["mariadb:local"] = mariadbStarter
+}
+
+// mariadbSettings are applied to every test MariaDB: no flush at commit makes
+// tests faster and changes nothing a query can observe.
+var mariadbSettings = map[string]string{"innodb_flush_log_at_trx_commit": "0", "innodb_doublewrite": "0"}
+
+func mariadbStarter(ctx context.Context) (string, func() error, error) {
+	m, err := server.StartMariaDB(ctx, server.MariaDBOptions{Settings: mariadbSettings, Log: os.Stderr})
+	if err != nil {
+		return "", nil, err
+	}
+	return m.URL, m.Stop, nil
+}
+
+// MariaDB returns the URL (mysql://root@127.0.0.1:PORT/docbench) of a
+// private MariaDB server of the local install (server.StartMariaDB), shared
+// by all tests of the binary; create your own database with
+// FreshMySQLDatabase.
+func MariaDB(t testing.TB) string {
+	t.Helper()
+	return Server(t, "mariadb:local")
+}
+
+// FreshMySQLDatabase creates a uniquely named, empty database on the MySQL
+// or MariaDB server at serverURL (mysql://user:pass@host:port/db) and
+// returns its URL. The database is dropped when the test ends.
+func FreshMySQLDatabase(t testing.TB, serverURL string) string {
+	t.Helper()
+	base := nonIdent.ReplaceAllString(strings.ToLower(t.Name()), "_")
+	if len(base) > 40 {
+		base = base[:40]
+	}
+	name := fmt.Sprintf("t_%s_%d_%d", base, time.Now().UnixNano()%1e6, dbSeq.Add(1))
+	if err := mysqlExec(serverURL, "CREATE DATABASE `"+name+"`"); err != nil {
+		t.Fatalf("testutil: create database %s: %v", name, err)
+	}
+	t.Cleanup(func() {
+		if err := mysqlExec(serverURL, "DROP DATABASE IF EXISTS `"+name+"`"); err != nil {
+			t.Errorf("testutil: drop database %s: %v", name, err)
+		}
+	})
+	u, err := url.Parse(serverURL)
+	if err != nil {
+		t.Fatalf("testutil: server URL %q: %v", serverURL, err)
+	}
+	u.Path = "/" + name
+	return u.String()
+}
+
+// mysqlExec runs one statement on its own connection to serverURL.
+func mysqlExec(serverURL, stmt string) error {
+	u, err := url.Parse(serverURL)
+	if err != nil {
+		return err
+	}
+	cfg := mysql.NewConfig()
+	cfg.Net, cfg.Addr, cfg.Timeout = "tcp", u.Host, 10*time.Second
+	if u.User != nil {
+		cfg.User = u.User.Username()
+		cfg.Passwd, _ = u.User.Password()
+	}
+	conn, err := mysql.NewConnector(cfg)
+	if err != nil {
+		return err
+	}
+	db := sql.OpenDB(conn)
+	defer db.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	_, err = db.ExecContext(ctx, stmt)
+	return err
+}
