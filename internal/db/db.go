@@ -156,8 +156,12 @@ type Session interface {
 type UpdateMode uint8
 
 const (
-	// Merge sets the top-level members of Update.Doc and keeps the others
-	// (PostgreSQL data || $1, the seeds' YCSB statement; YCSB's update).
+	// Merge sets each top-level member of Update.Doc, replacing its value
+	// whole (a null stays a null member), and keeps the other members:
+	// PostgreSQL data || $1, the seeds' YCSB statement; YCSB's update.
+	// Update.Paths and Update.Values list the same members (names and JSON
+	// values) for backends whose own merge differs (RFC 7396 patches drop
+	// nulls and merge nested objects): they set each one instead.
 	Merge UpdateMode = iota
 	// Partial sets each of Update.Paths to the matching Update.Values in
 	// place (jsonb_set, JSON_SET, $set, json_set).
@@ -184,8 +188,8 @@ func (m UpdateMode) String() string {
 type Update struct {
 	Mode   UpdateMode
 	Doc    []byte   // Merge and Replace: a JSON object
-	Paths  []string // Partial: dotted paths
-	Values [][]byte // Partial: one JSON value per path
+	Paths  []string // Partial: dotted paths; Merge: Doc's top-level members
+	Values [][]byte // Partial and Merge: one JSON value per path
 }
 
 // BatchInserter is implemented by sessions that load many documents at once

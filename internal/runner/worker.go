@@ -250,15 +250,29 @@ func (w *worker) update(ctx context.Context, cfg *workload.Config, r *rand.Rand)
 	default:
 		set := &p.updSets[r.IntN(len(p.updSets))]
 		w.doc = append(w.doc[:0], '{')
+		w.upd.Values = w.upd.Values[:0]
 		for i, path := range set.paths {
 			if i > 0 {
 				w.doc = append(w.doc, ',')
 			}
 			w.doc = append(w.doc, set.quoted[i]...)
+			start := len(w.doc)
 			w.doc = w.appendValue(w.doc, path, r)
+			w.upd.Values = append(w.upd.Values, w.doc[start:len(w.doc):len(w.doc)])
 		}
 		w.doc = append(w.doc, '}')
+		// The values point into w.doc, which may have moved while growing.
+		end := len(w.doc) - 1
+		for i := len(w.upd.Values) - 1; i >= 0; i-- {
+			n := len(w.upd.Values[i])
+			w.upd.Values[i] = w.doc[end-n : end : end]
+			end -= n + len(set.quoted[i])
+			if i > 0 {
+				end-- // the comma
+			}
+		}
 		w.upd.Doc = w.doc
+		w.upd.Paths = set.paths
 	}
 	return w.sess.Update(ctx, w.key, &w.upd)
 }

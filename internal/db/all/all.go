@@ -2,6 +2,7 @@
 package all
 
 import (
+	_ "github.com/docbench/docbench/internal/db/mongodb"  // mongodb://
 	_ "github.com/docbench/docbench/internal/db/mysql"    // mysql://, mariadb://, mariadb:local
 	_ "github.com/docbench/docbench/internal/db/null"     // null:
 	_ "github.com/docbench/docbench/internal/db/postgres" // postgres://, postgres:embedded

@@ -462,7 +462,7 @@ func (s *store) Info(ctx context.Context) (db.Info, error) {
 	default:
 		info.Layout["key"] = "ycsb_key STORED generated from data's YCSB_KEY, PRIMARY KEY (clustered)"
 	}
-	info.Layout["merge"] = "JSON_MERGE_PATCH (RFC 7396: nested objects merge, null removes a member)"
+	info.Layout["merge"] = "JSON_SET of each top-level member (values replaced whole, nulls kept, as PostgreSQL's ||)"
 	if s.d.mariadb {
 		info.Layout["partial"] = "JSON_SET (MariaDB rewrites the whole value)"
 	} else {

@@ -297,7 +297,23 @@ func (s *session) Update(ctx context.Context, key []byte, u *db.Update) error {
 	var err error
 	switch u.Mode {
 	case db.Merge:
-		res, err = s.merge.ExecContext(ctx, u.Doc, key)
+		if len(u.Paths) == 0 || len(u.Paths) != len(u.Values) {
+			// No member list: the server's own merge (RFC 7396).
+			res, err = s.merge.ExecContext(ctx, u.Doc, key)
+			break
+		}
+		// Set each top-level member whole, as PostgreSQL's || does
+		// (JSON_MERGE_PATCH would drop nulls and merge nested objects).
+		var st *sql.Stmt
+		if st, err = s.partialStmt(ctx, len(u.Paths)); err != nil {
+			return err
+		}
+		s.args = s.args[:0]
+		for i, p := range u.Paths {
+			s.args = append(s.args, s.jsonPath(p), u.Values[i])
+		}
+		s.args = append(s.args, key)
+		res, err = st.ExecContext(ctx, s.args...)
 	case db.Replace:
 		if s.layout == layoutGenerated {
 			s.doc = s.doc[:0]

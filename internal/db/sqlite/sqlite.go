@@ -178,7 +178,6 @@ func (s *store) NewSession(ctx context.Context) (db.Session, error) {
 	}
 	ss.insert = prep("INSERT INTO " + t + " (ycsb_key, data) VALUES (?, " + ss.fn + "(?))")
 	ss.read = prep("SELECT json(data) FROM " + t + " WHERE ycsb_key = ?")
-	ss.patch = prep("UPDATE " + t + " SET data = " + ss.fn + "_patch(data, ?) WHERE ycsb_key = ?")
 	ss.replace = prep("UPDATE " + t + " SET data = " + ss.fn + "(?) WHERE ycsb_key = ?")
 	ss.scan = prep("SELECT json(data) FROM " + t + " WHERE ycsb_key >= ? ORDER BY ycsb_key LIMIT ?")
 	ss.del = prep("DELETE FROM " + t + " WHERE ycsb_key = ?")
@@ -190,16 +189,16 @@ func (s *store) NewSession(ctx context.Context) (db.Session, error) {
 }
 
 type session struct {
-	conn                                    *sql.Conn
-	table                                   string
-	insert, read, patch, replace, scan, del *sql.Stmt
-	proj                                    map[string]*sql.Stmt // projection statements by field list
-	out                                     sql.RawBytes
-	partial                                 []*sql.Stmt       // partial updates by path count
-	paths                                   map[string]string // dotted path → JSON path
-	args                                    []any
-	fn                                      string               // jsonb or json: the functions writing the column
-	queries                                 map[string]*sql.Stmt // secondary queries by SQL text
+	conn                             *sql.Conn
+	table                            string
+	insert, read, replace, scan, del *sql.Stmt
+	proj                             map[string]*sql.Stmt // projection statements by field list
+	out                              sql.RawBytes
+	partial                          []*sql.Stmt       // partial updates by path count
+	paths                            map[string]string // dotted path → JSON path
+	args                             []any
+	fn                               string               // jsonb or json: the functions writing the column
+	queries                          map[string]*sql.Stmt // secondary queries by SQL text
 }
 
 var (
@@ -317,11 +316,9 @@ func (s *session) Update(ctx context.Context, key []byte, u *db.Update) error {
 	var res sql.Result
 	var err error
 	switch u.Mode {
-	case db.Merge:
-		res, err = s.patch.ExecContext(ctx, text(u.Doc), text(key))
-	case db.Replace:
-		res, err = s.replace.ExecContext(ctx, text(u.Doc), text(key))
-	case db.Partial:
+	case db.Merge, db.Partial:
+		// Merge sets each top-level member (jsonb_patch, RFC 7396, would drop
+		// null members and merge nested objects).
 		var st *sql.Stmt
 		if st, err = s.partialStmt(ctx, len(u.Paths)); err != nil {
 			return err
@@ -337,6 +334,8 @@ func (s *session) Update(ctx context.Context, key []byte, u *db.Update) error {
 		}
 		s.args = append(s.args, text(key))
 		res, err = st.ExecContext(ctx, s.args...)
+	case db.Replace:
+		res, err = s.replace.ExecContext(ctx, text(u.Doc), text(key))
 	default:
 		return fmt.Errorf("sqlite: update mode %v", u.Mode)
 	}
@@ -403,7 +402,7 @@ func (s *session) Delete(ctx context.Context, key []byte) error {
 
 func (s *session) Close() error {
 	var errs []error
-	for _, st := range []*sql.Stmt{s.insert, s.read, s.patch, s.replace, s.scan, s.del} {
+	for _, st := range []*sql.Stmt{s.insert, s.read, s.replace, s.scan, s.del} {
 		errs = append(errs, st.Close())
 	}
 	for _, st := range s.proj {

@@ -1,0 +1,239 @@
+package cli
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"sync"
+	"sync/atomic"
+
+	"github.com/spf13/cobra"
+
+	"github.com/docbench/docbench/internal/db"
+	"github.com/docbench/docbench/internal/doc"
+	"github.com/docbench/docbench/internal/runner"
+	"github.com/docbench/docbench/internal/workload"
+)
+
+// propsFromFlags reads -P files and -p overrides.
+func propsFromFlags(files, overrides []string) (*workload.Properties, error) {
+	props := workload.NewProperties()
+	for _, w := range files {
+		if err := props.LoadFile(w); err != nil {
+			return nil, &ExitError{Code: 2, Err: err}
+		}
+	}
+	for _, kv := range overrides {
+		if err := props.ParseOverride(kv); err != nil {
+			return nil, &ExitError{Code: 2, Err: fmt.Errorf("-p %s: %w", kv, err)}
+		}
+	}
+	return props, nil
+}
+
+func (a *app) docCommand() *cobra.Command {
+	var files, overrides []string
+	var keynum int64
+	var seed uint64
+	var compact, paths bool
+	cmd := &cobra.Command{
+		Use:   "doc [-P WORKLOAD] [-p key=value]... --key N",
+		Short: "Print the document stored under key number N (or the paths the documents have)",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			props, err := propsFromFlags(files, overrides)
+			if err != nil {
+				return err
+			}
+			cfg, err := config(props)
+			if err != nil {
+				return err
+			}
+			wl, plan, err := buildPlan(cfg, seed)
+			if err != nil {
+				return err
+			}
+			if paths {
+				for _, p := range plan.Shape.Paths() {
+					kind := p.Type
+					if p.Array {
+						kind = "array of " + p.Items
+					}
+					fmt.Fprintf(a.stdout, "%-40s %s\n", p.Path, kind)
+				}
+				return nil
+			}
+			key := wl.NewThread(0).AppendKey(nil, keynum)
+			d := plan.Shape.AppendDoc(nil, key, keynum, doc.NewRand())
+			if !compact {
+				var out bytes.Buffer
+				if err := json.Indent(&out, d, "", "  "); err != nil {
+					return err
+				}
+				d = out.Bytes()
+			}
+			fmt.Fprintf(a.stderr, "key %s (key number %d), %d bytes as compact JSON\n", key, keynum, len(plan.Shape.AppendDoc(nil, key, keynum, doc.NewRand())))
+			_, err = fmt.Fprintf(a.stdout, "%s\n", d)
+			return err
+		},
+	}
+	fl := cmd.Flags()
+	fl.StringArrayVarP(&files, "workload", "P", nil, "workload file or built-in name; repeatable")
+	fl.StringArrayVarP(&overrides, "property", "p", nil, "property key=value; repeatable")
+	fl.Int64Var(&keynum, "key", 0, "key number (the record's position in YCSB's key space)")
+	fl.Uint64Var(&seed, "seed", 1, "seed of the documents")
+	fl.BoolVar(&compact, "compact", false, "print compact JSON, as stored")
+	fl.BoolVar(&paths, "paths", false, "list the documents' paths and types instead")
+	return cmd
+}
+
+func (a *app) verifyCommand() *cobra.Command {
+	var target string
+	var files, overrides []string
+	var threads int
+	var seed uint64
+	cmd := &cobra.Command{
+		Use:   "verify -t TARGET -P WORKLOAD [-p key=value]...",
+		Short: "Re-read every loaded record and compare it with the regenerated document",
+		Long: `verify reads every record of the load range (insertstart, insertcount) and compares it
+with the document docbench generates for its key. A record is "intact" when equal, "updated"
+when it has the same fields with values of the same types (what updates produce), "missing"
+or "corrupt" otherwise. Missing or corrupt records make the exit status non-zero.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			props, err := propsFromFlags(files, overrides)
+			if err != nil {
+				return err
+			}
+			cfg, err := config(props)
+			if err != nil {
+				return err
+			}
+			store, err := a.open(cmd.Context(), target, cfg)
+			if err != nil {
+				return err
+			}
+			defer store.Close()
+			wl, plan, err := buildPlan(cfg, seed)
+			if err != nil {
+				return err
+			}
+			return a.verify(cmd.Context(), store, wl, plan, max(threads, 1))
+		},
+	}
+	fl := cmd.Flags()
+	fl.StringVarP(&target, "target", "t", "", "database target")
+	fl.StringArrayVarP(&files, "workload", "P", nil, "workload file or built-in name; repeatable")
+	fl.StringArrayVarP(&overrides, "property", "p", nil, "property key=value; repeatable")
+	fl.IntVar(&threads, "threads", 2, "reading threads")
+	fl.Uint64Var(&seed, "seed", 1, "seed the documents were loaded with")
+	_ = cmd.MarkFlagRequired("target")
+	return cmd
+}
+
+// verdict classifies a stored document against the generated one.
+type verdict int
+
+const (
+	intact verdict = iota
+	updated
+	corrupt
+)
+
+func compareDocs(stored, want []byte) verdict {
+	if bytes.Equal(stored, want) {
+		return intact
+	}
+	var s, w map[string]any
+	if json.Unmarshal(stored, &s) != nil || json.Unmarshal(want, &w) != nil {
+		return corrupt
+	}
+	same := true
+	for k, wv := range w {
+		sv, ok := s[k]
+		if !ok || fmt.Sprintf("%T", sv) != fmt.Sprintf("%T", wv) && wv != nil && sv != nil {
+			return corrupt
+		}
+		same = same && jsonEqual(sv, wv)
+	}
+	if len(s) != len(w) {
+		return corrupt
+	}
+	if same {
+		return intact
+	}
+	return updated
+}
+
+func jsonEqual(a, b any) bool {
+	x, _ := json.Marshal(a)
+	y, _ := json.Marshal(b)
+	return bytes.Equal(x, y)
+}
+
+func (a *app) verify(ctx context.Context, store db.Store, wl *workload.Workload, plan *runner.Plan, threads int) error {
+	start, n := wl.LoadRange()
+	var next atomic.Int64
+	next.Store(start)
+	var counts [3]atomic.Int64
+	var missing atomic.Int64
+	var mu sync.Mutex
+	var firstBad []string
+	var wg sync.WaitGroup
+	errs := make([]error, threads)
+	for i := range threads {
+		sess, err := store.NewSession(ctx)
+		if err != nil {
+			return err
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			defer sess.Close()
+			th := wl.NewThread(i)
+			dr := doc.NewRand()
+			var key, want, got []byte
+			for ctx.Err() == nil {
+				k := next.Add(1) - 1
+				if k >= start+n {
+					return
+				}
+				key = th.AppendKey(key[:0], k)
+				want = plan.Shape.AppendDoc(want[:0], key, k, dr)
+				got, err = sess.Read(ctx, key, nil, got[:0])
+				if errors.Is(err, db.ErrNotFound) {
+					missing.Add(1)
+					continue
+				}
+				if err != nil {
+					errs[i] = fmt.Errorf("reading %s: %w", key, err)
+					return
+				}
+				v := compareDocs(got, want)
+				counts[v].Add(1)
+				if v == corrupt {
+					mu.Lock()
+					if len(firstBad) < 3 {
+						firstBad = append(firstBad, string(key))
+					}
+					mu.Unlock()
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	if err := errors.Join(errs...); err != nil {
+		return err
+	}
+	if ctx.Err() != nil {
+		return runner.ErrInterrupted
+	}
+	fmt.Fprintf(a.stdout, "verified %d records: %d intact, %d updated, %d missing, %d corrupt\n",
+		n, counts[intact].Load(), counts[updated].Load(), missing.Load(), counts[corrupt].Load())
+	if missing.Load() > 0 || counts[corrupt].Load() > 0 {
+		return &ExitError{Code: 1, Err: fmt.Errorf("verify: %d missing and %d corrupt records (first corrupt: %v)", missing.Load(), counts[corrupt].Load(), firstBad)}
+	}
+	return nil
+}

@@ -1,0 +1,120 @@
+package runner
+
+import (
+	"context"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/docbench/docbench/internal/db"
+	"github.com/docbench/docbench/internal/testutil"
+)
+
+func TestMain(m *testing.M) { testutil.Main(m) }
+
+// Queries take their predicate values from the generated data, so every
+// query the plan prepares finds documents on every backend.
+func TestPlannedQueriesFindPlantedDocuments(t *testing.T) {
+	targets := map[string]string{
+		"sqlite":   "sqlite:" + filepath.Join(t.TempDir(), "q.db"),
+		"postgres": testutil.FreshDatabase(t, testutil.Postgres(t, "embedded")),
+	}
+	cases := []map[string]string{
+		{"document.shape": "reviews", "querykind": "field", "query.path": "product_group", "secondaryindex": "product_group"},
+		{"document.shape": "customer", "querykind": "contains", "query.path": "visited_places.country"},
+		{"document.shape": "customer", "querykind": "field", "query.path": "address.prev_address.city"},
+		{"document.shape": "bookmarks", "querykind": "contains", "query.path": "tags.term", "secondaryindex": "tags.term"},
+		{"document.shape": "customer", "querykind": "array", "query.path": "devices"},
+		{"document.shape": "reviews", "querykind": "range", "query.path": "review_date", "query.limit": "5"},
+		{"document.shape": "reviews", "querykind": "aggregate", "query.path": "product_group", "query.aggpath": "review_rating"},
+	}
+	for name, target := range targets {
+		for _, c := range cases {
+			t.Run(name+"/"+c["document.shape"]+"/"+c["querykind"]+"/"+c["query.path"], func(t *testing.T) {
+				props := map[string]string{"recordcount": "300", "queryproportion": "0.5", "readproportion": "0.5", "updateproportion": "0", "batchsize": "100"}
+				for k, v := range c {
+					props[k] = v
+				}
+				store, wl, plan := setup(t, target, props)
+				if _, err := Execute(context.Background(), store, wl, plan, Options{Phase: Load, Threads: 1}); err != nil {
+					t.Fatal(err)
+				}
+				s, err := store.NewSession(context.Background())
+				if err != nil {
+					t.Fatal(err)
+				}
+				defer s.Close()
+				if len(plan.queries) == 0 {
+					t.Fatal("no queries planned")
+				}
+				for i := range min(len(plan.queries), 20) {
+					q := &plan.queries[i]
+					n, err := s.(db.Querier).Query(context.Background(), q)
+					if err != nil {
+						t.Fatalf("%+v: %v", q, err)
+					}
+					if n == 0 {
+						t.Errorf("query %s %s %s found nothing", q.Kind, q.Path, q.Value)
+					}
+				}
+				indexed := c["secondaryindex"] != ""
+				noted := strings.Contains(strings.Join(plan.Notes, "\n"), "no secondary index")
+				if c["querykind"] != "aggregate" && indexed == noted {
+					t.Errorf("notes %q: an unindexed query must be noted, an indexed one not", plan.Notes)
+				}
+			})
+		}
+	}
+}
+
+// A partial update changes only the chosen path; a merge only the chosen
+// top-level fields.
+func TestUpdatesTouchOnlyWhatThePlanSays(t *testing.T) {
+	ctx := context.Background()
+	for mode, props := range map[string]map[string]string{
+		"partial": {"updatepath": "address.zip"},
+		"merge":   {"updatefields": "2"},
+	} {
+		t.Run(mode, func(t *testing.T) {
+			p := map[string]string{"document.shape": "customer", "recordcount": "50", "readproportion": "0", "updateproportion": "1",
+				"operationcount": "200", "requestdistribution": "uniform"}
+			for k, v := range props {
+				p[k] = v
+			}
+			store, wl, plan := setup(t, "sqlite:"+filepath.Join(t.TempDir(), "u.db"), p)
+			if _, err := Execute(ctx, store, wl, plan, Options{Phase: Load, Threads: 1}); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := Execute(ctx, store, wl, plan, Options{Phase: Run, Threads: 1}); err != nil {
+				t.Fatal(err)
+			}
+			s, _ := store.NewSession(ctx)
+			defer s.Close()
+			th := wl.NewThread(0)
+			changedKeys := 0
+			for k := range int64(50) {
+				key := th.AppendKey(nil, k)
+				got, err := s.Read(ctx, key, nil, nil)
+				if err != nil {
+					t.Fatal(err)
+				}
+				want := plan.Shape.AppendDoc(nil, key, k, docRand())
+				diff := diffPaths(t, got, want)
+				if len(diff) > 0 {
+					changedKeys++
+				}
+				for _, d := range diff {
+					if mode == "partial" && d != "address.zip" {
+						t.Fatalf("key %s: %s changed", key, d)
+					}
+				}
+				if mode == "merge" && !sameTopLevel(t, got, want) {
+					t.Fatalf("key %s: merge added or removed top-level fields:\n%s\n%s", key, got, want)
+				}
+			}
+			if changedKeys < 40 {
+				t.Fatalf("only %d of 50 documents changed after 200 updates", changedKeys)
+			}
+		})
+	}
+}

@@ -1,0 +1,354 @@
+package server
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	mongopeer "github.com/docbench/docbench/tools/mongo-peer"
+)
+
+// The MongoDB wire-protocol peer is mongo-java-server 1.47.0 with an
+// in-memory backend, started from the tiny launcher in tools/mongo-peer,
+// whose sources are compiled into docbench. No mongod can be installed on
+// the machines docbench is developed on; the peer lets the MongoDB adapter
+// be tested against a real wire-protocol server. It is a protocol peer,
+// never a performance reference.
+//
+// Each peer lives in its own runtime directory, os.TempDir()/docbench-mongo-*,
+// holding ownerFile (the PID of the docbench that started it), peerPIDFile,
+// the port file the launcher writes once it listens, and the peer's log.
+const (
+	mongoRunDirPattern = "docbench-mongo-*"
+	peerPIDFile        = "peer.pid"
+	peerPortFile       = "port"
+	// peerMarker, followed by the runtime directory, is on the peer's
+	// command line, so that stale cleanup kills only peers it started.
+	peerMarker = "-Ddocbench.rundir="
+)
+
+// MongoPeerOptions configures a MongoDB wire-protocol peer.
+type MongoPeerOptions struct {
+	// Log receives progress messages (the first build of the jar); may be nil.
+	Log io.Writer
+}
+
+// MongoPeer is a running MongoDB wire-protocol peer (mongo-java-server, in
+// memory), owned by this process: it listens on 127.0.0.1 only, has no
+// authentication, and dies with us (parent-death signal, and it exits when
+// its standard input, a pipe from us, closes). Stop it with Stop.
+type MongoPeer struct {
+	URL     string // mongodb://127.0.0.1:PORT/?directConnection=true
+	Port    int
+	Jar     string // the runnable jar (in the cache)
+	LogFile string // the peer's stdout and stderr
+
+	runDir string
+	cmd    *exec.Cmd
+	stdin  io.Closer // closing it asks the peer to exit
+	done   chan struct{}
+
+	stopOnce sync.Once
+	stopErr  error
+}
+
+// StartMongoPeer starts a private MongoDB wire-protocol peer on a free
+// loopback port. On first use it builds the peer's jar with Maven (`mvn -q
+// -B package`, needing Java 17+, Maven and Maven Central) and caches it; when
+// that or the start fails, the error starts "MongoDB peer unavailable:".
+func StartMongoPeer(ctx context.Context, o MongoPeerOptions) (*MongoPeer, error) {
+	CleanStaleMongoPeers()
+	java, err := javaBinary()
+	if err != nil {
+		return nil, fmt.Errorf("MongoDB peer unavailable: %w", err)
+	}
+	jar, err := MongoPeerJar(ctx, o.Log)
+	if err != nil {
+		return nil, fmt.Errorf("MongoDB peer unavailable: %w", err)
+	}
+	p, err := startPeer(ctx, java, jar)
+	if err != nil {
+		return nil, fmt.Errorf("MongoDB peer unavailable: %w", err)
+	}
+	return p, nil
+}
+
+func startPeer(ctx context.Context, java, jar string) (_ *MongoPeer, err error) {
+	runDir, err := os.MkdirTemp("", mongoRunDirPattern)
+	if err != nil {
+		return nil, err
+	}
+	defer func() {
+		if err != nil {
+			os.RemoveAll(runDir)
+		}
+	}()
+	if err := os.WriteFile(filepath.Join(runDir, ownerFile), []byte(strconv.Itoa(os.Getpid())+"\n"), 0o644); err != nil {
+		return nil, err
+	}
+	p := &MongoPeer{Jar: jar, LogFile: filepath.Join(runDir, "peer.log"), runDir: runDir}
+	logf, err := os.OpenFile(p.LogFile, os.O_CREATE|os.O_WRONLY|os.O_TRUNC, 0o644)
+	if err != nil {
+		return nil, err
+	}
+	defer logf.Close() // the child has its own copy
+	portFile := filepath.Join(runDir, peerPortFile)
+	// The launcher binds port 0 and reports the port it got: no race with
+	// other processes picking "free" ports.
+	cmd := exec.Command(java,
+		peerMarker+runDir,
+		"-Dorg.slf4j.simpleLogger.defaultLogLevel=warn",
+		"-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", // a test server: start fast, stay small
+		"-jar", jar,
+		"--host", "127.0.0.1", "--port", "0", "--ready", portFile, "--exit-on-stdin-eof")
+	prepare(cmd, runDir, nil)
+	cmd.Stdout, cmd.Stderr = logf, logf
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		return nil, err
+	}
+	// Own process group: a terminal ^C reaches docbench, which stops the
+	// peer in order.
+	cmd.SysProcAttr.Setpgid = true
+	setParentDeath(cmd.SysProcAttr, syscall.SIGKILL)
+	if err := cmd.Start(); err != nil {
+		stdin.Close()
+		return nil, fmt.Errorf("%s: %w", java, err)
+	}
+	done := make(chan struct{})
+	go func() { cmd.Wait(); close(done) }()
+	p.cmd, p.stdin, p.done = cmd, stdin, done
+	os.WriteFile(filepath.Join(runDir, peerPIDFile), []byte(strconv.Itoa(cmd.Process.Pid)+"\n"), 0o644)
+
+	port, err := waitPeer(ctx, portFile, done)
+	if err != nil {
+		p.stopJava()
+		log, _ := os.ReadFile(p.LogFile)
+		return nil, fmt.Errorf("%s -jar %s: %w; log:\n%s", java, jar, err, tail(log, 15))
+	}
+	p.Port = port
+	p.URL = fmt.Sprintf("mongodb://127.0.0.1:%d/?directConnection=true", port)
+	return p, nil
+}
+
+// waitPeer waits for the launcher's port file, then confirms with a TCP
+// connect.
+func waitPeer(ctx context.Context, portFile string, done <-chan struct{}) (int, error) {
+	ctx, cancel := context.WithTimeout(ctx, 60*time.Second)
+	defer cancel()
+	tick := time.NewTicker(10 * time.Millisecond)
+	defer tick.Stop()
+	for {
+		select {
+		case <-done:
+			return 0, errors.New("peer exited during startup")
+		case <-ctx.Done():
+			return 0, fmt.Errorf("not ready: %w", ctx.Err())
+		case <-tick.C:
+		}
+		port := readPID(portFile) // one decimal number on the first line
+		if port <= 0 {
+			continue
+		}
+		c, err := net.DialTimeout("tcp", net.JoinHostPort("127.0.0.1", strconv.Itoa(port)), time.Second)
+		if err == nil {
+			c.Close()
+			return port, nil
+		}
+	}
+}
+
+// Stop shuts the peer down (its data is in memory and is gone) and removes
+// its runtime directory. It is idempotent.
+func (p *MongoPeer) Stop() error {
+	p.stopOnce.Do(func() {
+		p.stopErr = p.stopJava()
+		if err := os.RemoveAll(p.runDir); err != nil && p.stopErr == nil {
+			p.stopErr = err
+		}
+	})
+	return p.stopErr
+}
+
+// stopJava closes the peer's standard input (it exits on end of file), then
+// escalates SIGTERM → SIGKILL until it has exited. (SIGQUIT would only make
+// the JVM print a thread dump.)
+func (p *MongoPeer) stopJava() error {
+	if p.cmd == nil {
+		return nil
+	}
+	p.stdin.Close()
+	for _, step := range []struct {
+		sig  syscall.Signal
+		wait time.Duration
+	}{{0, 10 * time.Second}, {syscall.SIGTERM, 5 * time.Second}, {syscall.SIGKILL, 5 * time.Second}} {
+		if step.sig != 0 {
+			p.cmd.Process.Signal(step.sig)
+		}
+		select {
+		case <-p.done:
+			return nil
+		case <-time.After(step.wait):
+		}
+	}
+	return fmt.Errorf("MongoDB peer (pid %d) did not exit after SIGKILL", p.cmd.Process.Pid)
+}
+
+// CleanStaleMongoPeers kills peers whose docbench process is gone and
+// removes their runtime directories; StartMongoPeer calls it. A peer is
+// killed only when its command line names its runtime directory.
+func CleanStaleMongoPeers() {
+	dirs, _ := filepath.Glob(filepath.Join(os.TempDir(), mongoRunDirPattern))
+	for _, dir := range dirs {
+		owner := readPID(filepath.Join(dir, ownerFile))
+		if owner == 0 {
+			if fi, err := os.Stat(dir); err != nil || time.Since(fi.ModTime()) < time.Minute {
+				continue // a docbench that is starting up
+			}
+		} else if alive(owner) {
+			continue
+		}
+		if pid := readPID(filepath.Join(dir, peerPIDFile)); alive(pid) {
+			cmdline, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/cmdline")
+			if err != nil || !strings.Contains(string(cmdline), peerMarker+dir+"\x00") {
+				continue // cannot prove it is ours: leave it
+			}
+			syscall.Kill(pid, syscall.SIGKILL)
+			for i := 0; i < 250 && alive(pid); i++ {
+				time.Sleep(20 * time.Millisecond)
+			}
+		}
+		os.RemoveAll(dir)
+	}
+}
+
+// javaBinary finds java: $JAVA_HOME/bin/java, else java on $PATH.
+func javaBinary() (string, error) {
+	if home := os.Getenv("JAVA_HOME"); home != "" {
+		if j := filepath.Join(home, "bin", "java"); isExecutableFile(j) {
+			return j, nil
+		}
+	}
+	j, err := exec.LookPath("java")
+	if err != nil {
+		return "", errors.New("no java on PATH (Java 17 or later; apt-get install openjdk-17-jre-headless)")
+	}
+	return filepath.Abs(j)
+}
+
+func isExecutableFile(path string) bool {
+	fi, err := os.Stat(path)
+	return err == nil && fi.Mode().IsRegular() && fi.Mode()&0o111 != 0
+}
+
+// sourcesKey hashes the launcher's sources: the cached jar is rebuilt when
+// they change.
+func sourcesKey() (string, error) {
+	h := sha256.New()
+	err := fs.WalkDir(mongopeer.Sources, ".", func(path string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		b, err := mongopeer.Sources.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(h, "%s\x00%d\x00", path, len(b))
+		h.Write(b)
+		return nil
+	})
+	return hex.EncodeToString(h.Sum(nil)[:6]), err
+}
+
+// MongoPeerJar returns the path of the peer's runnable jar, building it with
+// Maven into the cache (next to the PostgreSQL binaries) on first use.
+func MongoPeerJar(ctx context.Context, log io.Writer) (string, error) {
+	root, err := cacheRoot()
+	if err != nil {
+		return "", err
+	}
+	key, err := sourcesKey()
+	if err != nil {
+		return "", err
+	}
+	dir := filepath.Join(root, "mongo-peer-"+key)
+	jar := filepath.Join(dir, "mongo-peer.jar")
+	if _, err := os.Stat(jar); err == nil {
+		return jar, nil
+	}
+	unlock, err := lockCache(root)
+	if err != nil {
+		return "", fmt.Errorf("cache directory: %w", err)
+	}
+	defer unlock()
+	if _, err := os.Stat(jar); err == nil {
+		return jar, nil // built by another process while we waited
+	}
+	if err := buildPeerJar(ctx, root, dir, log); err != nil {
+		return "", err
+	}
+	return jar, nil
+}
+
+// ansiColor matches terminal colour sequences Maven prints even with -B -q.
+var ansiColor = regexp.MustCompile(`\x1b\[[0-9;]*m`)
+
+// buildPeerJar writes the embedded Maven project into a build directory
+// under root, runs `mvn -q -B package` there, and moves the jar into dir.
+// The caller holds the cache lock.
+func buildPeerJar(ctx context.Context, root, dir string, log io.Writer) error {
+	mvn, err := exec.LookPath("mvn")
+	if err != nil {
+		return errors.New("the MongoDB peer's jar is not built and there is no mvn on PATH (apt-get install maven)")
+	}
+	start := time.Now()
+	build, err := os.MkdirTemp(root, "mongo-peer-build-*")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(build)
+	if err := os.CopyFS(build, mongopeer.Sources); err != nil {
+		return fmt.Errorf("write the peer's sources: %w", err)
+	}
+	if log != nil {
+		fmt.Fprintf(log, "building the MongoDB peer (mongo-java-server) with Maven in %s…\n", build)
+	}
+	cmd := exec.CommandContext(ctx, mvn, "-q", "-B", "-Dstyle.color=never", "package")
+	cmd.Dir = build // the caller's environment: Maven settings, proxies, JAVA_HOME
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		return fmt.Errorf("build the MongoDB peer: mvn -q -B package in %s: %v:\n%s", build, err, tail(ansiColor.ReplaceAll(out, nil), 15))
+	}
+	tmp, err := os.MkdirTemp(root, "mongo-peer-jar-*")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(tmp) // no-op after a successful rename
+	if err := copyFile(filepath.Join(build, filepath.FromSlash(mongopeer.Jar)), filepath.Join(tmp, "mongo-peer.jar"), 0o644); err != nil {
+		return fmt.Errorf("build the MongoDB peer: %w", err)
+	}
+	if err := os.Chmod(tmp, 0o755); err != nil { // MkdirTemp makes 0700
+		return err
+	}
+	if err := os.Rename(tmp, dir); err != nil {
+		return err
+	}
+	if log != nil {
+		fmt.Fprintf(log, "MongoDB peer built in %s: %s\n", time.Since(start).Round(time.Millisecond), filepath.Join(dir, "mongo-peer.jar"))
+	}
+	return nil
+}

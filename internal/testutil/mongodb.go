@@ -1,0 +1,69 @@
+package testutil
+
+import (
+	"context"
+	"fmt"
+	"net/url"
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	"go.mongodb.org/mongo-driver/v2/mongo"
+	"go.mongodb.org/mongo-driver/v2/mongo/options"
+
+	"github.com/docbench/docbench/internal/server"
+)
+
+// MongoPeerKind is the kind of the MongoDB wire-protocol peer
+// (mongo-java-server, in memory; see server.StartMongoPeer). It is a
+// protocol peer, never a performance reference.
+const MongoPeerKind = "mongodb:java"
+
+func init() {
+	kinds[MongoPeerKind] = func(ctx context.Context) (string, func() error, error) {
+		p, err := server.StartMongoPeer(ctx, server.MongoPeerOptions{Log: os.Stderr})
+		if err != nil {
+			return "", nil, err
+		}
+		return p.URL, p.Stop, nil
+	}
+}
+
+// MongoDB returns the URL of the shared MongoDB wire-protocol peer
+// ("mongodb://127.0.0.1:PORT/?directConnection=true"), starting it on first
+// use. Give each test its own database with FreshMongoDatabase.
+func MongoDB(t testing.TB) string {
+	t.Helper()
+	return Server(t, MongoPeerKind)
+}
+
+// FreshMongoDatabase returns serverURL with a uniquely named database in its
+// path; the database is dropped when the test ends.
+func FreshMongoDatabase(t testing.TB, serverURL string) string {
+	t.Helper()
+	base := nonIdent.ReplaceAllString(strings.ToLower(t.Name()), "_")
+	if len(base) > 40 {
+		base = base[:40]
+	}
+	name := fmt.Sprintf("t_%s_%d_%d", base, time.Now().UnixNano()%1e6, dbSeq.Add(1))
+	u, err := url.Parse(serverURL)
+	if err != nil {
+		t.Fatalf("testutil: server URL %q: %v", serverURL, err)
+	}
+	u.Path = "/" + name
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+		defer cancel()
+		client, err := mongo.Connect(options.Client().ApplyURI(serverURL))
+		if err != nil {
+			t.Errorf("testutil: drop database %s: %v", name, err)
+			return
+		}
+		defer client.Disconnect(ctx)
+		if err := client.Database(name).Drop(ctx); err != nil {
+			t.Errorf("testutil: drop database %s: %v", name, err)
+		}
+	})
+	return u.String()
+}
