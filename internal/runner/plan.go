@@ -54,6 +54,7 @@ func NewPlan(wl *workload.Workload, shape doc.Shape, seed uint64) (*Plan, error)
 		p.paths[pi.Path] = pi
 	}
 	d := cfg.Doc
+	d.ReadPath, d.UpdatePath = p.resolve(d.ReadPath), p.resolve(d.UpdatePath)
 	if cfg.DataIntegrity && p.flat == nil {
 		return nil, fmt.Errorf("dataintegrity=true checks YCSB's deterministic values of flat documents; with another document shape use `docbench verify` after loading")
 	}
@@ -150,6 +151,23 @@ func windows(top []string, n int) [][]string {
 		out[i] = w
 	}
 	return out
+}
+
+// Deepest names the first leaf at the greatest depth outside arrays, for
+// readpath= and updatepath= in sweeps over document.depth.
+const Deepest = "@deepest"
+
+func (p *Plan) resolve(path string) string {
+	if path != Deepest {
+		return path
+	}
+	best := doc.PathInfo{}
+	for _, pi := range p.Shape.Paths() {
+		if pi.Leaf && !pi.InArray && pi.Depth > best.Depth {
+			best = pi
+		}
+	}
+	return best.Path
 }
 
 func (p *Plan) checkPath(prop, path string) error {

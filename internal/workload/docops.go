@@ -12,10 +12,10 @@ import (
 type DocOps struct {
 	ReadFields     int     // readfields=N: N top-level fields per read (0: YCSB's readallfields)
 	ReadFieldsPct  float64 // readfields=P%: that share of the top-level fields (0 when not a percentage)
-	ReadPath       string  // readpath: read only this path
+	ReadPath       string  // readpath: read only this path (@deepest: the deepest leaf)
 	UpdateMode     string  // updatemode: merge (YCSB's, default), partial, replace
 	UpdateFields   int     // updatefields=N: fields per update (0: YCSB's writeallfields)
-	UpdatePath     string  // updatepath: update only this path (implies partial unless updatemode says otherwise)
+	UpdatePath     string  // updatepath: update only this path (implies partial unless updatemode says otherwise; @deepest: the deepest leaf)
 	QueryProp      float64 // queryproportion: share of secondary queries
 	QueryKind      string  // querykind: field, contains, array, range, aggregate
 	QueryPath      string  // query.path: the path the predicate or the grouping is on

@@ -43,6 +43,10 @@ func init() {
 				Help: "layout=document key index: btree on (data->>'YCSB_KEY'), GIN jsonb_ops or jsonb_path_ops over the whole document, or none"},
 			{Name: "pg.keylookup", Values: []string{"arrow", "contains", "build_object", "jsonpath"},
 				Help: "layout=document key predicate: data->>'YCSB_KEY' = $1, data @> '{…}'::jsonb, data @> jsonb_build_object(…), data @@ '$.YCSB_KEY == …' (default: arrow for btree/none, contains for GIN)"},
+			{Name: "pg.pathop", Values: []string{"path", "arrow", "subscript", "jsonpath"}, Default: "path",
+				Help: "operator reading a nested path in projections: data #> '{a,b}', data->'a'->'b', data['a']['b'], jsonb_path_query_first(data, '$.a.b')"},
+			{Name: "pg.arrayop", Values: []string{"contains", "jsonpath_match", "jsonpath_exists", "exists"}, Default: "contains",
+				Help: "array membership (querykind=array): @> '[v]', @@ '$.p[*] == v', @? '$.p[*] ? (@ == v)', EXISTS over jsonb_array_elements"},
 			{Name: "pg.compression", Values: []string{"pglz", "lz4"}, Help: "SET COMPRESSION of the document column (default: the server's default_toast_compression)"},
 			{Name: "pg.storage", Values: []string{"extended", "external", "main"}, Help: "SET STORAGE of the document column (default extended)"},
 			{Name: "pg.schema", Default: "docbench", Help: "schema docbench creates its tables in (created if missing)"},
@@ -69,6 +73,8 @@ type variant struct {
 	keylookup   string // document layout key predicate: arrow, contains, build_object, jsonpath
 	compression string
 	storage     string
+	pathop      string // projection operator for nested paths
+	arrayop     string // array membership operator
 }
 
 func parseVariant(cfg db.Config) (variant, error) {
@@ -79,6 +85,8 @@ func parseVariant(cfg db.Config) (variant, error) {
 		keylookup:   cfg.Prop("pg.keylookup", ""),
 		compression: cfg.Prop("pg.compression", ""),
 		storage:     cfg.Prop("pg.storage", ""),
+		pathop:      cfg.Prop("pg.pathop", "path"),
+		arrayop:     cfg.Prop("pg.arrayop", "contains"),
 	}
 	if v.keylookup == "" {
 		v.keylookup = "arrow"
@@ -229,6 +237,8 @@ func (s *store) Info(ctx context.Context) (db.Info, error) {
 	if s.v.storage != "" {
 		info.Layout["storage"] = s.v.storage
 	}
+	info.Layout["pathop"] = s.v.pathop
+	info.Layout["arrayop"] = s.v.arrayop
 	if len(s.indexes) > 0 {
 		info.Layout["secondary_indexes"] = strings.Join(s.indexes, "; ")
 	}

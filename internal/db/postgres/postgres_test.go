@@ -39,6 +39,9 @@ func TestConformance(t *testing.T) {
 		"document-none":           {"layout": "document", "index": "none"},
 		"relational":              {"layout": "relational"},
 		"column-external-storage": {"layout": "column", "pg.storage": "external"},
+		"pathop-arrow":            {"pg.pathop": "arrow", "pg.arrayop": "jsonpath_match"},
+		"pathop-subscript":        {"pg.pathop": "subscript", "pg.arrayop": "jsonpath_exists"},
+		"pathop-jsonpath":         {"pg.pathop": "jsonpath", "pg.arrayop": "exists"},
 	}
 	for _, kind := range servers {
 		for name, props := range variants {

@@ -27,7 +27,19 @@ func (s *store) querySQL(q *db.Query) (string, error) {
 	case db.QueryContains:
 		return "SELECT " + sel + from + " WHERE " + s.predExpr(q.Path) + " @> $1::jsonb" + page, nil
 	case db.QueryArray:
-		return "SELECT " + sel + from + " WHERE " + s.predExpr(q.Path) + " @> jsonb_build_array($1::jsonb)" + page, nil
+		path := quoteLiteral(jsonPathOf(db.PathSegments(q.Path)) + "[*]")
+		var w string
+		switch s.v.arrayop {
+		case "jsonpath_match": // data @@ '$.p[*] == v'
+			w = s.jsonbData() + " @@ (" + path + " || ' == ' || $1::text)::jsonpath"
+		case "jsonpath_exists": // data @? '$.p[*] ? (@ == v)'
+			w = s.jsonbData() + " @? (" + path + " || ' ? (@ == ' || $1::text || ')')::jsonpath"
+		case "exists": // SQL over the elements
+			w = "EXISTS (SELECT 1 FROM jsonb_array_elements(" + s.predExpr(q.Path) + ") e WHERE e = $1::jsonb)"
+		default: // containment
+			w = s.predExpr(q.Path) + " @> jsonb_build_array($1::jsonb)"
+		}
+		return "SELECT " + sel + from + " WHERE " + w + page, nil
 	case db.QueryRange:
 		e := s.predExpr(q.Path)
 		_, order := s.keyPred()

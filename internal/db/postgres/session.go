@@ -47,10 +47,39 @@ func (s *store) valueExpr(path string) string {
 		return s.relValueExpr(path)
 	}
 	segs := db.PathSegments(path)
+	switch s.v.pathop {
+	case "arrow":
+		e := "data"
+		for _, seg := range segs {
+			e += "->" + quoteLiteral(seg)
+		}
+		return e
+	case "subscript":
+		e := s.jsonbData()
+		if s.v.doctype == "json" {
+			e = "(" + e + ")"
+		}
+		for _, seg := range segs {
+			e += "[" + quoteLiteral(seg) + "]"
+		}
+		return e
+	case "jsonpath":
+		return "jsonb_path_query_first(" + s.jsonbData() + ", " + quoteLiteral(jsonPathOf(segs)) + ")"
+	}
 	if len(segs) == 1 {
 		return "data->" + quoteLiteral(path)
 	}
 	return "data #> " + quoteLiteral(textArray(segs))
+}
+
+// jsonPathOf renders segments as an SQL/JSON path ($."a"."b").
+func jsonPathOf(segs []string) string {
+	var b strings.Builder
+	b.WriteString("$")
+	for _, s := range segs {
+		b.WriteString(`."` + strings.NewReplacer(`\`, `\\`, `"`, `\"`).Replace(s) + `"`)
+	}
+	return b.String()
 }
 
 // asDoctype converts a jsonb expression to the column's type.
