@@ -216,3 +216,53 @@ func TestInterruptWritesPartialResult(t *testing.T) {
 		t.Fatalf("stack trace on stderr: %s", stderr.String())
 	}
 }
+
+// quickstart on a machine where the embedded server cannot be had: one line
+// says why, and SQLite still runs.
+func TestQuickstartOfflineStillRunsSQLite(t *testing.T) {
+	t.Setenv("DOCBENCH_CACHE", t.TempDir())
+	t.Setenv("HTTPS_PROXY", "http://127.0.0.1:1")
+	t.Setenv("HTTP_PROXY", "http://127.0.0.1:1")
+	out := t.TempDir()
+	stdout, stderr, code := docbench(t, "quickstart", "--quick", "--out", out)
+	if code != 0 {
+		t.Fatalf("exit %d\n%s", code, stderr)
+	}
+	var why []string
+	for _, line := range strings.Split(stderr, "\n") {
+		if strings.Contains(line, "not applicable") {
+			why = append(why, line)
+		}
+	}
+	if len(why) != 1 || !strings.Contains(why[0], "embedded PostgreSQL unavailable") {
+		t.Fatalf("want one line saying why the embedded server is unavailable; stderr:\n%s", stderr)
+	}
+	if !strings.Contains(stdout, "sqlite ops/s") || strings.Contains(stdout, "postgres ops/s") {
+		t.Fatalf("side-by-side table:\n%s", stdout)
+	}
+	if !strings.HasSuffix(strings.TrimSpace(stdout), filepath.Join(out, "report.html")) {
+		t.Fatalf("quickstart must end with the path of report.html:\n%s", stdout)
+	}
+	for _, f := range []string{"report.html", "results.csv", "summary.md", "runs.json", "study.yaml"} {
+		if _, err := os.Stat(filepath.Join(out, f)); err != nil {
+			t.Error(err)
+		}
+	}
+}
+
+func TestQuickstart(t *testing.T) {
+	out := t.TempDir()
+	stdout, stderr, code := docbench(t, "quickstart", "--quick", "--out", out)
+	if code != 0 {
+		t.Fatalf("exit %d\n%s", code, stderr)
+	}
+	for _, want := range []string{"postgres ops/s", "sqlite ops/s", "workloada", "workloadc", "READ", "UPDATE"} {
+		if !strings.Contains(stdout, want) {
+			t.Errorf("side-by-side table lacks %q:\n%s", want, stdout)
+		}
+	}
+	matches, _ := filepath.Glob(filepath.Join(out, "results", "*", "*", "*.json"))
+	if len(matches) != 6 { // per target: load, workloada, workloadc
+		t.Fatalf("%d result files: %v", len(matches), matches)
+	}
+}

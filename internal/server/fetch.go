@@ -56,8 +56,11 @@ func artifactURL(version string) (string, error) {
 // cacheRoot is the directory holding extracted binaries. As root the
 // postgres processes run as an unprivileged account that cannot enter /root
 // (mode 700), so the cache lives in /var/cache/docbench (mode 755) instead of
-// os.UserCacheDir.
+// os.UserCacheDir. $DOCBENCH_CACHE chooses another place.
 func cacheRoot() (string, error) {
+	if d := os.Getenv("DOCBENCH_CACHE"); d != "" {
+		return d, nil
+	}
 	if os.Geteuid() == 0 {
 		return "/var/cache/docbench", nil
 	}

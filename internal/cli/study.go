@@ -1,0 +1,96 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/docbench/docbench/internal/db"
+	"github.com/docbench/docbench/internal/report"
+	"github.com/docbench/docbench/internal/runner"
+	"github.com/docbench/docbench/internal/study"
+	"github.com/docbench/docbench/internal/workload"
+)
+
+// executor runs a study's phases through the same path as load and run.
+type executor struct{ a *app }
+
+var _ study.Executor = executor{}
+
+func (e executor) Open(ctx context.Context, target string, props *workload.Properties) (db.Store, error) {
+	cfg, err := config(props)
+	if err != nil {
+		return nil, err
+	}
+	return e.a.open(ctx, target, cfg)
+}
+
+func (e executor) Phase(ctx context.Context, store db.Store, target string, files []string, props *workload.Properties,
+	phase runner.Phase, warmup time.Duration) (*report.Result, error) {
+	cfg, err := config(props)
+	if err != nil {
+		return nil, err
+	}
+	sp := &spec{phase: phase, target: target, files: files, props: props, quiet: true, recreate: phase == runner.Load,
+		opts: runner.Options{Phase: phase, Seed: 1, Warmup: warmup}}
+	return e.a.runPhase(ctx, store, sp, cfg)
+}
+
+func (a *app) studyCommand() *cobra.Command {
+	var out string
+	var quick bool
+	var targets []string
+	cmd := &cobra.Command{
+		Use:   "study FILE|NAME [--quick] [--out DIR] [-t TARGET]...",
+		Short: "Run a study (a matrix of targets, workloads, sweeps and rounds) and write its report",
+		Long: "Runs a study file, or a built-in study: " + strings.Join(study.Names(), ", ") + `.
+Built-in studies run on postgres:embedded and SQLite plus every target named with -t.
+The study directory gets the study file as run, one result JSON per (target, point,
+round), results.csv, summary.md and report.html.`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			f, err := study.Load(args[0])
+			if err != nil {
+				return &ExitError{Code: 2, Err: err}
+			}
+			if out == "" {
+				out = filepath.Join("docbench-results", f.Name+"-"+time.Now().UTC().Format("20060102-150405"))
+			}
+			return a.runStudy(cmd.Context(), f, out, quick, targets)
+		},
+	}
+	fl := cmd.Flags()
+	fl.StringVar(&out, "out", "", "study directory (default ./docbench-results/<study>-<timestamp>/)")
+	fl.BoolVar(&quick, "quick", false, "shrink the study to a smoke run of about a minute")
+	fl.StringArrayVarP(&targets, "target", "t", nil, "also run on this target (repeatable)")
+	return cmd
+}
+
+func (a *app) runStudy(ctx context.Context, f *study.File, out string, quick bool, targets []string) error {
+	fmt.Fprintf(a.stderr, "docbench study %s → %s\n", f.Name, out)
+	_, err := study.Execute(ctx, f, executor{a}, study.Options{Out: out, Quick: quick, ExtraTargets: targets, Log: a.stderr})
+	if err != nil {
+		return err
+	}
+	fmt.Fprintln(a.stdout, filepath.Join(out, "report.html"))
+	return nil
+}
+
+func (a *app) reportCommand() *cobra.Command {
+	return &cobra.Command{
+		Use:   "report DIR",
+		Short: "Re-render results.csv, summary.md and report.html of a study directory from its result files",
+		Args:  cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := study.WriteOutputs(args[0]); err != nil {
+				return err
+			}
+			fmt.Fprintln(a.stdout, filepath.Join(args[0], "report.html"))
+			return nil
+		},
+	}
+}

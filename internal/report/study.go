@@ -1,0 +1,80 @@
+package report
+
+import "time"
+
+// StudyReport is everything report.html shows of one study directory. The
+// study package builds it from the result files; the renderer only draws.
+type StudyReport struct {
+	Name      string // built-in or file name of the study ("document-size")
+	Title     string // one line saying what the study measures
+	Cites     string // the seed experiment it reproduces
+	Reported  string // what the seed reported, for comparison
+	Generated time.Time
+	Quick     bool // run with --quick: a smoke run, not numbers to quote
+	Rounds    int
+
+	Environment Environment
+	Targets     []TargetInfo
+	Audit       []string // the fairness audit, one finding per line
+	Charts      []Chart
+	Rows        []Row    // the table of results.csv
+	Notes       []string // points not applicable, warnings, …
+}
+
+// TargetInfo describes one target of a study.
+type TargetInfo struct {
+	Name     string // the study's name for it ("postgres-gin")
+	Target   string // redacted target string
+	Backend  string
+	Version  string
+	Settings map[string]string
+	Layout   map[string]string
+}
+
+// Chart is one chart with its numbers; Kind is "line" (X numeric, one line
+// per series) or "bar" (X categorical, grouped bars per series).
+type Chart struct {
+	Title  string
+	XLabel string
+	YLabel string
+	Kind   string
+	XLog   bool
+	YLog   bool
+	Series []Series
+}
+
+// Series is one target (or variant) of a chart.
+type Series struct {
+	Name   string
+	Points []ChartPoint
+}
+
+// ChartPoint is a median with its spread across rounds.
+type ChartPoint struct {
+	X      float64 // numeric x (line charts)
+	XLabel string  // categorical x (bar charts) or the printed x value
+	Y      float64 // median
+	Min    float64
+	Max    float64
+	CILo   float64 // confidence interval of the median (0 when too few rounds)
+	CIHi   float64
+}
+
+// Row is one line of results.csv: one metric of one operation at one point.
+type Row struct {
+	Target   string
+	Workload string
+	Point    []KV // the swept properties at this point, in sweep order
+	Op       string
+	Metric   string // throughput, p50, p99, wal_per_op, …
+	Unit     string
+	Median   float64
+	Min      float64
+	Max      float64
+	CILo     float64
+	CIHi     float64
+	N        int // rounds
+}
+
+// KV is one swept property and its value.
+type KV struct{ Key, Value string }

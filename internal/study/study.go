@@ -1,0 +1,366 @@
+// Package study runs declarative studies: a matrix of targets, workloads and
+// swept properties, several rounds each, written to a study directory with
+// statistics (medians, spread, confidence intervals) and a report.
+//
+// A study file is YAML:
+//
+//	name: concurrency
+//	title: Workloads A and C over 1…N clients
+//	cites: seed 001 — what it reproduces
+//	reported: what the seed reported
+//	targets:                      # default: postgres:embedded and SQLite
+//	  - {name: postgres, target: postgres:embedded, properties: {layout: column}}
+//	workloads:
+//	  - {name: a, workload: workloada, properties: {recordcount: 10000}}
+//	properties: {recordcount: 10000}   # for every workload and target
+//	sweep:
+//	  - {property: threads, values: [1, 2, 4, 8]}
+//	rounds: 3
+//	warmup: 2s
+//	duration: 10s
+//	protocol: warm                # or cold: restart managed servers, drop OS caches
+//	charts:
+//	  - {title: Throughput vs clients, x: threads, y: throughput, workload: a}
+//	quick: {duration: 2s, rounds: 1, properties: {recordcount: 1000}}
+//
+// Precedence of properties: workload file < study properties < workload
+// properties < target properties < the point's swept values.
+package study
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"gopkg.in/yaml.v3"
+
+	"github.com/docbench/docbench/studies"
+)
+
+// File is a parsed, validated study file.
+type File struct {
+	Name       string            `yaml:"name"`
+	Title      string            `yaml:"title"`
+	Cites      string            `yaml:"cites"`
+	Reported   string            `yaml:"reported"`
+	Targets    []TargetSpec      `yaml:"targets"`
+	Workloads  []WorkloadSpec    `yaml:"workloads"`
+	Properties map[string]string `yaml:"properties"`
+	Sweep      []SweepSpec       `yaml:"sweep"`
+	Rounds     int               `yaml:"rounds"`
+	Warmup     Duration          `yaml:"warmup"`
+	Duration   Duration          `yaml:"duration"`
+	Threads    int               `yaml:"threads"`
+	Protocol   string            `yaml:"protocol"`
+	Charts     []ChartSpec       `yaml:"charts"`
+	Quick      QuickSpec         `yaml:"quick"`
+
+	// Source is the file name or built-in name it was read from.
+	Source string `yaml:"-"`
+	// Raw is the text as read, written into the study directory.
+	Raw []byte `yaml:"-"`
+}
+
+// TargetSpec is one target: a backend URL and the properties choosing its
+// layout, indexes and settings.
+type TargetSpec struct {
+	Name       string            `yaml:"name"`
+	Target     string            `yaml:"target"`
+	Properties map[string]string `yaml:"properties"`
+}
+
+// WorkloadSpec is one workload run at every point: a YCSB workload (file or
+// built-in name) and properties.
+type WorkloadSpec struct {
+	Name       string            `yaml:"name"`
+	Workload   string            `yaml:"workload"`
+	Properties map[string]string `yaml:"properties"`
+}
+
+// SweepSpec is one swept property (or "threads") and its values; several
+// sweeps form their cartesian product.
+type SweepSpec struct {
+	Property string   `yaml:"property"`
+	Values   []string `yaml:"values"`
+}
+
+// ChartSpec is a chart of the report: Y against the swept X, one series per
+// target. Y is "throughput" (all operations), or METRIC:OP with METRIC one of
+// throughput, p50, p99, p999, mean (OP a report name such as READ).
+type ChartSpec struct {
+	Title    string `yaml:"title"`
+	X        string `yaml:"x"`
+	Y        string `yaml:"y"`
+	Workload string `yaml:"workload"`
+	Kind     string `yaml:"kind"` // line (default) or bar
+	XLog     bool   `yaml:"xlog"`
+	YLog     bool   `yaml:"ylog"`
+}
+
+// QuickSpec shrinks a study for --quick.
+type QuickSpec struct {
+	Duration   Duration          `yaml:"duration"`
+	Warmup     Duration          `yaml:"warmup"`
+	Rounds     int               `yaml:"rounds"`
+	Properties map[string]string `yaml:"properties"`
+	// Values caps every sweep to at most this many values (first, …, last).
+	Values int `yaml:"values"`
+}
+
+// Duration is a time.Duration written as "10s" in YAML.
+type Duration time.Duration
+
+// UnmarshalYAML reads "10s", "1m30s" or a number of seconds.
+func (d *Duration) UnmarshalYAML(n *yaml.Node) error {
+	if v, err := time.ParseDuration(n.Value); err == nil {
+		*d = Duration(v)
+		return nil
+	}
+	if f, err := strconv.ParseFloat(n.Value, 64); err == nil && f >= 0 {
+		*d = Duration(time.Duration(f * float64(time.Second)))
+		return nil
+	}
+	return fmt.Errorf("line %d: %q is not a duration (like 10s)", n.Line, n.Value)
+}
+
+// D returns the duration.
+func (d Duration) D() time.Duration { return time.Duration(d) }
+
+// Load reads a study from a file or a built-in name and validates it.
+func Load(nameOrPath string) (*File, error) {
+	data, err := os.ReadFile(nameOrPath)
+	source := nameOrPath
+	if err != nil {
+		b, ok := studies.Lookup(nameOrPath)
+		if !ok {
+			if errors.Is(err, os.ErrNotExist) {
+				return nil, fmt.Errorf("study %q: no such file, and not a built-in study (%s)", nameOrPath, strings.Join(studies.Names(), ", "))
+			}
+			return nil, fmt.Errorf("study %s: %w", nameOrPath, err)
+		}
+		data, source = b, "studies/"+nameOrPath+".yaml"
+	}
+	return Parse(source, data)
+}
+
+// known lists the keys each mapping of a study file may have.
+var known = map[string][]string{
+	"":          {"name", "title", "cites", "reported", "targets", "workloads", "properties", "sweep", "rounds", "warmup", "duration", "threads", "protocol", "charts", "quick"},
+	"targets":   {"name", "target", "properties"},
+	"workloads": {"name", "workload", "properties"},
+	"sweep":     {"property", "values"},
+	"charts":    {"title", "x", "y", "workload", "kind", "xlog", "ylog"},
+	"quick":     {"duration", "warmup", "rounds", "properties", "values"},
+}
+
+// Parse reads and validates a study; every problem is reported at once,
+// each with its file and line.
+func Parse(source string, data []byte) (*File, error) {
+	var root yaml.Node
+	if err := yaml.Unmarshal(data, &root); err != nil {
+		return nil, fmt.Errorf("%s: %v", source, err)
+	}
+	var errs []error
+	fail := func(line int, format string, args ...any) {
+		errs = append(errs, fmt.Errorf("%s:%d: %s", source, line, fmt.Sprintf(format, args...)))
+	}
+	if len(root.Content) == 0 || root.Content[0].Kind != yaml.MappingNode {
+		return nil, fmt.Errorf("%s: a study is a YAML mapping (name:, workloads:, …)", source)
+	}
+	checkKeys(root.Content[0], "", fail)
+	f := &File{Source: source, Raw: data}
+	dec := yaml.NewDecoder(bytes.NewReader(data))
+	if err := dec.Decode(f); err != nil {
+		var te *yaml.TypeError
+		if errors.As(err, &te) {
+			for _, e := range te.Errors {
+				errs = append(errs, fmt.Errorf("%s: %s", source, e))
+			}
+		} else {
+			errs = append(errs, fmt.Errorf("%s: %v", source, err))
+		}
+		return nil, errors.Join(errs...)
+	}
+	f.validate(root.Content[0], fail)
+	if len(errs) > 0 {
+		return nil, errors.Join(errs...)
+	}
+	return f, nil
+}
+
+// checkKeys rejects unknown keys in the study's mappings, recursively.
+func checkKeys(n *yaml.Node, section string, fail func(int, string, ...any)) {
+	allowed := known[section]
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		k, v := n.Content[i], n.Content[i+1]
+		if !contains(allowed, k.Value) {
+			fail(k.Line, "unknown key %q in %s (known: %s)", k.Value, sectionName(section), strings.Join(allowed, ", "))
+			continue
+		}
+		if section != "" {
+			continue // properties maps are free-form; deeper levels are values
+		}
+		switch k.Value {
+		case "targets", "workloads", "sweep", "charts":
+			if v.Kind != yaml.SequenceNode {
+				fail(v.Line, "%s: want a list", k.Value)
+				continue
+			}
+			for _, item := range v.Content {
+				if item.Kind != yaml.MappingNode {
+					fail(item.Line, "%s: each entry is a mapping", k.Value)
+					continue
+				}
+				checkKeys(item, k.Value, fail)
+			}
+		case "quick":
+			if v.Kind == yaml.MappingNode {
+				checkKeys(v, "quick", fail)
+			}
+		}
+	}
+}
+
+func sectionName(s string) string {
+	if s == "" {
+		return "the study"
+	}
+	return s
+}
+
+func contains(xs []string, x string) bool {
+	for _, y := range xs {
+		if x == y {
+			return true
+		}
+	}
+	return false
+}
+
+// lineOf finds the line of the i-th entry of a top-level list (for messages).
+func lineOf(root *yaml.Node, key string, i int) int {
+	for j := 0; j+1 < len(root.Content); j += 2 {
+		if root.Content[j].Value == key {
+			v := root.Content[j+1]
+			if i < 0 {
+				return root.Content[j].Line
+			}
+			if i < len(v.Content) {
+				return v.Content[i].Line
+			}
+			return v.Line
+		}
+	}
+	return root.Line
+}
+
+// metrics a chart may draw.
+var chartMetrics = []string{"throughput", "p50", "p95", "p99", "p999", "mean", "max"}
+
+func (f *File) validate(root *yaml.Node, fail func(int, string, ...any)) {
+	if f.Name == "" {
+		f.Name = strings.TrimSuffix(filepath.Base(f.Source), filepath.Ext(f.Source))
+	}
+	if len(f.Workloads) == 0 {
+		fail(lineOf(root, "workloads", -1), "workloads: at least one workload is needed")
+	}
+	names := map[string]bool{}
+	for i, w := range f.Workloads {
+		if w.Workload == "" {
+			fail(lineOf(root, "workloads", i), "workloads[%d]: workload: is required (a file or workloada…workloadf)", i)
+		}
+		if w.Name == "" {
+			f.Workloads[i].Name = strings.TrimSuffix(filepath.Base(w.Workload), filepath.Ext(w.Workload))
+		}
+		if names[f.Workloads[i].Name] {
+			fail(lineOf(root, "workloads", i), "workloads[%d]: name %q used twice", i, f.Workloads[i].Name)
+		}
+		names[f.Workloads[i].Name] = true
+	}
+	tnames := map[string]bool{}
+	for i, t := range f.Targets {
+		if t.Target == "" {
+			fail(lineOf(root, "targets", i), "targets[%d]: target: is required (e.g. postgres:embedded)", i)
+		}
+		if t.Name == "" {
+			f.Targets[i].Name = defaultTargetName(t.Target)
+		}
+		if tnames[f.Targets[i].Name] {
+			fail(lineOf(root, "targets", i), "targets[%d]: name %q used twice; give each target a name", i, f.Targets[i].Name)
+		}
+		tnames[f.Targets[i].Name] = true
+	}
+	swept := map[string]bool{}
+	for i, s := range f.Sweep {
+		if s.Property == "" || len(s.Values) == 0 {
+			fail(lineOf(root, "sweep", i), "sweep[%d]: needs property: and values:", i)
+		}
+		if swept[s.Property] {
+			fail(lineOf(root, "sweep", i), "sweep[%d]: %s swept twice", i, s.Property)
+		}
+		swept[s.Property] = true
+	}
+	if f.Rounds == 0 {
+		f.Rounds = 3
+	}
+	if f.Rounds < 0 {
+		fail(lineOf(root, "rounds", -1), "rounds: %d: must be at least 1", f.Rounds)
+	}
+	if f.Duration == 0 {
+		f.Duration = Duration(10 * time.Second)
+	}
+	switch f.Protocol {
+	case "":
+		f.Protocol = "warm"
+	case "warm", "cold":
+	default:
+		fail(lineOf(root, "protocol", -1), "protocol: %q: want warm or cold", f.Protocol)
+	}
+	for i, c := range f.Charts {
+		line := lineOf(root, "charts", i)
+		if c.X != "target" && c.X != "workload" && !swept[c.X] {
+			fail(line, "charts[%d]: x: %q is not a swept property (nor target or workload)", i, c.X)
+		}
+		metric, _, _ := strings.Cut(c.Y, ":")
+		if !contains(chartMetrics, metric) {
+			fail(line, "charts[%d]: y: %q: want METRIC or METRIC:OP with METRIC one of %s", i, c.Y, strings.Join(chartMetrics, ", "))
+		}
+		if c.Workload != "" && !names[c.Workload] {
+			fail(line, "charts[%d]: workload: %q is not one of the study's workloads", i, c.Workload)
+		}
+		switch c.Kind {
+		case "":
+			f.Charts[i].Kind = "line"
+			if c.X == "target" || c.X == "workload" {
+				f.Charts[i].Kind = "bar"
+			}
+		case "line", "bar":
+		default:
+			fail(line, "charts[%d]: kind: %q: want line or bar", i, c.Kind)
+		}
+	}
+}
+
+func defaultTargetName(target string) string {
+	switch {
+	case strings.HasPrefix(target, "postgres:embedded"):
+		return "postgres"
+	case strings.HasPrefix(target, "sqlite:"):
+		return "sqlite"
+	}
+	scheme, _, _ := strings.Cut(target, ":")
+	return scheme
+}
+
+// Names lists the built-in studies.
+func Names() []string {
+	n := studies.Names()
+	sort.Strings(n)
+	return n
+}

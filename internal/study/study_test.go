@@ -1,0 +1,103 @@
+package study
+
+import (
+	"strings"
+	"testing"
+)
+
+func TestParseReportsEveryProblemWithItsLine(t *testing.T) {
+	src := `name: broken
+workloads:
+  - {workload: workloada, colour: red}
+sweep:
+  - {property: threads, values: [1, 2]}
+  - {property: threads, values: [4]}
+rounds: -1
+protocol: lukewarm
+charts:
+  - {x: clients, y: speed}
+frobnicate: yes
+`
+	_, err := Parse("broken.yaml", []byte(src))
+	if err == nil {
+		t.Fatal("accepted")
+	}
+	for _, want := range []string{
+		`broken.yaml:3: unknown key "colour" in workloads`,
+		`broken.yaml:6: sweep[1]: threads swept twice`,
+		`broken.yaml:7: rounds: -1`,
+		`broken.yaml:8: protocol: "lukewarm"`,
+		`broken.yaml:10: charts[0]: x: "clients" is not a swept property`,
+		`broken.yaml:10: charts[0]: y: "speed"`,
+		`broken.yaml:11: unknown key "frobnicate" in the study`,
+	} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("missing %q in:\n%v", want, err)
+		}
+	}
+}
+
+func TestBuiltinStudiesParse(t *testing.T) {
+	names := Names()
+	for _, want := range []string{"index-strategy", "concurrency", "document-size", "partial-update", "slice-read", "nesting",
+		"array-search", "containment", "doc-vs-relational", "aggregate", "blog-aggregate", "quickstart"} {
+		found := false
+		for _, n := range names {
+			found = found || n == want
+		}
+		if !found {
+			t.Errorf("built-in study %s missing", want)
+		}
+	}
+	for _, n := range names {
+		f, err := Load(n)
+		if err != nil {
+			t.Errorf("%s: %v", n, err)
+			continue
+		}
+		if f.Cites == "" || f.Reported == "" || f.Title == "" {
+			t.Errorf("%s: a built-in study cites its seed and what it reported", n)
+		}
+	}
+}
+
+func TestPointsAndQuick(t *testing.T) {
+	f, err := Parse("s.yaml", []byte(`workloads: [{workload: workloada}]
+sweep:
+  - {property: threads, values: [1, 2, 4, 8, 16]}
+  - {property: document.size, values: [512, 4096]}
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := len(f.points()); n != 10 {
+		t.Fatalf("%d points, want 5×2", n)
+	}
+	f.applyQuick()
+	pts := f.points()
+	if len(pts) != 4 || pts[0][0].Value != "1" || pts[len(pts)-1][0].Value != "16" || f.Rounds != 1 {
+		t.Fatalf("quick points %v rounds %d: want first and last of each sweep, 1 round", pts, f.Rounds)
+	}
+}
+
+func TestDatasetsShareLoadsAcrossRunOnlyProperties(t *testing.T) {
+	f, err := Parse("s.yaml", []byte(`workloads: [{workload: workloada}]
+sweep:
+  - {property: threads, values: [1, 2]}
+  - {property: document.size, values: [512, 4096]}
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	keys := map[string]bool{}
+	for _, pt := range f.points() {
+		p, _, err := f.props(TargetSpec{Name: "x", Target: "null:"}, &f.Workloads[0], pt, "s.yaml")
+		if err != nil {
+			t.Fatal(err)
+		}
+		keys[datasetKey("null:", p)] = true
+	}
+	if len(keys) != 2 {
+		t.Fatalf("%d data sets, want 2 (one per document.size; threads only changes the run)", len(keys))
+	}
+}

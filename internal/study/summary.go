@@ -1,0 +1,443 @@
+package study
+
+import (
+	"bytes"
+	"encoding/csv"
+	"encoding/json"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+
+	"golang.org/x/perf/benchmath"
+
+	"github.com/docbench/docbench/internal/report"
+)
+
+// confidence is the level of the confidence intervals of medians.
+const confidence = 0.95
+
+// metric reads one figure off a result; ok is false when the result does
+// not have it (never a zero standing in for a missing figure).
+type metric struct {
+	name string
+	unit string
+	get  func(r *report.Result, op *report.Op) (float64, bool)
+}
+
+// latency picks the response time under a target rate, else service time.
+func latency(op *report.Op) *report.Latency {
+	if op.Response != nil {
+		return op.Response
+	}
+	return op.Service
+}
+
+var opMetrics = []metric{
+	{"throughput", "ops/s", func(_ *report.Result, op *report.Op) (float64, bool) { return op.Throughput, true }},
+	{"mean", "µs", func(_ *report.Result, op *report.Op) (float64, bool) {
+		l := latency(op)
+		return val(l, func(l *report.Latency) float64 { return l.Mean })
+	}},
+	{"p50", "µs", func(_ *report.Result, op *report.Op) (float64, bool) {
+		l := latency(op)
+		return val(l, func(l *report.Latency) float64 { return l.P50 })
+	}},
+	{"p95", "µs", func(_ *report.Result, op *report.Op) (float64, bool) {
+		l := latency(op)
+		return val(l, func(l *report.Latency) float64 { return l.P95 })
+	}},
+	{"p99", "µs", func(_ *report.Result, op *report.Op) (float64, bool) {
+		l := latency(op)
+		return val(l, func(l *report.Latency) float64 { return l.P99 })
+	}},
+	{"p999", "µs", func(_ *report.Result, op *report.Op) (float64, bool) {
+		l := latency(op)
+		return val(l, func(l *report.Latency) float64 { return l.P999 })
+	}},
+	{"max", "µs", func(_ *report.Result, op *report.Op) (float64, bool) {
+		l := latency(op)
+		return val(l, func(l *report.Latency) float64 { return l.Max })
+	}},
+	{"errors", "ops", func(_ *report.Result, op *report.Op) (float64, bool) { return float64(op.Errors), true }},
+}
+
+func val(l *report.Latency, f func(*report.Latency) float64) (float64, bool) {
+	if l == nil {
+		return 0, false
+	}
+	return f(l), true
+}
+
+// series gathers the values of one metric across rounds.
+type seriesKey struct {
+	target, workload, point, op, metric string
+}
+
+// Data is a study directory read back: the manifest, every result, and the
+// statistics over rounds.
+type Data struct {
+	Dir      string
+	File     *File
+	Manifest *Manifest
+	Results  map[string]*report.Result // by file
+	Rows     []report.Row
+	points   map[string][]KV
+	values   map[seriesKey][]float64 // the per-round values behind each row
+}
+
+// Read loads a study directory and computes its statistics.
+func Read(dir string) (*Data, error) {
+	m, err := ReadManifest(dir)
+	if err != nil {
+		return nil, err
+	}
+	raw, err := os.ReadFile(filepath.Join(dir, "study.yaml"))
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", dir, err)
+	}
+	f, err := Parse(filepath.Join(dir, "study.yaml"), raw)
+	if err != nil {
+		return nil, err
+	}
+	if m.Rounds > 0 {
+		f.Rounds = m.Rounds // as run (--quick changes it)
+	}
+	d := &Data{Dir: dir, File: f, Manifest: m, Results: map[string]*report.Result{}, points: map[string][]KV{}}
+	values := map[seriesKey][]float64{}
+	d.values = values
+	units := map[string]string{}
+	var order []seriesKey
+	for _, run := range m.Runs {
+		if run.File == "" {
+			continue
+		}
+		res, err := readResult(filepath.Join(dir, run.File))
+		if err != nil {
+			return nil, err
+		}
+		d.Results[run.File] = res
+		if run.Workload == "load" || !res.Complete {
+			continue
+		}
+		pid := pointID(run.Point)
+		d.points[pid] = run.Point
+		add := func(op string, name, unit string, v float64) {
+			k := seriesKey{run.Target, run.Workload, pid, op, name}
+			if _, ok := values[k]; !ok {
+				order = append(order, k)
+			}
+			values[k] = append(values[k], v)
+			units[name] = unit
+		}
+		add("ALL", "throughput", "ops/s", res.Throughput)
+		for i := range res.Ops {
+			op := &res.Ops[i]
+			for _, mt := range opMetrics {
+				if v, ok := mt.get(res, op); ok {
+					add(op.Name, mt.name, mt.unit, v)
+				}
+			}
+		}
+		for name, fig := range serverFigures(res) {
+			add(fig.op, name, fig.unit, fig.value)
+		}
+	}
+	for _, k := range order {
+		vs := append([]float64(nil), values[k]...)
+		s := benchmath.AssumeNothing.Summary(benchmath.NewSample(vs, &benchmath.DefaultThresholds), confidence)
+		row := report.Row{Target: k.target, Workload: k.workload, Point: d.points[k.point], Op: k.op, Metric: k.metric,
+			Unit: units[k.metric], Median: s.Center, Min: vs[0], Max: vs[len(vs)-1], N: len(vs)}
+		if !math.IsInf(s.Lo, 0) && !math.IsInf(s.Hi, 0) {
+			row.CILo, row.CIHi = s.Lo, s.Hi
+		}
+		d.Rows = append(d.Rows, row)
+	}
+	return d, nil
+}
+
+type figure struct {
+	op    string
+	unit  string
+	value float64
+}
+
+// serverFigures extracts server-side figures when a result carries them
+// (see the server section of docs/results-format.md).
+func serverFigures(res *report.Result) map[string]figure {
+	out := map[string]figure{}
+	raw, err := json.Marshal(res)
+	if err != nil {
+		return out
+	}
+	var s struct {
+		Server *struct {
+			PerOp map[string]map[string]struct {
+				Value  *float64 `json:"value"`
+				Unit   string   `json:"unit"`
+				Absent string   `json:"absent"`
+			} `json:"per_op"`
+		} `json:"server"`
+	}
+	if json.Unmarshal(raw, &s) != nil || s.Server == nil {
+		return out
+	}
+	for op, figs := range s.Server.PerOp {
+		for name, f := range figs {
+			if f.Value != nil && f.Absent == "" {
+				out[name] = figure{op: op, unit: f.Unit, value: *f.Value}
+			}
+		}
+	}
+	return out
+}
+
+func readResult(path string) (*report.Result, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	var r report.Result
+	if err := json.Unmarshal(b, &r); err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	if r.Schema != report.Schema {
+		return nil, fmt.Errorf("%s: not a docbench result (schema %q)", path, r.Schema)
+	}
+	return &r, nil
+}
+
+// row finds the statistics of one series.
+func (d *Data) row(target, wl, point, op, metric string) (report.Row, bool) {
+	for _, r := range d.Rows {
+		if r.Target == target && r.Workload == wl && pointID(r.Point) == point && r.Op == op && r.Metric == metric {
+			return r, true
+		}
+	}
+	return report.Row{}, false
+}
+
+// Report builds what report.html shows.
+func (d *Data) Report() *report.StudyReport {
+	f := d.File
+	sr := &report.StudyReport{Name: f.Name, Title: f.Title, Cites: f.Cites, Reported: f.Reported,
+		Generated: d.Manifest.Finished, Quick: d.Manifest.Quick, Rounds: f.Rounds, Rows: d.Rows}
+	if sr.Generated.IsZero() {
+		sr.Generated = d.Manifest.Started
+	}
+	seen := map[string]bool{}
+	for _, run := range d.Manifest.Runs {
+		if run.NotApplicable != "" {
+			sr.Notes = appendOnce(sr.Notes, fmt.Sprintf("%s at %s: not applicable: %s", run.Target, pointID(run.Point), run.NotApplicable))
+		}
+		if run.Error != "" {
+			sr.Notes = appendOnce(sr.Notes, fmt.Sprintf("%s %s at %s round %d: %s", run.Target, run.Workload, pointID(run.Point), run.Round, run.Error))
+		}
+		res := d.Results[run.File]
+		if res == nil {
+			continue
+		}
+		if sr.Environment.OS == "" {
+			sr.Environment = res.Environment
+		}
+		for _, n := range res.Notes {
+			if run.Workload != "load" {
+				sr.Notes = appendOnce(sr.Notes, run.Target+": "+n)
+			}
+		}
+		if !seen[run.Target] {
+			seen[run.Target] = true
+			sr.Targets = append(sr.Targets, report.TargetInfo{Name: run.Target, Target: res.Target.Target, Backend: res.Target.Backend,
+				Version: res.Target.Version, Settings: res.Target.Settings, Layout: res.Target.Layout})
+		}
+	}
+	for _, c := range f.Charts {
+		sr.Charts = append(sr.Charts, d.chart(c))
+	}
+	return sr
+}
+
+func appendOnce(xs []string, s string) []string {
+	for _, x := range xs {
+		if x == s {
+			return xs
+		}
+	}
+	return append(xs, s)
+}
+
+// chart turns a chart spec into series with their numbers.
+func (d *Data) chart(c ChartSpec) report.Chart {
+	metricName, op, _ := strings.Cut(c.Y, ":")
+	if op == "" {
+		op = "ALL"
+	}
+	unit := ""
+	for _, m := range opMetrics {
+		if m.name == metricName {
+			unit = m.unit
+		}
+	}
+	ylabel := metricName
+	if op != "ALL" {
+		ylabel += " " + op
+	}
+	if unit != "" {
+		ylabel += " (" + unit + ")"
+	}
+	ch := report.Chart{Title: c.Title, XLabel: c.X, YLabel: ylabel, Kind: c.Kind, XLog: c.XLog, YLog: c.YLog}
+	if ch.Title == "" {
+		ch.Title = ylabel + " by " + c.X
+	}
+	bySeries := map[string]*report.Series{}
+	var names []string
+	for _, r := range d.Rows {
+		if r.Metric != metricName || r.Op != op || (c.Workload != "" && r.Workload != c.Workload) {
+			continue
+		}
+		name, xl := r.Target, ""
+		switch c.X {
+		case "target":
+			name, xl = r.Workload, r.Target
+		case "workload":
+			xl = r.Workload
+		default:
+			for _, kv := range r.Point {
+				if kv.Key == c.X {
+					xl = kv.Value
+				}
+			}
+			if c.Workload == "" && len(d.File.Workloads) > 1 {
+				name += " " + r.Workload
+			}
+		}
+		s := bySeries[name]
+		if s == nil {
+			s = &report.Series{Name: name}
+			bySeries[name] = s
+			names = append(names, name)
+		}
+		x, _ := strconv.ParseFloat(xl, 64)
+		s.Points = append(s.Points, report.ChartPoint{X: x, XLabel: xl, Y: r.Median, Min: r.Min, Max: r.Max, CILo: r.CILo, CIHi: r.CIHi})
+	}
+	for _, n := range names {
+		s := bySeries[n]
+		if ch.Kind == "line" {
+			sort.SliceStable(s.Points, func(i, j int) bool { return s.Points[i].X < s.Points[j].X })
+		}
+		ch.Series = append(ch.Series, *s)
+	}
+	return ch
+}
+
+// WriteOutputs writes results.csv, summary.md and report.html of a study
+// directory from its result files.
+func WriteOutputs(dir string) error {
+	d, err := Read(dir)
+	if err != nil {
+		return err
+	}
+	var csvBuf bytes.Buffer
+	if err := d.writeCSV(&csvBuf); err != nil {
+		return err
+	}
+	if err := report.WriteFileAtomic(filepath.Join(dir, "results.csv"), csvBuf.Bytes()); err != nil {
+		return err
+	}
+	if err := report.WriteFileAtomic(filepath.Join(dir, "summary.md"), d.markdown()); err != nil {
+		return err
+	}
+	var html bytes.Buffer
+	if err := report.RenderHTML(&html, []*report.StudyReport{d.Report()}); err != nil {
+		return err
+	}
+	return report.WriteFileAtomic(filepath.Join(dir, "report.html"), html.Bytes())
+}
+
+// sweepKeys are the swept properties, in order.
+func (d *Data) sweepKeys() []string {
+	var keys []string
+	for _, s := range d.File.Sweep {
+		keys = append(keys, s.Property)
+	}
+	return keys
+}
+
+func (d *Data) writeCSV(w *bytes.Buffer) error {
+	cw := csv.NewWriter(w)
+	header := append([]string{"study", "target", "workload"}, d.sweepKeys()...)
+	header = append(header, "op", "metric", "unit", "median", "min", "max", "ci_low", "ci_high", "rounds")
+	cw.Write(header)
+	num := func(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) }
+	for _, r := range d.Rows {
+		rec := []string{d.File.Name, r.Target, r.Workload}
+		for _, k := range d.sweepKeys() {
+			v := ""
+			for _, kv := range r.Point {
+				if kv.Key == k {
+					v = kv.Value
+				}
+			}
+			rec = append(rec, v)
+		}
+		ci := []string{"", ""}
+		if r.CILo != 0 || r.CIHi != 0 {
+			ci = []string{num(r.CILo), num(r.CIHi)}
+		}
+		rec = append(rec, r.Op, r.Metric, r.Unit, num(r.Median), num(r.Min), num(r.Max), ci[0], ci[1], strconv.Itoa(r.N))
+		cw.Write(rec)
+	}
+	cw.Flush()
+	return cw.Error()
+}
+
+// markdown is summary.md: per workload, throughput and p99 per point and target.
+func (d *Data) markdown() []byte {
+	var b bytes.Buffer
+	f := d.File
+	fmt.Fprintf(&b, "# %s\n\n%s\n\n", f.Name, f.Title)
+	if f.Cites != "" {
+		fmt.Fprintf(&b, "Reproduces: %s\n\n", f.Cites)
+	}
+	if f.Reported != "" {
+		fmt.Fprintf(&b, "The seed reported: %s\n\n", f.Reported)
+	}
+	if d.Manifest.Quick {
+		b.WriteString("**Quick run** (`--quick`): a smoke run, not numbers to quote.\n\n")
+	}
+	fmt.Fprintf(&b, "Medians over %d round(s); [min–max] across rounds.\n\n", f.Rounds)
+	for _, w := range f.Workloads {
+		fmt.Fprintf(&b, "## %s (%s)\n\n", w.Name, w.Workload)
+		b.WriteString("| point | target | ops/s | op | p50 µs | p99 µs |\n|---|---|---:|---|---:|---:|\n")
+		for _, r := range d.Rows {
+			if r.Workload != w.Name || r.Op != "ALL" || r.Metric != "throughput" {
+				continue
+			}
+			pid := pointID(r.Point)
+			first := true
+			for _, op := range d.Rows {
+				if op.Workload != w.Name || op.Target != r.Target || pointID(op.Point) != pid || op.Metric != "p50" {
+					continue
+				}
+				p99, _ := d.row(r.Target, w.Name, pid, op.Op, "p99")
+				tp := ""
+				if first {
+					tp = fmt.Sprintf("%.0f [%.0f–%.0f]", r.Median, r.Min, r.Max)
+					first = false
+				}
+				fmt.Fprintf(&b, "| %s | %s | %s | %s | %.0f | %.0f |\n", pid, r.Target, tp, op.Op, op.Median, p99.Median)
+			}
+		}
+		b.WriteString("\n")
+	}
+	if rep := d.Report(); len(rep.Notes) > 0 {
+		b.WriteString("## Notes\n\n")
+		for _, n := range rep.Notes {
+			fmt.Fprintf(&b, "- %s\n", n)
+		}
+	}
+	return b.Bytes()
+}
