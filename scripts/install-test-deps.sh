@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs what docbench's tests need when it is missing: Debian's PostgreSQL
-# (for testutil.Postgres(t, "debian")). Idempotent and quiet when everything
-# is present; needs root only when something must be installed.
+# (for testutil.Postgres(t, "debian")), MariaDB, Java and Maven for the
+# MongoDB wire peer, and Chromium for the report's browser test. Idempotent and quiet when everything is present; needs root
+# only when something must be installed.
 #
 #   scripts/install-test-deps.sh          install what is missing
 #   scripts/install-test-deps.sh --warm   also download the embedded
@@ -67,6 +68,22 @@ if ! command -v mariadbd >/dev/null 2>&1 && [[ ! -x /usr/sbin/mariadbd ]]; then
 	else
 		service mariadb stop >>"$log" 2>&1 || true
 	fi
+fi
+
+# Java and Maven build the MongoDB wire peer (tools/mongo-peer) the MongoDB
+# backend's tests talk to; this kind of machine ships them, others may not.
+if ! command -v java >/dev/null 2>&1; then
+	apt_install default-jre-headless
+fi
+if ! command -v mvn >/dev/null 2>&1; then
+	apt_install maven
+fi
+
+# Chromium: internal/report's TestHTMLInBrowser opens report.html in headless
+# Chromium (Debian's package, from main). Without recommends there are no
+# fonts for it; fonts-liberation gives it the family the report uses.
+if ! command -v chromium >/dev/null 2>&1 && [[ ! -x /usr/bin/chromium ]]; then
+	apt_install chromium fonts-liberation
 fi
 
 if [[ ${1:-} == --warm ]]; then
