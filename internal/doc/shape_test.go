@@ -619,7 +619,6 @@ func TestParseSpec(t *testing.T) {
 		{map[string]string{"document.replay": sample, "document.size": "1000"}, []string{`document.size="1000": does not apply to document.replay`}},
 		{map[string]string{"document.keyfield": "id"}, []string{`document.keyfield="id": applies only to document.replay`}},
 		{map[string]string{"document.dept": "3"}, []string{`document.dept="3": unknown property`}},
-		{map[string]string{"dataintegrity": "true", "document.shape": "complex"}, []string{`dataintegrity=true: needs plain flat documents`}},
 		{map[string]string{"document.arrayitems": "list"}, []string{`document.arrayitems="list": unknown value (want object, scalar)`, `has no effect without document.arrays`}},
 	} {
 		_, err := ParseSpec(tc.props, nil, 10, "field")

@@ -186,9 +186,6 @@ func ParseSpec(props map[string]string, fieldLengths Lengths, fieldCount int, pr
 			p.fail("document.size", "does not apply to document.replay (its documents are stored as they are)")
 		}
 	}
-	if s.Integrity && (s.Shape != ShapeFlat || s.Arrays > 0 || s.Size > 0) {
-		p.errs = append(p.errs, fmt.Errorf("dataintegrity=true: needs plain flat documents (document.shape=flat without document.arrays or document.size)"))
-	}
 	if s.Shape == ShapeFlat && s.FieldCount < 1 && s.Arrays == 0 {
 		p.errs = append(p.errs, fmt.Errorf("fieldcount=%d: flat documents need at least one field", s.FieldCount))
 	}

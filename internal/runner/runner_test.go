@@ -21,6 +21,17 @@ import (
 
 func setup(t testing.TB, target string, props map[string]string) (db.Store, *workload.Workload, *Plan) {
 	t.Helper()
+	return setupStore(t, target, props, true)
+}
+
+// setupNoRecreate opens a target whose table exists, keeping its data.
+func setupNoRecreate(t testing.TB, target string, props map[string]string) (db.Store, *workload.Workload, *Plan) {
+	t.Helper()
+	return setupStore(t, target, props, false)
+}
+
+func setupStore(t testing.TB, target string, props map[string]string, recreate bool) (db.Store, *workload.Workload, *Plan) {
+	t.Helper()
 	p := workload.NewProperties()
 	if err := p.LoadFile("workloada"); err != nil {
 		t.Fatal(err)
@@ -54,8 +65,10 @@ func setup(t testing.TB, target string, props map[string]string) (db.Store, *wor
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := store.Setup(context.Background(), plan.Schema(), true); err != nil {
-		t.Fatal(err)
+	if recreate {
+		if err := store.Setup(context.Background(), plan.Schema(), true); err != nil {
+			t.Fatal(err)
+		}
 	}
 	return store, wl, plan
 }

@@ -49,7 +49,7 @@ func decode(t testing.TB, b []byte) map[string]string {
 var Columns = []db.Column{
 	{Name: "field0", Type: "string"}, {Name: "field1", Type: "string"}, {Name: "field2", Type: "string"},
 	{Name: "name", Type: "string"}, {Name: "address", Type: "object"}, {Name: "tags", Type: "array", Items: "string"},
-	{Name: "n", Type: "integer"}, {Name: "grp", Type: "string"}, {Name: "score", Type: "integer"},
+	{Name: "n", Type: "integer"}, {Name: "grp", Type: "string"}, {Name: "score", Type: "integer"}, {Name: "flag", Type: "boolean"},
 	{Name: "items", Type: "array", Items: "object", Members: []db.Column{{Name: "term", Type: "string"}, {Name: "n", Type: "integer"}}},
 }
 
@@ -181,11 +181,11 @@ func Run(t *testing.T, store db.Store) {
 		}
 	})
 	t.Run("nested documents: paths in projections and partial updates", func(t *testing.T) {
-		nested := []byte(`{"name":"n","address":{"zip":"12345","city":"c","geo":{"lat":1.5}},"tags":["a","b"],"n":3}`)
+		nested := []byte(`{"name":"n","address":{"zip":"12345","city":"c","geo":{"lat":1.5}},"tags":["a","b"],"n":3,"flag":true}`)
 		if err := s.Insert(ctx, []byte("nested1"), nested); err != nil {
 			t.Fatal(err)
 		}
-		got, err := s.Read(ctx, []byte("nested1"), []string{"address.zip", "address.geo.lat", "n"}, nil)
+		got, err := s.Read(ctx, []byte("nested1"), []string{"address.zip", "address.geo.lat", "n", "flag"}, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -193,7 +193,7 @@ func Run(t *testing.T, store db.Store) {
 		if err := json.Unmarshal(got, &m); err != nil {
 			t.Fatalf("%s: %v", got, err)
 		}
-		if !reflect.DeepEqual(m, map[string]any{"address.zip": "12345", "address.geo.lat": 1.5, "n": 3.0}) {
+		if !reflect.DeepEqual(m, map[string]any{"address.zip": "12345", "address.geo.lat": 1.5, "n": 3.0, "flag": true}) {
 			t.Errorf("nested projection = %s", got)
 		}
 		u := &db.Update{Mode: db.Partial, Paths: []string{"address.geo.lat"}, Values: [][]byte{[]byte(`{"deg":2}`)}}
@@ -203,7 +203,7 @@ func Run(t *testing.T, store db.Store) {
 		got, _ = s.Read(ctx, []byte("nested1"), nil, nil)
 		var whole, want map[string]any
 		json.Unmarshal(got, &whole)
-		json.Unmarshal([]byte(`{"name":"n","address":{"zip":"12345","city":"c","geo":{"lat":{"deg":2}}},"tags":["a","b"],"n":3}`), &want)
+		json.Unmarshal([]byte(`{"name":"n","address":{"zip":"12345","city":"c","geo":{"lat":{"deg":2}}},"tags":["a","b"],"n":3,"flag":true}`), &want)
 		if !reflect.DeepEqual(whole, want) {
 			t.Errorf("after nested partial update: %s", got)
 		}

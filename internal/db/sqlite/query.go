@@ -83,7 +83,7 @@ func (s *session) querySQL(q *db.Query) (string, []any, error) {
 			if i > 0 {
 				b.WriteString(", ")
 			}
-			fmt.Fprintf(&b, "%s, json_extract(data, %s)", sqlString(f), sqlString(jsonPath(f)))
+			fmt.Fprintf(&b, "%s, data -> %s", sqlString(f), sqlString(jsonPath(f))) // -> keeps JSON types (json_extract turns true into 1)
 		}
 		b.WriteString(")")
 		sel = b.String()

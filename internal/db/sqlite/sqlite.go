@@ -247,7 +247,7 @@ func (s *session) projection(ctx context.Context, fields []string, scan bool) (*
 		if i > 0 {
 			b.WriteString(", ")
 		}
-		fmt.Fprintf(&b, "%s, json_extract(data, %s)", sqlString(f), sqlString(jsonPath(f)))
+		fmt.Fprintf(&b, "%s, data -> %s", sqlString(f), sqlString(jsonPath(f))) // -> keeps JSON types (json_extract turns true into 1)
 	}
 	b.WriteString(") FROM " + s.table)
 	if scan {
