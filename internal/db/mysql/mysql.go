@@ -49,7 +49,7 @@ func init() {
 		Summary: "MySQL 8 and MariaDB through go-sql-driver/mysql: JSON documents, prepared statements per worker, multi-row INSERT for loads",
 		Forms: []db.Form{
 			{Form: "mysql://user:pass@host:port/db", Help: "MySQL 8.x or MariaDB (mariadb:// too); the database is created if missing; ?param=value passes driver parameters or session variables"},
-			{Form: Local, Help: "private MariaDB of the local install (apt-get install mariadb-server), started and stopped by docbench; server.NAME=VALUE sets server variables"},
+			{Form: Local, Help: "private MariaDB of the local install (apt-get install mariadb-server), started and stopped by docbench, fresh and empty for each command (for studies and quickstart -t); server.NAME=VALUE sets server variables"},
 		},
 		Options: []db.Option{
 			{Name: "layout", Values: []string{layoutGenerated, layoutColumn}, Default: layoutGenerated,
