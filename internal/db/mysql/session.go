@@ -304,16 +304,7 @@ func (s *session) Update(ctx context.Context, key []byte, u *db.Update) error {
 		}
 		// Set each top-level member whole, as PostgreSQL's || does
 		// (JSON_MERGE_PATCH would drop nulls and merge nested objects).
-		var st *sql.Stmt
-		if st, err = s.partialStmt(ctx, len(u.Paths)); err != nil {
-			return err
-		}
-		s.args = s.args[:0]
-		for i, p := range u.Paths {
-			s.args = append(s.args, s.jsonPath(p), u.Values[i])
-		}
-		s.args = append(s.args, key)
-		res, err = st.ExecContext(ctx, s.args...)
+		res, err = s.set(ctx, key, u)
 	case db.Replace:
 		if s.layout == layoutGenerated {
 			s.doc = s.doc[:0]
@@ -326,20 +317,25 @@ func (s *session) Update(ctx context.Context, key []byte, u *db.Update) error {
 		if len(u.Paths) != len(u.Values) || len(u.Paths) == 0 {
 			return fmt.Errorf("%s: partial update with %d paths and %d values", s.d.flavour(), len(u.Paths), len(u.Values))
 		}
-		var st *sql.Stmt
-		if st, err = s.partialStmt(ctx, len(u.Paths)); err != nil {
-			return err
-		}
-		s.args = s.args[:0]
-		for i, p := range u.Paths {
-			s.args = append(s.args, s.jsonPath(p), u.Values[i])
-		}
-		s.args = append(s.args, key)
-		res, err = st.ExecContext(ctx, s.args...)
+		res, err = s.set(ctx, key, u)
 	default:
 		return fmt.Errorf("%s: update mode %v", s.d.flavour(), u.Mode)
 	}
 	return affected(res, err)
+}
+
+// set writes each of u.Paths to its value with JSON_SET.
+func (s *session) set(ctx context.Context, key []byte, u *db.Update) (sql.Result, error) {
+	st, err := s.partialStmt(ctx, len(u.Paths))
+	if err != nil {
+		return nil, err
+	}
+	s.args = s.args[:0]
+	for i, p := range u.Paths {
+		s.args = append(s.args, s.jsonPath(p), u.Values[i])
+	}
+	s.args = append(s.args, key)
+	return st.ExecContext(ctx, s.args...)
 }
 
 // affected turns "no row matched" into ErrNotFound (the connection reports
