@@ -94,7 +94,8 @@ target rate) and results that record everything they ran under.`,
 		return &ExitError{Code: 2, Err: fmt.Errorf("%s: %v (see `%s --help`)", c.Name(), err, c.CommandPath())}
 	})
 	root.AddCommand(a.phaseCommand(runner.Load), a.phaseCommand(runner.Run), a.quickstartCommand(),
-		a.targetsCommand(), a.versionCommand(), a.docCommand(), a.verifyCommand())
+		a.targetsCommand(), a.versionCommand(), a.docCommand(), a.verifyCommand(),
+		a.studyCommand(), a.reportCommand(), a.compareCommand())
 	return root
 }
 

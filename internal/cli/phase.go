@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -13,6 +14,7 @@ import (
 
 	"github.com/docbench/docbench/internal/db"
 	"github.com/docbench/docbench/internal/doc"
+	"github.com/docbench/docbench/internal/probe"
 	"github.com/docbench/docbench/internal/report"
 	"github.com/docbench/docbench/internal/runner"
 	"github.com/docbench/docbench/internal/workload"
@@ -179,6 +181,10 @@ func (a *app) runPhase(ctx context.Context, store db.Store, sp *spec, cfg *workl
 	if err != nil {
 		return nil, fmt.Errorf("target %s: %w", db.Redact(sp.target), err)
 	}
+	// The server's view starts where docbench's counting does: after the
+	// warm-up, with no operation in flight.
+	var before *probe.Point
+	opts.OnMeasure = func() { before = probe.Take(ctx, store) }
 	out, runErr := runner.Execute(ctx, store, wl, plan, opts)
 	if out == nil {
 		return nil, runErr
@@ -199,6 +205,10 @@ func (a *app) runPhase(ctx context.Context, store db.Store, sp *spec, cfg *workl
 	if runErr != nil && !errors.Is(runErr, runner.ErrInterrupted) {
 		res.Error = runErr.Error()
 	}
+	if before == nil { // interrupted during the warm-up
+		before = probe.Take(ctx, store)
+	}
+	serverSide(ctx, store, res, before, wl, plan, sp.phase)
 	return res, runErr
 }
 
@@ -234,5 +244,11 @@ func (a *app) emit(res *report.Result, format, out string) error {
 			return fmt.Errorf("--out %s: %w", out, err)
 		}
 	}
-	return report.Write(a.stdout, format, res)
+	if err := report.Write(a.stdout, format, res); err != nil {
+		return err
+	}
+	if f := strings.ToLower(format); f == "" || f == "text" {
+		probe.WriteText(a.stdout, res.Server, res.Audit)
+	}
+	return nil
 }

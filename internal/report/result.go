@@ -14,6 +14,7 @@ import (
 
 	"github.com/docbench/docbench/internal/db"
 	"github.com/docbench/docbench/internal/measure"
+	"github.com/docbench/docbench/internal/probe"
 	"github.com/docbench/docbench/internal/runner"
 )
 
@@ -41,6 +42,10 @@ type Result struct {
 	Series      []Point           `json:"series"`
 	Notes       []string          `json:"notes,omitempty"`
 	Extra       map[string]string `json:"extra,omitempty"`
+	// Server is the server's own view of the phase (internal/probe).
+	Server *probe.Server `json:"server,omitempty"`
+	// Audit classifies the target for the fairness audit.
+	Audit *probe.Audit `json:"audit,omitempty"`
 }
 
 // Tool names the program that produced a result.

@@ -10,6 +10,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -42,6 +43,10 @@ type Options struct {
 	Progress bool      // draw a progress bar (a terminal) instead of plain lines
 	// Drain bounds how long in-flight operations may finish after a stop.
 	Drain time.Duration
+	// OnMeasure, when set, is called once no operation is in flight, just
+	// before the measured part starts (after the warm-up): server-side
+	// snapshots taken there count exactly the measured operations.
+	OnMeasure func()
 }
 
 // Outcome is what a phase measured.
@@ -143,12 +148,7 @@ func Execute(ctx context.Context, store db.Store, wl *workload.Workload, plan *P
 	}
 	var done atomic.Int64 // measured operations (records on load)
 	var running sync.WaitGroup
-	measuring := make(chan struct{})
-	if o.Warmup <= 0 || o.Phase == Load {
-		close(measuring)
-	}
 
-	base := time.Now()
 	workers := make([]*worker, o.Threads)
 	for i := range workers {
 		share := total / int64(o.Threads)
@@ -158,8 +158,9 @@ func Execute(ctx context.Context, store db.Store, wl *workload.Workload, plan *P
 		workers[i] = &worker{
 			id: i, sess: sessions[i], wl: wl, th: wl.NewThread(i), plan: plan,
 			rec: reg.NewRecorder(), ops: share, done: &done, batch: batch,
-			stop: stop, measuring: measuring, drng: doc.NewRand(),
+			stop: stop, drng: doc.NewRand(),
 		}
+		workers[i].prepare()
 		if o.Rate > 0 {
 			workers[i].interval = time.Duration(float64(time.Second) * float64(o.Threads) / o.Rate)
 			workers[i].offset = time.Duration(float64(time.Second) * float64(i) / o.Rate)
@@ -169,6 +170,46 @@ func Execute(ctx context.Context, store db.Store, wl *workload.Workload, plan *P
 	// Worker context: cancelled only after the drain bound once stopped.
 	wctx, wcancel := context.WithCancel(context.Background())
 	defer wcancel()
+	out := &Outcome{Phase: o.Phase, Names: reg.Names(), Batch: batch}
+	st := newStatus(o, reg, total)
+
+	// Warm-up: a pass of its own, stopped and drained, whose measurements
+	// are discarded; the measured part then starts with nothing in flight.
+	if o.Warmup > 0 && o.Phase == Run {
+		st.line("warm-up for %s", o.Warmup)
+		warmStop := make(chan struct{})
+		for _, w := range workers {
+			w.stop, w.ops = warmStop, math.MaxInt64
+		}
+		for _, w := range workers {
+			running.Add(1)
+			go func() {
+				defer running.Done()
+				_ = w.run(wctx, cfg, time.Now())
+			}()
+		}
+		select {
+		case <-time.After(o.Warmup):
+		case <-ctx.Done():
+		}
+		close(warmStop)
+		running.Wait()
+		reg.Reset()
+		done.Store(0)
+		for i, w := range workers {
+			share := total / int64(o.Threads)
+			if int64(i) < total%int64(o.Threads) {
+				share++
+			}
+			w.stop, w.ops = stop, share
+		}
+	}
+	if o.OnMeasure != nil && ctx.Err() == nil {
+		o.OnMeasure()
+	}
+
+	base := time.Now()
+	start := base
 	errs := make([]error, o.Threads)
 	for i, w := range workers {
 		running.Add(1)
@@ -179,24 +220,6 @@ func Execute(ctx context.Context, store db.Store, wl *workload.Workload, plan *P
 	}
 	finished := make(chan struct{})
 	go func() { running.Wait(); close(finished) }()
-
-	out := &Outcome{Phase: o.Phase, Names: reg.Names(), Batch: batch}
-	st := newStatus(o, reg, total)
-
-	// Warm-up: run, then discard what was measured.
-	start := base
-	if o.Warmup > 0 && o.Phase == Run {
-		st.line("warm-up for %s", o.Warmup)
-		select {
-		case <-time.After(o.Warmup):
-		case <-ctx.Done():
-		case <-finished:
-		}
-		reg.Reset()
-		done.Store(0)
-		start = time.Now()
-		close(measuring)
-	}
 	out.Start = start
 
 	var deadline <-chan time.Time

@@ -19,18 +19,17 @@ import (
 // worker is one client thread. Everything it touches per operation is its
 // own: session, generators, buffers, recorder.
 type worker struct {
-	id        int
-	sess      db.Session
-	wl        *workload.Workload
-	th        *workload.Thread
-	plan      *Plan
-	rec       *measure.Recorder
-	ops       int64 // operations to measure (this thread's share)
-	done      *atomic.Int64
-	batch     int
-	stop      <-chan struct{}
-	measuring <-chan struct{}
-	drng      *doc.Rand
+	id    int
+	sess  db.Session
+	wl    *workload.Workload
+	th    *workload.Thread
+	plan  *Plan
+	rec   *measure.Recorder
+	ops   int64 // operations to measure (this thread's share)
+	done  *atomic.Int64
+	batch int
+	stop  <-chan struct{}
+	drng  *doc.Rand
 
 	interval time.Duration // open loop: time between this worker's operations
 	offset   time.Duration // open loop: this worker's phase within the schedule
@@ -52,7 +51,6 @@ func stopped(c <-chan struct{}) bool {
 }
 
 func (w *worker) loop(ctx context.Context, phase Phase, base time.Time) error {
-	w.prepare()
 	if phase == Load {
 		if w.batch > 1 {
 			return w.loadBatches(ctx)
@@ -147,14 +145,9 @@ func (w *worker) run(ctx context.Context, cfg *workload.Config, base time.Time) 
 		w.timer = time.NewTimer(time.Hour)
 		w.timer.Stop()
 	}
-	measuring := stopped(w.measuring)
-	for n < w.ops || !measuring {
+	for n < w.ops {
 		if stopped(w.stop) {
 			return nil
-		}
-		if !measuring && stopped(w.measuring) {
-			measuring = true
-			continue
 		}
 		var intended time.Time
 		if w.interval > 0 {
@@ -170,10 +163,8 @@ func (w *worker) run(ctx context.Context, cfg *workload.Config, base time.Time) 
 		}
 		k++
 		w.step(ctx, cfg, r, intended)
-		if measuring {
-			n++
-			w.done.Add(1)
-		}
+		n++
+		w.done.Add(1)
 	}
 	return nil
 }

@@ -14,6 +14,7 @@ import (
 
 	"golang.org/x/perf/benchmath"
 
+	"github.com/docbench/docbench/internal/probe"
 	"github.com/docbench/docbench/internal/report"
 )
 
@@ -257,7 +258,34 @@ func (d *Data) Report() *report.StudyReport {
 	for _, c := range f.Charts {
 		sr.Charts = append(sr.Charts, d.chart(c))
 	}
+	sr.Audit = d.audit()
 	return sr
+}
+
+// audit compares the targets' classifications (durability, key index,
+// indexes, compression, memory, clients) as `docbench compare` does.
+func (d *Data) audit() []string {
+	var ts []probe.Target
+	var names []string
+	seen := map[string]bool{}
+	for _, run := range d.Manifest.Runs {
+		res := d.Results[run.File]
+		if res == nil || run.Workload == "load" || seen[run.Target] {
+			continue
+		}
+		seen[run.Target] = true
+		a := res.Audit
+		if a == nil {
+			c := probe.Classify(res.Target.Backend, res.Target.Settings, res.Target.Layout, res.Options.Threads)
+			a = &c
+		}
+		ts = append(ts, probe.Target{Name: run.Target, Backend: res.Target.Backend, Audit: *a})
+		names = append(names, run.Target)
+	}
+	if len(ts) < 2 {
+		return nil
+	}
+	return probe.Lines(probe.Compare(ts), names)
 }
 
 func appendOnce(xs []string, s string) []string {

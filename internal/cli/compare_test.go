@@ -1,0 +1,140 @@
+package cli
+
+import (
+	"flag"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/docbench/docbench/internal/testutil"
+)
+
+var updateCompare = flag.Bool("update", false, "rewrite the golden files of compare")
+
+// phaseResult loads and runs a small workload through the CLI and returns
+// the run result's path.
+func phaseResult(t *testing.T, dir, name, target string, props ...string) string {
+	t.Helper()
+	base := []string{"-P", "workloada", "-p", "recordcount=300", "--status", "0"}
+	for _, p := range props {
+		base = append(base, "-p", p)
+	}
+	load := filepath.Join(dir, name+"-load.json")
+	if _, stderr, code := docbench(t, append([]string{"load", "-t", target, "--out", load}, base...)...); code != 0 {
+		t.Fatalf("%s load: exit %d: %s", name, code, stderr)
+	}
+	res := readResult(t, load)
+	if res.Server == nil || res.Server.Absent != "" || res.Audit == nil {
+		t.Fatalf("%s load: no server section: %+v", name, res.Server)
+	}
+	if name != "sqlite" {
+		// The server's own count of the rows loaded = docbench's.
+		if len(res.Server.Checks) != 1 || !res.Server.Checks[0].Match || res.Server.Checks[0].Docbench != 300 {
+			t.Errorf("%s load checks: %+v", name, res.Server.Checks)
+		}
+	}
+	run := filepath.Join(dir, name+"-run.json")
+	out, stderr, code := docbench(t, append([]string{"run", "-t", target, "-p", "operationcount=600", "--out", run}, base...)...)
+	if code != 0 {
+		t.Fatalf("%s run: exit %d: %s", name, code, stderr)
+	}
+	if !strings.Contains(out, "\nserver side\n") {
+		t.Errorf("%s run: text output has no server side block:\n%s", name, out)
+	}
+	return run
+}
+
+// TestCompareAudit compares results of real runs: PostgreSQL with the
+// seeds' unfair setup (GIN over the whole document for key lookups,
+// synchronous_commit=off) against PostgreSQL with a primary key, and SQLite.
+func TestCompareAudit(t *testing.T) {
+	dir := t.TempDir()
+	server := testutil.Postgres(t, "embedded")
+	fair := phaseResult(t, dir, "pg-pkey", testutil.FreshDatabase(t, server))
+	unfair := phaseResult(t, dir, "pg-gin", testutil.FreshDatabase(t, server)+"&synchronous_commit=off",
+		"layout=document", "index=gin")
+	lite := phaseResult(t, dir, "sqlite", "sqlite:"+filepath.Join(dir, "c.db"))
+
+	rel := func(p string) string { r, _ := filepath.Rel(dir, p); return r }
+	for _, p := range []string{fair, unfair, lite} {
+		if err := os.Rename(p, filepath.Join(dir, rel(p))); err != nil {
+			t.Fatal(err)
+		}
+	}
+	wd, _ := os.Getwd()
+	if err := os.Chdir(dir); err != nil {
+		t.Fatal(err)
+	}
+	out, stderr, code := docbench(t, "compare", rel(fair), rel(unfair), rel(lite))
+	os.Chdir(wd)
+	if code != 0 {
+		t.Fatalf("compare: exit %d: %s", code, stderr)
+	}
+	for _, row := range []string{"throughput ops/s", "READ p50/p99 µs", "UPDATE p50/p99 µs", "write volume/op", "storage total",
+		"bytes/document", "server CPU µs/op", "docbench CPU µs/op", "flagged plans"} {
+		if !strings.Contains(out, "\n"+row) {
+			t.Errorf("compare output lacks the row %q:\n%s", row, out)
+		}
+	}
+	i := strings.Index(out, "fairness audit")
+	if i < 0 {
+		t.Fatalf("no audit:\n%s", out)
+	}
+	golden(t, "compare-audit.golden", out[i:])
+
+	// --strict refuses durability and key-index differences.
+	if err := os.Chdir(dir); err != nil {
+		t.Fatal(err)
+	}
+	_, stderr, code = docbench(t, "compare", "--strict", rel(fair), rel(unfair), rel(lite))
+	_, _, codeSame := docbench(t, "compare", "--strict", rel(fair), rel(fair))
+	os.Chdir(wd)
+	if code != 1 || !strings.Contains(stderr, "durability differs") || !strings.Contains(stderr, "key index differs") {
+		t.Errorf("--strict: exit %d, %q", code, stderr)
+	}
+	if codeSame != 0 {
+		t.Errorf("--strict on equal targets: exit %d", codeSame)
+	}
+}
+
+func golden(t *testing.T, name, got string) {
+	t.Helper()
+	path := filepath.Join("testdata", name)
+	if *updateCompare {
+		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run with -update to create it)", err)
+	}
+	if string(want) != got {
+		t.Errorf("%s differs (run with -update to accept):\n--- got\n%s\n--- want\n%s", name, got, want)
+	}
+}
+
+// TestCompareBadInput: each bad file is named in one line.
+func TestCompareBadInput(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, body string) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	for _, tc := range []struct{ path, want string }{
+		{filepath.Join(dir, "missing.json"), "missing.json: no such file or directory"},
+		{write("notjson.json", "hello"), "notjson.json: not a docbench result"},
+		{write("other.json", `{"name":"x"}`), "other.json: not a docbench result"},
+		{write("v9.json", `{"schema":"docbench/result/v9"}`), `v9.json: schema "docbench/result/v9", this docbench reads "docbench/result/v1"`},
+		{write("bad.json", `{"schema":"docbench/result/v1","ops":"nope"}`), "bad.json: malformed result"},
+	} {
+		_, stderr, code := docbench(t, "compare", tc.path)
+		if code != 2 || !strings.Contains(stderr, tc.want) || strings.Count(strings.TrimSpace(stderr), "\n") != 0 {
+			t.Errorf("compare %s: exit %d, stderr %q, want one line with %q", filepath.Base(tc.path), code, stderr, tc.want)
+		}
+	}
+}

@@ -1,0 +1,458 @@
+package postgres
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/docbench/docbench/internal/db"
+	"github.com/docbench/docbench/internal/probe"
+)
+
+var (
+	_ db.Prober    = (*store)(nil)
+	_ db.Explainer = (*store)(nil)
+)
+
+// Probe reads the server's own view: the WAL insert position and pg_stat_wal
+// (cluster-wide), the table's row counters and buffer statistics, and the
+// sizes of its heap, TOAST relation and indexes (child tables of
+// layout=relational apart). It writes nothing.
+func (s *store) Probe(ctx context.Context) (db.Snapshot, error) {
+	snap := db.NewSnapshot()
+	c := s.admin
+	var vnum int
+	if err := c.QueryRow(ctx, "SELECT current_setting('server_version_num')::int").Scan(&vnum); err != nil {
+		return snap, fmt.Errorf("postgres probe: %w", err)
+	}
+	// Other backends flush their statistics when they exit (sessions have
+	// just closed) or within a second: wait until the counters settle.
+	s.settle(ctx, vnum)
+
+	var lsn string
+	var pos float64
+	err := c.QueryRow(ctx, "SELECT pg_current_wal_insert_lsn()::text, pg_wal_lsn_diff(pg_current_wal_insert_lsn(), '0/0')::float8").Scan(&lsn, &pos)
+	if err != nil {
+		snap.Counters["wal_bytes"] = db.Missing("pg_current_wal_insert_lsn: " + oneLine(err))
+	} else {
+		snap.Counters["wal_bytes"] = db.Val(pos, db.Bytes)
+		snap.Facts["wal_insert_lsn"] = lsn
+	}
+	if vnum >= 140000 {
+		var recs, fpi, bytes float64
+		if err := c.QueryRow(ctx, "SELECT wal_records::float8, wal_fpi::float8, wal_bytes::float8 FROM pg_stat_wal").Scan(&recs, &fpi, &bytes); err != nil {
+			snap.Counters["wal_records"] = db.Missing("pg_stat_wal: " + oneLine(err))
+			snap.Counters["wal_fpi"] = db.Missing("pg_stat_wal: " + oneLine(err))
+		} else {
+			snap.Counters["wal_records"] = db.Val(recs, db.Count)
+			snap.Counters["wal_fpi"] = db.Val(fpi, db.Count)
+			snap.Counters["wal_stat_bytes"] = db.Val(bytes, db.Bytes)
+		}
+	} else {
+		snap.Counters["wal_records"] = db.Missing("pg_stat_wal needs PostgreSQL 14")
+		snap.Counters["wal_fpi"] = db.Missing("pg_stat_wal needs PostgreSQL 14")
+	}
+	snap.Facts["counters_scope"] = "WAL is cluster-wide; row and buffer counters are the docbench table's"
+
+	if err := s.probeTables(ctx, &snap); err != nil {
+		return snap, err
+	}
+	snap.ServerPID, snap.PIDAbsent = s.serverPID(ctx)
+	return snap, nil
+}
+
+// settle waits (up to two seconds) until the cluster's row and WAL counters
+// stop moving, so that exited sessions' statistics are in.
+func (s *store) settle(ctx context.Context, vnum int) {
+	q := "SELECT coalesce(sum(n_tup_ins + n_tup_upd + n_tup_del), 0)::float8 FROM pg_stat_user_tables"
+	if vnum >= 140000 {
+		q = "SELECT coalesce(sum(n_tup_ins + n_tup_upd + n_tup_del), 0)::float8 + (SELECT wal_records FROM pg_stat_wal)::float8 FROM pg_stat_user_tables"
+	}
+	if vnum >= 150000 {
+		_, _ = s.admin.Exec(ctx, "SELECT pg_stat_force_next_flush()")
+	}
+	last, same := -1.0, 0
+	for deadline := time.Now().Add(2 * time.Second); time.Now().Before(deadline); {
+		_, _ = s.admin.Exec(ctx, "SELECT pg_stat_clear_snapshot()")
+		var v float64
+		if err := s.admin.QueryRow(ctx, q).Scan(&v); err != nil {
+			return
+		}
+		var others int
+		_ = s.admin.QueryRow(ctx, "SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid() AND backend_type = 'client backend' AND state = 'active'").Scan(&others)
+		if v == last && others == 0 {
+			same++
+			if same >= 2 {
+				return
+			}
+		} else {
+			same = 0
+		}
+		last = v
+		time.Sleep(40 * time.Millisecond)
+	}
+}
+
+// relation sizes and counters of the table, its TOAST relation, its indexes
+// and its child tables (layout=relational: table__field).
+const tablesSQL = `
+SELECT c.oid::regclass::text, c.relname = $2 AS main,
+       pg_relation_size(c.oid, 'main')::float8,
+       (pg_relation_size(c.oid, 'fsm') + pg_relation_size(c.oid, 'vm'))::float8,
+       coalesce(pg_total_relation_size(nullif(c.reltoastrelid, 0)), 0)::float8,
+       pg_indexes_size(c.oid)::float8,
+       pg_total_relation_size(c.oid)::float8,
+       coalesce(t.n_tup_ins, 0)::float8, coalesce(t.n_tup_upd, 0)::float8, coalesce(t.n_tup_del, 0)::float8,
+       coalesce(t.n_tup_hot_upd, 0)::float8, coalesce(t.n_live_tup, 0)::float8,
+       coalesce(io.heap_blks_read, 0)::float8, coalesce(io.heap_blks_hit, 0)::float8,
+       coalesce(io.toast_blks_read, 0)::float8, coalesce(io.toast_blks_hit, 0)::float8,
+       coalesce(io.idx_blks_read, 0)::float8, coalesce(io.idx_blks_hit, 0)::float8
+FROM pg_class c
+JOIN pg_namespace n ON n.oid = c.relnamespace
+LEFT JOIN pg_stat_user_tables t ON t.relid = c.oid
+LEFT JOIN pg_statio_user_tables io ON io.relid = c.oid
+WHERE n.nspname = $1 AND c.relkind IN ('r', 'p') AND (c.relname = $2 OR starts_with(c.relname, $2 || '__'))
+ORDER BY 2 DESC, 1`
+
+func (s *store) probeTables(ctx context.Context, snap *db.Snapshot) error {
+	rows, err := s.admin.Query(ctx, tablesSQL, s.schema, s.tableRaw)
+	if err != nil {
+		return fmt.Errorf("postgres probe: %w", err)
+	}
+	defer rows.Close()
+	found := false
+	add := func(m map[string]db.Figure, k string, v float64, unit string) {
+		f := m[k]
+		m[k] = db.Val(f.Value+v, unit)
+	}
+	for rows.Next() {
+		var name string
+		var main bool
+		var v [16]float64
+		dst := []any{&name, &main}
+		for i := range v {
+			dst = append(dst, &v[i])
+		}
+		if err := rows.Scan(dst...); err != nil {
+			return fmt.Errorf("postgres probe: %w", err)
+		}
+		g, k := snap.Gauges, snap.Counters
+		if main {
+			found = true
+			g["table_bytes"] = db.Val(v[0], db.Bytes)
+			g["table_fsm_vm_bytes"] = db.Val(v[1], db.Bytes)
+			g["toast_bytes"] = db.Val(v[2], db.Bytes)
+			g["index_bytes"] = db.Val(v[3], db.Bytes)
+			k["rows_inserted"] = db.Val(v[5], db.Count)
+			k["rows_updated"] = db.Val(v[6], db.Count)
+			k["rows_deleted"] = db.Val(v[7], db.Count)
+			k["rows_hot_updated"] = db.Val(v[8], db.Count)
+			g["documents"] = db.Val(v[9], db.Count)
+		} else {
+			add(g, "child_tables_bytes", v[4], db.Bytes)
+			add(k, "child_rows_inserted", v[5], db.Count)
+			add(k, "child_rows_deleted", v[7], db.Count)
+		}
+		add(g, "total_bytes", v[4], db.Bytes)
+		for i, n := range []string{"heap_blks_read", "heap_blks_hit", "toast_blks_read", "toast_blks_hit", "idx_blks_read", "idx_blks_hit"} {
+			add(k, n, v[10+i], db.Pages)
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return fmt.Errorf("postgres probe: %w", err)
+	}
+	if !found {
+		for _, n := range []string{"table_bytes", "toast_bytes", "index_bytes", "total_bytes", "documents"} {
+			snap.Gauges[n] = db.Missing("table " + s.table + " does not exist")
+		}
+		return nil
+	}
+	// Each index of the main table.
+	irows, err := s.admin.Query(ctx, `SELECT i.indexrelid::regclass::text, pg_relation_size(i.indexrelid)::float8
+		FROM pg_index i WHERE i.indrelid = to_regclass($1) ORDER BY 1`, s.table)
+	if err != nil {
+		return fmt.Errorf("postgres probe: %w", err)
+	}
+	defer irows.Close()
+	for irows.Next() {
+		var name string
+		var size float64
+		if err := irows.Scan(&name, &size); err != nil {
+			return err
+		}
+		snap.Gauges["index:"+name] = db.Val(size, db.Bytes)
+	}
+	return irows.Err()
+}
+
+// serverPID finds the postmaster when the server runs on this machine: the
+// parent of the probe connection's backend, if it is a postgres process.
+func (s *store) serverPID(ctx context.Context) (int, string) {
+	host := s.connCfg.Host
+	if !strings.HasPrefix(host, "/") && host != "localhost" && host != "127.0.0.1" && host != "::1" {
+		return 0, "server on " + host + ": its processes are not visible from here"
+	}
+	var backend int
+	if err := s.admin.QueryRow(ctx, "SELECT pg_backend_pid()").Scan(&backend); err != nil {
+		return 0, oneLine(err)
+	}
+	ppid, err := probe.ParentPID(backend)
+	if err != nil {
+		return 0, fmt.Sprintf("backend %d not visible on this machine (another PID namespace or host)", backend)
+	}
+	name, err := probe.ProcessName(ppid)
+	if err != nil || (name != "postgres" && name != "postmaster") {
+		return 0, fmt.Sprintf("backend %d's parent is %q, not a postmaster (another PID namespace?)", backend, name)
+	}
+	return ppid, ""
+}
+
+func oneLine(err error) string { return strings.Join(strings.Fields(err.Error()), " ") }
+
+// Explain shows the plan of each statement the request's operations use:
+// EXPLAIN (FORMAT JSON) EXECUTE of the session's prepared statement with
+// representative parameters. A key lookup or query without an index is
+// flagged, and whether an index could serve it at all is said.
+func (s *store) Explain(ctx context.Context, r *db.ExplainRequest) ([]db.Plan, error) {
+	sess, err := s.NewSession(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer sess.Close()
+	ss := sess.(*session)
+	var plans []db.Plan
+	explain := func(op, stmt string, args ...any) {
+		plans = append(plans, ss.explain(ctx, op, stmt, args))
+	}
+	skip := func(op, why string) { plans = append(plans, db.Plan{Op: op, Access: "not explained: " + why}) }
+	rel := s.v.layout == "relational"
+	key := ss.keyArg(r.Key)
+	if b, ok := key.([]byte); ok {
+		key = append([]byte(nil), b...)
+	}
+	if r.Has("READ") || r.Has("READ-MODIFY-WRITE") {
+		for i, f := range r.Reads {
+			if i == 2 {
+				break // projections of other fields plan alike
+			}
+			stmt := "read"
+			if f != nil {
+				if stmt, err = ss.projection(ctx, f, false); err != nil {
+					return plans, err
+				}
+			}
+			explain("READ", stmt, key)
+		}
+	}
+	if r.Has("SCAN") {
+		stmt := "scan"
+		if len(r.Reads) > 0 && r.Reads[0] != nil {
+			if stmt, err = ss.projection(ctx, r.Reads[0], true); err != nil {
+				return plans, err
+			}
+		}
+		explain("SCAN", stmt, r.Key, r.ScanCount)
+	}
+	if (r.Has("UPDATE") || r.Has("READ-MODIFY-WRITE")) && r.Update != nil {
+		u := r.Update
+		switch {
+		case rel:
+			skip("UPDATE", "layout=relational updates through several statements (row update, child rows deleted and inserted)")
+		case u.Mode == db.Merge:
+			explain("UPDATE", "merge", key, u.Doc)
+		case u.Mode == db.Replace:
+			d := u.Doc
+			if s.v.layout == "document" {
+				d = append([]byte(nil), ss.withKey(r.Key, u.Doc)...)
+			}
+			explain("UPDATE", "replace", key, d)
+		case u.Mode == db.Partial:
+			stmt, err := ss.partialStmt(ctx, len(u.Paths))
+			if err != nil {
+				return plans, err
+			}
+			args := []any{key}
+			for i, p := range u.Paths {
+				args = append(args, db.PathSegments(p), u.Values[i])
+			}
+			explain("UPDATE", stmt, args...)
+		}
+	}
+	if r.Has("INSERT") {
+		switch s.v.layout {
+		case "relational":
+			skip("INSERT", "layout=relational inserts a row and its child rows")
+		case "document":
+			explain("INSERT", "insert", append([]byte(nil), ss.withKey(r.Key, r.Doc)...))
+		default:
+			explain("INSERT", "insert", r.Key, r.Doc)
+		}
+	}
+	for i := range r.Queries {
+		q := &r.Queries[i]
+		op := "QUERY-" + strings.ToUpper(q.Kind.String())
+		if !r.Has(op) {
+			continue
+		}
+		sql, err := s.querySQL(q)
+		if err != nil {
+			return plans, err
+		}
+		name := fmt.Sprintf("explainq%d", i)
+		if _, err := ss.conn.Prepare(ctx, name, sql); err != nil {
+			return plans, fmt.Errorf("postgres prepare %s: %w", sql, err)
+		}
+		if q.Kind == db.QueryAggregate {
+			explain(op, name)
+			continue
+		}
+		var limit any
+		if q.Limit > 0 {
+			limit = q.Limit
+		}
+		v := q.Value
+		if v == nil {
+			v = []byte("null")
+		}
+		explain(op, name, v, limit, q.Offset)
+	}
+	return plans, nil
+}
+
+// literal renders a parameter as SQL for EXECUTE name(…).
+func literal(a any) string {
+	switch v := a.(type) {
+	case nil:
+		return "NULL"
+	case []byte:
+		return quoteLiteral(string(v))
+	case string:
+		return quoteLiteral(v)
+	case int:
+		return strconv.Itoa(v)
+	case []string:
+		return quoteLiteral(textArray(v))
+	}
+	return quoteLiteral(fmt.Sprint(a))
+}
+
+func (ss *session) explain(ctx context.Context, op, stmt string, args []any) db.Plan {
+	var text string
+	err := ss.conn.QueryRow(ctx, "SELECT statement FROM pg_prepared_statements WHERE name = $1", stmt).Scan(&text)
+	p := db.Plan{Op: op, Statement: strings.TrimSpace(text)}
+	if err != nil {
+		p.Access = "not explained: " + oneLine(err)
+		return p
+	}
+	lits := make([]string, len(args))
+	for i, a := range args {
+		lits[i] = literal(a)
+	}
+	exec := "EXECUTE " + pgx.Identifier{stmt}.Sanitize()
+	if len(lits) > 0 {
+		exec += "(" + strings.Join(lits, ", ") + ")"
+	}
+	raw, nodes, err := ss.explainJSON(ctx, exec)
+	if err != nil {
+		p.Access = "not explained: " + oneLine(err)
+		return p
+	}
+	p.Plan = raw
+	p.Access = access(nodes)
+	if op == "INSERT" {
+		return p
+	}
+	if seq := seqScans(nodes); len(seq) > 0 && !usesIndex(nodes) {
+		// Could an index serve it at all? Ask with sequential scans off.
+		p.Flag = "no index used: Seq Scan on " + strings.Join(seq, ", ")
+		if _, err := ss.conn.Exec(ctx, "SET enable_seqscan = off"); err == nil {
+			_, forced, err := ss.explainJSON(ctx, exec)
+			_, _ = ss.conn.Exec(ctx, "RESET enable_seqscan")
+			if err == nil && usesIndex(forced) {
+				p.Flag += " (the planner preferred it; an index can serve it: " + access(forced) + ")"
+			} else if err == nil {
+				p.Flag += " (no index can serve this statement)"
+			}
+		}
+	}
+	return p
+}
+
+// planNode is the part of an EXPLAIN (FORMAT JSON) node docbench reads.
+type planNode struct {
+	NodeType  string     `json:"Node Type"`
+	Operation string     `json:"Operation"`
+	Relation  string     `json:"Relation Name"`
+	Index     string     `json:"Index Name"`
+	Plans     []planNode `json:"Plans"`
+}
+
+func (ss *session) explainJSON(ctx context.Context, exec string) (string, []planNode, error) {
+	var raw string
+	if err := ss.conn.QueryRow(ctx, "EXPLAIN (FORMAT JSON) "+exec, pgx.QueryExecModeSimpleProtocol).Scan(&raw); err != nil {
+		return "", nil, err
+	}
+	var top []struct {
+		Plan planNode `json:"Plan"`
+	}
+	if err := json.Unmarshal([]byte(raw), &top); err != nil {
+		return raw, nil, fmt.Errorf("EXPLAIN output: %w", err)
+	}
+	var nodes []planNode
+	var walk func(n planNode)
+	walk = func(n planNode) {
+		nodes = append(nodes, n)
+		for _, c := range n.Plans {
+			walk(c)
+		}
+	}
+	for _, t := range top {
+		walk(t.Plan)
+	}
+	return raw, nodes, nil
+}
+
+// access summarises the scans of a plan: "Index Scan using usertable_pkey on usertable".
+func access(nodes []planNode) string {
+	var parts []string
+	for _, n := range nodes {
+		switch {
+		case n.NodeType == "ModifyTable":
+			parts = append(parts, n.Operation+" on "+n.Relation)
+		case n.Index != "" && n.Relation != "":
+			parts = append(parts, n.NodeType+" using "+n.Index+" on "+n.Relation)
+		case n.Index != "":
+			parts = append(parts, n.NodeType+" using "+n.Index)
+		case n.Relation != "":
+			parts = append(parts, n.NodeType+" on "+n.Relation)
+		}
+	}
+	if len(parts) == 0 && len(nodes) > 0 {
+		return nodes[0].NodeType
+	}
+	return strings.Join(parts, " → ")
+}
+
+func seqScans(nodes []planNode) []string {
+	var out []string
+	for _, n := range nodes {
+		if n.NodeType == "Seq Scan" {
+			out = append(out, n.Relation)
+		}
+	}
+	return out
+}
+
+func usesIndex(nodes []planNode) bool {
+	for _, n := range nodes {
+		if n.Index != "" {
+			return true
+		}
+	}
+	return false
+}

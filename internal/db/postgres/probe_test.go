@@ -1,0 +1,244 @@
+package postgres
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"strings"
+	"testing"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/docbench/docbench/internal/db"
+	"github.com/docbench/docbench/internal/probe"
+	"github.com/docbench/docbench/internal/testutil"
+)
+
+// bigDoc is a document of n bytes of incompressible text: it is TOASTed.
+func bigDoc(r *rand.Rand, n int) []byte {
+	const letters = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"
+	b := []byte(`{"field0":"x","big":"`)
+	for range n {
+		b = append(b, letters[r.IntN(len(letters))])
+	}
+	return append(b, `"}`...)
+}
+
+// TestProbeAccuracy checks every figure of the probe against the server's
+// own view, computed independently in the test: rows touched, WAL bytes
+// (pg_wal_lsn_diff), relation sizes (the catalog's functions).
+func TestProbeAccuracy(t *testing.T) {
+	for _, kind := range servers {
+		t.Run(kind, func(t *testing.T) {
+			ctx := context.Background()
+			url := testutil.FreshDatabase(t, testutil.Postgres(t, kind))
+			st := openStore(t, url, map[string]string{"layout": "column"})
+			if err := st.Setup(ctx, db.Schema{Table: "usertable", Fields: []string{"field0", "big"}}, true); err != nil {
+				t.Fatal(err)
+			}
+			conn, err := pgx.Connect(ctx, url)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer conn.Close(ctx)
+			lsn := func() string {
+				var s string
+				if err := conn.QueryRow(ctx, "SELECT pg_current_wal_insert_lsn()::text").Scan(&s); err != nil {
+					t.Fatal(err)
+				}
+				return s
+			}
+			before := probe.Take(ctx, st)
+			if before.Err != nil {
+				t.Fatal(before.Err)
+			}
+			lsnAfterBefore := lsn()
+
+			// A known statement sequence: 300 documents by COPY (100 of them
+			// TOASTed), 40 inserts, 120 updates, 7 updates of missing keys.
+			sess, err := st.NewSession(ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			r := rand.New(rand.NewPCG(1, 2))
+			var keys, docs [][]byte
+			for i := range 300 {
+				keys = append(keys, fmt.Appendf(nil, "user%04d", i))
+				if i%3 == 0 {
+					docs = append(docs, bigDoc(r, 6000))
+				} else {
+					docs = append(docs, []byte(`{"field0":"small","big":"no"}`))
+				}
+			}
+			if err := sess.(db.BatchInserter).InsertBatch(ctx, keys, docs); err != nil {
+				t.Fatal(err)
+			}
+			for i := range 40 {
+				if err := sess.Insert(ctx, fmt.Appendf(nil, "extra%03d", i), []byte(`{"field0":"e"}`)); err != nil {
+					t.Fatal(err)
+				}
+			}
+			for i := range 120 {
+				u := &db.Update{Mode: db.Merge, Doc: []byte(`{"field0":"updated"}`), Paths: []string{"field0"}, Values: [][]byte{[]byte(`"updated"`)}}
+				if err := sess.Update(ctx, keys[i], u); err != nil {
+					t.Fatal(err)
+				}
+			}
+			for i := range 7 {
+				u := &db.Update{Mode: db.Merge, Doc: []byte(`{"field0":"x"}`)}
+				if err := sess.Update(ctx, fmt.Appendf(nil, "missing%d", i), u); err != db.ErrNotFound {
+					t.Fatalf("update of a missing key: %v", err)
+				}
+			}
+			sess.Close()
+			lsnBeforeAfter := lsn()
+			after := probe.Take(ctx, st)
+			if after.Err != nil {
+				t.Fatal(after.Err)
+			}
+			srv := probe.Build(before, after, probe.Counts{Ops: 467, Inserts: 340, Updates: 120, Exact: true}, 0)
+
+			// Rows: docbench's counts = the server's counters.
+			for _, c := range []struct {
+				key  string
+				want float64
+			}{{"rows_inserted", 340}, {"rows_updated", 120}, {"rows_deleted", 0}} {
+				if f := srv.Counters[c.key]; !f.OK() || f.Value != c.want {
+					t.Errorf("%s = %+v, want %v", c.key, f, c.want)
+				}
+			}
+			if len(srv.Checks) != 2 || !srv.Checks[0].Match || !srv.Checks[1].Match {
+				t.Errorf("checks: %+v", srv.Checks)
+			}
+			if f := srv.Counters["rows_hot_updated"]; !f.OK() || f.Value > 120 {
+				t.Errorf("rows_hot_updated = %+v", f)
+			}
+
+			// WAL: the delta is pg_wal_lsn_diff of the two snapshots' LSNs,
+			// and lies within the LSNs the test read around the sequence.
+			var diff, outer, inner float64
+			err = conn.QueryRow(ctx, "SELECT pg_wal_lsn_diff($1::pg_lsn, $2::pg_lsn)::float8, pg_wal_lsn_diff($3::pg_lsn, $4::pg_lsn)::float8, pg_wal_lsn_diff($5::pg_lsn, $6::pg_lsn)::float8",
+				after.Snap.Facts["wal_insert_lsn"], before.Snap.Facts["wal_insert_lsn"],
+				lsn(), before.Snap.Facts["wal_insert_lsn"], lsnBeforeAfter, lsnAfterBefore).Scan(&diff, &outer, &inner)
+			if err != nil {
+				t.Fatal(err)
+			}
+			wal := srv.Counters["wal_bytes"]
+			if !wal.OK() || wal.Value != diff {
+				t.Errorf("wal_bytes %+v, pg_wal_lsn_diff %v", wal, diff)
+			}
+			if wal.Value < inner || wal.Value > outer || inner < 300*2000 {
+				t.Errorf("wal_bytes %v outside [%v, %v] (the sequence wrote ≥ 600 kB of documents)", wal.Value, inner, outer)
+			}
+			if f := srv.PerOp["wal_bytes_per_write"]; !f.OK() || f.Value != wal.Value/460 {
+				t.Errorf("wal_bytes_per_write %+v", f)
+			}
+			if f := srv.Counters["wal_records"]; !f.OK() || f.Value < 460 {
+				t.Errorf("wal_records %+v, want ≥ 460", f)
+			}
+
+			// Storage = the catalog's.
+			var heap, toast, idx, total, pkey float64
+			err = conn.QueryRow(ctx, `SELECT pg_relation_size(c.oid)::float8, pg_total_relation_size(c.reltoastrelid)::float8,
+				pg_indexes_size(c.oid)::float8, pg_total_relation_size(c.oid)::float8, pg_relation_size('docbench.usertable_pkey')::float8
+				FROM pg_class c WHERE c.oid = 'docbench.usertable'::regclass`).Scan(&heap, &toast, &idx, &total, &pkey)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for k, want := range map[string]float64{"table_bytes": heap, "toast_bytes": toast, "index_bytes": idx,
+				"total_bytes": total, "index:docbench.usertable_pkey": pkey, "documents": 340} {
+				if f := srv.Storage[k]; !f.OK() || f.Value != want {
+					t.Errorf("storage %s = %+v, catalog %v", k, f, want)
+				}
+			}
+			if toast < 100*6000 {
+				t.Errorf("TOAST %v: the 100 big documents are not TOASTed", toast)
+			}
+			if f := srv.Counters["toast_blks_hit"]; !f.OK() {
+				t.Errorf("toast_blks_hit %+v", f)
+			}
+			// CPU: the server runs here.
+			if !srv.CPU.ServerS.OK() || srv.CPU.ServerS.Value < 0 || !srv.CPU.HarnessS.OK() {
+				t.Errorf("cpu %+v", srv.CPU)
+			}
+		})
+	}
+}
+
+// TestExplainFlags checks the plans: a key lookup through the primary key
+// uses its index; one without any key index is flagged, saying no index
+// can serve it; GIN over the whole document serves containment lookups.
+func TestExplainFlags(t *testing.T) {
+	ctx := context.Background()
+	server := testutil.Postgres(t, "embedded")
+	for _, tc := range []struct {
+		props    map[string]string
+		access   string // READ's plan contains
+		flagPart string // "" = not flagged
+	}{
+		{map[string]string{"layout": "column"}, "usertable_pkey", ""},
+		{map[string]string{"layout": "document", "index": "none"}, "Seq Scan on usertable", "no index can serve"},
+		// On 5000 small rows the planner may prefer a scan to the GIN
+		// index: the flag then says the index can serve the lookup.
+		{map[string]string{"layout": "document", "index": "gin"}, "usertable_gin", "an index can serve it"},
+	} {
+		name := tc.props["layout"] + "-" + tc.props["index"]
+		t.Run(name, func(t *testing.T) {
+			st := openStore(t, testutil.FreshDatabase(t, server), tc.props)
+			if err := st.Setup(ctx, db.Schema{Table: "usertable", Fields: []string{"field0"}}, true); err != nil {
+				t.Fatal(err)
+			}
+			sess, err := st.NewSession(ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var keys, docs [][]byte
+			for i := range 5000 {
+				keys = append(keys, fmt.Appendf(nil, "user%05d", i))
+				docs = append(docs, fmt.Appendf(nil, `{"field0":"value %d"}`, i))
+			}
+			if err := sess.(db.BatchInserter).InsertBatch(ctx, keys, docs); err != nil {
+				t.Fatal(err)
+			}
+			sess.Close()
+			if _, err := st.admin.Exec(ctx, "ANALYZE "+st.table); err != nil {
+				t.Fatal(err)
+			}
+			req := &db.ExplainRequest{Key: keys[42], Doc: docs[0], Reads: [][]string{nil, {"field0"}}, ScanCount: 10,
+				Update: &db.Update{Mode: db.Partial, Paths: []string{"field0"}, Values: [][]byte{[]byte(`"x"`)}},
+				Ops:    []string{"READ", "UPDATE", "INSERT", "SCAN"}}
+			plans, err := st.Explain(ctx, req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			ops := map[string]db.Plan{}
+			for _, p := range plans {
+				if _, dup := ops[p.Op]; !dup {
+					ops[p.Op] = p
+				}
+				if p.Plan == "" || p.Statement == "" {
+					t.Errorf("%s: no plan or statement: %+v", p.Op, p)
+				}
+			}
+			for _, op := range []string{"READ", "UPDATE", "INSERT", "SCAN"} {
+				if _, ok := ops[op]; !ok {
+					t.Errorf("no plan for %s: %+v", op, plans)
+				}
+			}
+			read := ops["READ"]
+			if !strings.Contains(read.Access+read.Flag, tc.access) {
+				t.Errorf("READ access %q flag %q, want %q", read.Access, read.Flag, tc.access)
+			}
+			indexUsed := strings.Contains(read.Access, "Index")
+			if read.Flag != "" && (indexUsed || !strings.Contains(read.Flag, tc.flagPart)) || read.Flag == "" && !indexUsed {
+				t.Errorf("READ access %q flag %q, want a flag saying %q when no index is used", read.Access, read.Flag, tc.flagPart)
+			}
+			if u := ops["UPDATE"]; (u.Flag == "") != strings.Contains(u.Access, "Index") {
+				t.Errorf("UPDATE flag %q (access %s)", u.Flag, u.Access)
+			}
+			if ops["INSERT"].Flag != "" {
+				t.Errorf("INSERT flagged: %q", ops["INSERT"].Flag)
+			}
+		})
+	}
+}

@@ -1,0 +1,108 @@
+package db
+
+import (
+	"context"
+	"time"
+)
+
+// Figure is one server-side number with its unit, or the reason the server
+// cannot give it: a figure a server cannot give is absent, never zero.
+type Figure struct {
+	Value float64 `json:"value"`
+	Unit  string  `json:"unit,omitempty"`
+	// Absent says why there is no value ("pg_stat_wal needs PostgreSQL 14").
+	Absent string `json:"absent,omitempty"`
+}
+
+// Val is a figure with a value.
+func Val(v float64, unit string) Figure { return Figure{Value: v, Unit: unit} }
+
+// Missing is a figure the server cannot give, with the reason.
+func Missing(reason string) Figure { return Figure{Absent: reason} }
+
+// OK reports whether the figure has a value.
+func (f Figure) OK() bool { return f.Absent == "" }
+
+// Units of figures.
+const (
+	Bytes  = "B"
+	Count  = "count"
+	Pages  = "pages"
+	Second = "s"
+)
+
+// Snapshot is the server's own view at one moment: cumulative counters
+// (a phase reports their difference), gauges (a phase reports the value
+// after it) and text facts.
+type Snapshot struct {
+	Time time.Time
+	// Counters only grow while the server runs (WAL position, rows updated,
+	// buffers read). Key names are backend-specific: "wal_bytes",
+	// "rows_updated", …
+	Counters map[string]Figure
+	// Gauges are sizes at the moment ("table_bytes", "index_bytes",
+	// "documents", …).
+	Gauges map[string]Figure
+	// Facts are text the report shows as they are (LSN, peer notes).
+	Facts map[string]string
+	// ServerPID is the server's main process when it runs on this machine
+	// (its CPU is then read from /proc); 0 with PIDAbsent saying why not.
+	ServerPID int
+	PIDAbsent string
+	// InProcess marks an embedded engine (SQLite): its CPU is docbench's.
+	InProcess bool
+}
+
+// NewSnapshot returns an empty snapshot taken now.
+func NewSnapshot() Snapshot {
+	return Snapshot{Time: time.Now(), Counters: map[string]Figure{}, Gauges: map[string]Figure{}, Facts: map[string]string{}}
+}
+
+// Prober is implemented by stores that report the server's own view:
+// write volume, storage, work counters. Probe must not write (the figures
+// of a phase would include it) and is called outside the measured part.
+type Prober interface {
+	Probe(ctx context.Context) (Snapshot, error)
+}
+
+// ExplainRequest lists representative instances of the statements a phase
+// uses, so a store can show the server's plan for each.
+type ExplainRequest struct {
+	Key   []byte // a key the load phase stored
+	Doc   []byte // a document of the plan's shape (for insert)
+	Reads [][]string
+	// Update is one update of the plan's mode (nil: the phase has none).
+	Update    *Update
+	ScanCount int
+	Queries   []Query // one per query shape
+	// Ops are the operations the phase runs (READ, UPDATE, …); a store
+	// explains only those.
+	Ops []string
+}
+
+// Has reports whether the phase runs op.
+func (r *ExplainRequest) Has(op string) bool {
+	for _, o := range r.Ops {
+		if o == op {
+			return true
+		}
+	}
+	return false
+}
+
+// Plan is the server's execution plan of one statement.
+type Plan struct {
+	Op        string `json:"op"`
+	Statement string `json:"statement"`
+	// Access summarises the plan: the scans and indexes used.
+	Access string `json:"access"`
+	// Flag is set when a key lookup or query uses no index.
+	Flag string `json:"flag,omitempty"`
+	// Plan is the plan as the server gave it (JSON or text).
+	Plan string `json:"plan,omitempty"`
+}
+
+// Explainer is implemented by stores that explain a phase's statements.
+type Explainer interface {
+	Explain(ctx context.Context, r *ExplainRequest) ([]Plan, error)
+}

@@ -1,0 +1,316 @@
+// Package probe is docbench's server-side truth: it takes the server's own
+// view before and after a phase (db.Prober snapshots, CPU from /proc and
+// getrusage) and turns the two into what the phase cost the server — write
+// volume, rows touched, storage, CPU, all also per operation — checks the
+// server's row counts against docbench's own, and classifies a target's
+// durability and key index for the fairness audit.
+package probe
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/docbench/docbench/internal/db"
+)
+
+// Server is the server-side section of a phase result ("server" in the
+// result JSON).
+type Server struct {
+	// Absent says why there is no server-side view at all (the backend has
+	// no probe, or probing failed).
+	Absent string `json:"absent,omitempty"`
+	// IntervalS is the time between the two snapshots.
+	IntervalS float64 `json:"interval_s,omitempty"`
+	// Counters are differences over the phase (after − before).
+	Counters map[string]db.Figure `json:"counters,omitempty"`
+	// Storage is the storage after the phase; StorageBefore before it.
+	Storage       map[string]db.Figure `json:"storage,omitempty"`
+	StorageBefore map[string]db.Figure `json:"storage_before,omitempty"`
+	// PerOp are counters divided by docbench's own operation counts.
+	PerOp map[string]db.Figure `json:"per_op,omitempty"`
+	CPU   *CPU                 `json:"cpu,omitempty"`
+	// Checks compare docbench's counts with the server's.
+	Checks []Check           `json:"checks,omitempty"`
+	Plans  []db.Plan         `json:"plans,omitempty"`
+	Facts  map[string]string `json:"facts,omitempty"`
+	Notes  []string          `json:"notes,omitempty"`
+}
+
+// CPU is the CPU time of the server's processes and of docbench itself.
+type CPU struct {
+	ServerS        db.Figure `json:"server_s"`
+	HarnessS       db.Figure `json:"harness_s"`
+	ServerUSOp     db.Figure `json:"server_us_per_op"`
+	HarnessUSOp    db.Figure `json:"harness_us_per_op"`
+	ServerShare    db.Figure `json:"server_share"` // server / (server + harness)
+	Interpretation string    `json:"interpretation,omitempty"`
+}
+
+// Check is one of docbench's counts against the server's.
+type Check struct {
+	What     string  `json:"what"`
+	Docbench int64   `json:"docbench"`
+	Server   float64 `json:"server"`
+	Match    bool    `json:"match"`
+}
+
+// Point is what Take saw at one moment.
+type Point struct {
+	Snap       db.Snapshot
+	Err        error
+	ServerCPU  db.Figure // seconds of the server's process tree
+	HarnessCPU float64   // seconds of docbench's own process
+	Time       time.Time
+}
+
+// Take snapshots store (when it is a db.Prober) and the CPU of the server's
+// processes and of docbench.
+func Take(ctx context.Context, store db.Store) *Point {
+	p := &Point{}
+	pr, ok := store.(db.Prober)
+	if !ok {
+		p.Err = fmt.Errorf("this backend has no server probe")
+	} else {
+		p.Snap, p.Err = pr.Probe(ctx)
+	}
+	p.Time = time.Now()
+	p.HarnessCPU = SelfCPU()
+	switch {
+	case p.Err != nil:
+		p.ServerCPU = db.Missing("no snapshot")
+	case p.Snap.InProcess:
+		p.ServerCPU = db.Missing("the engine runs inside docbench: its CPU is the harness's")
+	case p.Snap.ServerPID == 0:
+		reason := p.Snap.PIDAbsent
+		if reason == "" {
+			reason = "server process not found on this machine"
+		}
+		p.ServerCPU = db.Missing(reason)
+	default:
+		if s, err := TreeCPU(p.Snap.ServerPID); err != nil {
+			p.ServerCPU = db.Missing(err.Error())
+		} else {
+			p.ServerCPU = db.Val(s, db.Second)
+		}
+	}
+	return p
+}
+
+// Counts are docbench's own counts of a phase's successful operations.
+type Counts struct {
+	Ops     int64 // all measured operations (records, for a load)
+	Inserts int64
+	Updates int64 // includes the updates of READ-MODIFY-WRITE
+	Reads   int64
+	// Exact is false when a count is uncertain (failed batches).
+	Exact bool
+}
+
+// WriteCounters are the write-volume counters, in preference order: the
+// first present is the phase's write volume.
+var WriteCounters = []string{"wal_bytes", "redo_bytes", "journal_bytes", "wal_file_bytes"}
+
+// Build turns two points into the server section. rawDoc is the average
+// raw JSON size of a document of the plan's shape (0: unknown).
+func Build(before, after *Point, c Counts, rawDoc float64) *Server {
+	if before.Err != nil || after.Err != nil {
+		err := before.Err
+		if err == nil {
+			err = after.Err
+		}
+		return &Server{Absent: err.Error()}
+	}
+	s := &Server{
+		IntervalS:     after.Time.Sub(before.Time).Seconds(),
+		Counters:      map[string]db.Figure{},
+		Storage:       map[string]db.Figure{},
+		StorageBefore: map[string]db.Figure{},
+		PerOp:         map[string]db.Figure{},
+		Facts:         map[string]string{},
+	}
+	for k, a := range after.Snap.Counters {
+		b, ok := before.Snap.Counters[k]
+		switch {
+		case !a.OK():
+			s.Counters[k] = a
+		case !ok || !b.OK():
+			s.Counters[k] = db.Missing("no value before the phase")
+		default:
+			s.Counters[k] = db.Figure{Value: a.Value - b.Value, Unit: a.Unit}
+		}
+	}
+	for k, v := range after.Snap.Gauges {
+		s.Storage[k] = v
+	}
+	for k, v := range before.Snap.Gauges {
+		s.StorageBefore[k] = v
+	}
+	for k, v := range after.Snap.Facts {
+		s.Facts[k] = v
+	}
+
+	// Per operation.
+	perOpAbsent := ""
+	per := func(name string, v db.Figure, n int64, unit string, scale float64) {
+		switch {
+		case !v.OK():
+			s.PerOp[name] = v
+		case perOpAbsent != "":
+			s.PerOp[name] = db.Missing(perOpAbsent)
+		case n <= 0:
+			return
+		default:
+			s.PerOp[name] = db.Val(v.Value*scale/float64(n), unit)
+		}
+	}
+	writes := c.Inserts + c.Updates
+	for _, k := range WriteCounters {
+		v, ok := s.Counters[k]
+		if !ok {
+			continue
+		}
+		per(k+"_per_op", v, c.Ops, db.Bytes, 1)
+		per(k+"_per_write", v, writes, db.Bytes, 1)
+		switch {
+		case c.Updates > 0 && c.Inserts == 0:
+			per(k+"_per_update", v, c.Updates, db.Bytes, 1)
+		case c.Inserts > 0 && c.Updates == 0:
+			per(k+"_per_insert", v, c.Inserts, db.Bytes, 1)
+		}
+	}
+	for _, k := range []string{"wal_fpi", "wal_records"} {
+		if v, ok := s.Counters[k]; ok {
+			per(k+"_per_write", v, writes, db.Count, 1)
+		}
+	}
+
+	// Checks: rows touched by docbench = the server's counters.
+	{
+		for _, x := range []struct {
+			what, key string
+			n         int64
+		}{{"rows inserted", "rows_inserted", c.Inserts}, {"rows updated", "rows_updated", c.Updates}} {
+			v, ok := s.Counters[x.key]
+			if !ok || !v.OK() || (x.n == 0 && v.Value == 0) {
+				continue
+			}
+			s.Checks = append(s.Checks, Check{What: x.what, Docbench: x.n, Server: v.Value, Match: float64(x.n) == v.Value})
+		}
+		for _, ch := range s.Checks {
+			if !ch.Match {
+				note := fmt.Sprintf("%s: docbench counted %d, the server %.0f", ch.What, ch.Docbench, ch.Server)
+				if n := after.Snap.Facts["counters_scope"]; n != "" {
+					note += " (" + n + ")"
+				}
+				s.Notes = append(s.Notes, note)
+			}
+		}
+	}
+
+	// Storage per document and against the raw JSON.
+	if tot, ok := s.Storage["total_bytes"]; ok && tot.OK() {
+		if docs, ok := s.Storage["documents"]; ok && docs.OK() && docs.Value > 0 {
+			s.Storage["bytes_per_document"] = db.Val(tot.Value/docs.Value, db.Bytes)
+			if rawDoc > 0 {
+				s.Storage["raw_json_bytes_per_document"] = db.Val(math.Round(rawDoc*10)/10, db.Bytes)
+				s.Storage["ratio_to_raw_json"] = db.Val(tot.Value/docs.Value/rawDoc, "×")
+			}
+		}
+	}
+
+	// CPU.
+	cpu := &CPU{HarnessS: db.Val(after.HarnessCPU-before.HarnessCPU, db.Second)}
+	if after.Snap.InProcess {
+		cpu.ServerS = db.Missing("the engine runs inside docbench: its CPU is the harness's")
+	} else if after.ServerCPU.OK() && before.ServerCPU.OK() {
+		cpu.ServerS = db.Val(after.ServerCPU.Value-before.ServerCPU.Value, db.Second)
+	} else if !after.ServerCPU.OK() {
+		cpu.ServerS = after.ServerCPU
+	} else {
+		cpu.ServerS = before.ServerCPU
+	}
+	usOp := func(f db.Figure) db.Figure {
+		if !f.OK() {
+			return f
+		}
+		if perOpAbsent != "" {
+			return db.Missing(perOpAbsent)
+		}
+		if c.Ops <= 0 {
+			return db.Missing("no operations")
+		}
+		return db.Val(f.Value*1e6/float64(c.Ops), "µs")
+	}
+	cpu.ServerUSOp, cpu.HarnessUSOp = usOp(cpu.ServerS), usOp(cpu.HarnessS)
+	if cpu.ServerS.OK() && cpu.ServerS.Value+cpu.HarnessS.Value > 0 {
+		share := cpu.ServerS.Value / (cpu.ServerS.Value + cpu.HarnessS.Value)
+		cpu.ServerShare = db.Val(share, "")
+		cpu.Interpretation = interpret(share, cpu.HarnessS.Value, s.IntervalS)
+	} else {
+		cpu.ServerShare = db.Missing("no server CPU")
+	}
+	s.CPU = cpu
+	return s
+}
+
+// interpret says whether the client was the bottleneck.
+func interpret(share, harness, wall float64) string {
+	switch {
+	case wall > 0 && harness/wall > 0.9:
+		return "docbench used a whole core or more: the client may have been the bottleneck"
+	case share < 0.3:
+		return "docbench used more CPU than the server: check that the client is not the bottleneck"
+	default:
+		return "the server did most of the work"
+	}
+}
+
+// SortedKeys returns a map's keys in order.
+func SortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}
+
+// FormatFigure renders a figure for people: value with unit, or
+// "absent: reason".
+func FormatFigure(f db.Figure) string {
+	if !f.OK() {
+		return "absent: " + f.Absent
+	}
+	switch f.Unit {
+	case db.Bytes:
+		return FormatBytes(f.Value)
+	case db.Second:
+		return fmt.Sprintf("%.3f s", f.Value)
+	}
+	unit := f.Unit
+	if unit == db.Count {
+		unit = ""
+	}
+	if f.Value == math.Trunc(f.Value) && math.Abs(f.Value) < 1e15 {
+		return strings.TrimSpace(fmt.Sprintf("%.0f %s", f.Value, unit))
+	}
+	return strings.TrimSpace(fmt.Sprintf("%.4g %s", f.Value, unit))
+}
+
+// FormatBytes renders a byte count with a binary unit.
+func FormatBytes(v float64) string {
+	a := math.Abs(v)
+	switch {
+	case a >= 1<<30:
+		return fmt.Sprintf("%.2f GiB", v/(1<<30))
+	case a >= 1<<20:
+		return fmt.Sprintf("%.2f MiB", v/(1<<20))
+	case a >= 1<<10:
+		return fmt.Sprintf("%.1f KiB", v/(1<<10))
+	}
+	return fmt.Sprintf("%.0f B", v)
+}

@@ -1,0 +1,99 @@
+package probe
+
+import (
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/docbench/docbench/internal/db"
+)
+
+func TestClassify(t *testing.T) {
+	for _, tc := range []struct {
+		backend  string
+		settings map[string]string
+		layout   map[string]string
+		dur, key string
+	}{
+		{"postgres", map[string]string{"fsync": "on", "synchronous_commit": "on"}, map[string]string{"key": "ycsb_key text PRIMARY KEY (btree)"}, DurableAtCommit, KeyPrimaryBtree},
+		{"postgres", map[string]string{"fsync": "on", "synchronous_commit": "off"}, map[string]string{"key": "GIN (data jsonb_ops)"}, Async, KeyGINDocument},
+		{"postgres", map[string]string{"fsync": "off", "synchronous_commit": "on"}, map[string]string{"key": "btree on (data->>'YCSB_KEY')"}, NoFsync, KeyExpressionBtree},
+		{"mysql", map[string]string{"innodb_flush_log_at_trx_commit": "2"}, map[string]string{"key": "ycsb_key STORED generated from data's YCSB_KEY, UNIQUE KEY"}, GroupCommit, KeyGeneratedColumn},
+		{"mysql", map[string]string{"innodb_flush_log_at_trx_commit": "0"}, map[string]string{"key": "ycsb_key VARCHAR(255) PRIMARY KEY (clustered)"}, Async, KeyPrimaryBtree},
+		{"mongodb", map[string]string{"w": "1", "journal": "true"}, nil, DurableAtCommit, KeyIDIndex},
+		{"mongodb", map[string]string{"w": "1", "journal": "false"}, nil, Async, KeyIDIndex},
+		{"sqlite", map[string]string{"synchronous": "normal", "journal_mode": "wal"}, nil, GroupCommit, KeyPrimaryBtree},
+		{"sqlite", map[string]string{"synchronous": "off"}, nil, NoFsync, KeyPrimaryBtree},
+		{"null", nil, nil, Unknown, KeyNone},
+	} {
+		a := Classify(tc.backend, tc.settings, tc.layout, 4)
+		if a.Durability != tc.dur || a.KeyIndex != tc.key || a.Clients != 4 {
+			t.Errorf("%s %v %v: %s/%s, want %s/%s", tc.backend, tc.settings, tc.layout, a.Durability, a.KeyIndex, tc.dur, tc.key)
+		}
+	}
+}
+
+func TestCompareFindings(t *testing.T) {
+	pg := Classify("postgres", map[string]string{"fsync": "on", "synchronous_commit": "on"}, map[string]string{"key": "GIN (data jsonb_ops)"}, 1)
+	mg := Classify("mongodb", map[string]string{"w": "1", "journal": "true"}, map[string]string{"key": "_id"}, 1)
+	fs := Compare([]Target{{Name: "postgres", Audit: pg}, {Name: "mongodb", Audit: mg}})
+	fails := StrictFailures(fs)
+	if len(fails) != 1 || fails[0] != "key index differs (gin-whole-document vs _id)" {
+		t.Fatalf("strict failures %q", fails)
+	}
+	for _, f := range fs {
+		if f.Aspect == "key index" && f.Meaning == "" {
+			t.Errorf("key index difference without meaning")
+		}
+		if f.Aspect == "durability" && !f.Equal {
+			t.Errorf("durability: %+v", f)
+		}
+	}
+}
+
+func TestBuildAbsentNeverZero(t *testing.T) {
+	snap := func(wal db.Figure, tot float64) db.Snapshot {
+		s := db.NewSnapshot()
+		s.Counters["wal_bytes"] = wal
+		s.Gauges["total_bytes"] = db.Val(tot, db.Bytes)
+		s.Gauges["documents"] = db.Val(10, db.Count)
+		s.InProcess = true
+		return s
+	}
+	b := &Point{Snap: snap(db.Missing("no WAL here"), 100), Time: time.Now()}
+	a := &Point{Snap: snap(db.Missing("no WAL here"), 200), Time: time.Now(), HarnessCPU: 1}
+	s := Build(b, a, Counts{Ops: 10, Updates: 10}, 5)
+	if f := s.Counters["wal_bytes"]; f.OK() || f.Absent != "no WAL here" {
+		t.Errorf("wal_bytes %+v", f)
+	}
+	if f := s.PerOp["wal_bytes_per_update"]; f.OK() || f.Absent == "" {
+		t.Errorf("per update %+v", f)
+	}
+	if f := s.Storage["bytes_per_document"]; f.Value != 20 {
+		t.Errorf("bytes per document %+v", f)
+	}
+	if f := s.Storage["ratio_to_raw_json"]; f.Value != 4 {
+		t.Errorf("ratio %+v", f)
+	}
+	if s.CPU.ServerS.OK() || s.CPU.HarnessUSOp.Value != 1e5 {
+		t.Errorf("cpu %+v", s.CPU)
+	}
+	// Per update: the counter's difference over docbench's count.
+	b.Snap.Counters["wal_bytes"], a.Snap.Counters["wal_bytes"] = db.Val(0, db.Bytes), db.Val(1000, db.Bytes)
+	s = Build(b, a, Counts{Ops: 10, Updates: 10}, 0)
+	if f := s.PerOp["wal_bytes_per_update"]; !f.OK() || f.Value != 100 {
+		t.Errorf("per update: %+v", f)
+	}
+	if s := Build(&Point{Err: errors.New("no probe")}, a, Counts{}, 0); s.Absent != "no probe" {
+		t.Errorf("absent %+v", s)
+	}
+}
+
+func TestTreeCPU(t *testing.T) {
+	if _, err := TreeCPU(1); err != nil {
+		t.Skipf("no /proc: %v", err)
+	}
+	if _, err := TreeCPU(1 << 30); err == nil {
+		t.Error("no error for a missing process")
+	}
+}
