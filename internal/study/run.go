@@ -242,9 +242,15 @@ func Execute(ctx context.Context, f *File, ex Executor, opts Options) (*Manifest
 	if err := report.WriteFileAtomic(filepath.Join(opts.Out, "study.yaml"), f.Raw); err != nil {
 		return nil, err
 	}
-	targets := f.Targets
+	targets := append([]TargetSpec(nil), f.Targets...)
 	if len(targets) == 0 {
 		targets = DefaultTargets(opts.Out)
+	}
+	for i, t := range targets {
+		// A relative SQLite file lives in the study directory.
+		if p, ok := strings.CutPrefix(t.Target, "sqlite:"); ok && !filepath.IsAbs(p) {
+			targets[i].Target = "sqlite:" + filepath.Join(opts.Out, p)
+		}
 	}
 	for _, t := range opts.ExtraTargets {
 		name := defaultTargetName(t)

@@ -10,6 +10,7 @@
 //	reported: what the seed reported
 //	targets:                      # default: postgres:embedded and SQLite
 //	  - {name: postgres, target: postgres:embedded, properties: {layout: column}}
+//	  - {name: sqlite, target: "sqlite:study.sqlite"}   # relative: in the study directory
 //	workloads:
 //	  - {name: a, workload: workloada, properties: {recordcount: 10000}}
 //	properties: {recordcount: 10000}   # for every workload and target
