@@ -20,7 +20,7 @@ const (
 	highest = int64(time.Hour) // longest recordable latency
 	sigfigs = 3                // 0.1% value precision
 	maxErrs = 5                // distinct error messages kept per operation
-	maxLen  = 300              // longest error message kept
+	maxLen  = 500              // longest error message kept (the cause comes first)
 )
 
 // NewHistogram returns an empty latency histogram in docbench's geometry.

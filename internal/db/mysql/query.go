@@ -137,7 +137,7 @@ func (s *session) queryStmt(ctx context.Context, q *db.Query, class valueClass) 
 		return nil, err
 	}
 	if qs.stmt, err = s.conn.PrepareContext(ctx, text); err != nil {
-		return nil, fmt.Errorf("%s prepare %s: %w", s.d.flavour(), text, err)
+		return nil, fmt.Errorf("%s prepare: %w (statement: %s)", s.d.flavour(), err, text)
 	}
 	s.queries[key] = qs
 	return qs, nil

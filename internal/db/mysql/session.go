@@ -90,7 +90,7 @@ func (s *store) NewSession(ctx context.Context) (db.Session, error) {
 	for _, st := range stmts {
 		if *st.dst, err = conn.PrepareContext(ctx, st.q); err != nil {
 			conn.Close()
-			return nil, fmt.Errorf("%s prepare %s: %w", s.d.flavour(), st.q, err)
+			return nil, fmt.Errorf("%s prepare: %w (statement: %s)", s.d.flavour(), err, st.q)
 		}
 	}
 	return ss, nil
@@ -220,7 +220,7 @@ func (s *session) projection(ctx context.Context, fields []string, scan bool) (*
 	}
 	var err error
 	if p.stmt, err = s.conn.PrepareContext(ctx, b.String()); err != nil {
-		return nil, fmt.Errorf("%s prepare %s: %w", s.d.flavour(), b.String(), err)
+		return nil, fmt.Errorf("%s prepare: %w (statement: %s)", s.d.flavour(), err, b.String())
 	}
 	s.proj[string(s.key)] = p
 	return p, nil
@@ -371,7 +371,7 @@ func (s *session) partialStmt(ctx context.Context, n int) (*sql.Stmt, error) {
 	b.WriteString(") WHERE ycsb_key = ?")
 	st, err := s.conn.PrepareContext(ctx, b.String())
 	if err != nil {
-		return nil, fmt.Errorf("%s prepare %s: %w", s.d.flavour(), b.String(), err)
+		return nil, fmt.Errorf("%s prepare: %w (statement: %s)", s.d.flavour(), err, b.String())
 	}
 	s.partial[n] = st
 	return st, nil

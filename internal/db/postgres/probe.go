@@ -305,7 +305,7 @@ func (s *store) Explain(ctx context.Context, r *db.ExplainRequest) ([]db.Plan, e
 		}
 		name := fmt.Sprintf("explainq%d", i)
 		if _, err := ss.conn.Prepare(ctx, name, sql); err != nil {
-			return plans, fmt.Errorf("postgres prepare %s: %w", sql, err)
+			return plans, fmt.Errorf("postgres prepare: %w (statement: %s)", err, sql)
 		}
 		if q.Kind == db.QueryAggregate {
 			explain(op, name)

@@ -70,7 +70,7 @@ func (s *session) Query(ctx context.Context, q *db.Query) (int, error) {
 		}
 		name = fmt.Sprintf("query%d", len(s.queries))
 		if _, err := s.conn.Prepare(ctx, name, sql); err != nil {
-			return 0, fmt.Errorf("postgres prepare %s: %w", sql, err)
+			return 0, fmt.Errorf("postgres prepare: %w (statement: %s)", err, sql)
 		}
 		s.queries[k] = name
 	}

@@ -129,7 +129,7 @@ func (s *store) NewSession(ctx context.Context) (db.Session, error) {
 	for name, q := range stmts {
 		if _, err := conn.Prepare(ctx, name, q); err != nil {
 			conn.Close(ctx)
-			return nil, fmt.Errorf("postgres prepare %s: %w", q, err)
+			return nil, fmt.Errorf("postgres prepare: %w (statement: %s)", err, q)
 		}
 	}
 	return ss, nil
@@ -236,24 +236,32 @@ func (s *session) projection(ctx context.Context, fields []string, scan bool) (s
 	}
 	name := fmt.Sprintf("proj%d", len(s.proj))
 	if _, err := s.conn.Prepare(ctx, name, q); err != nil {
-		return "", fmt.Errorf("postgres prepare %s: %w", q, err)
+		return "", fmt.Errorf("postgres prepare: %w (statement: %s)", err, q)
 	}
 	s.proj[k] = name
 	return name, nil
 }
 
-// projectExpr builds the JSON object of the given paths.
+// projectExpr builds the JSON object of the given paths, in chunks of 50
+// pairs: jsonb_build_object takes at most 100 arguments.
 func (s *store) projectExpr(fields []string) string {
-	var b strings.Builder
-	b.WriteString("jsonb_build_object(")
-	for i, f := range fields {
-		if i > 0 {
-			b.WriteString(", ")
+	var parts []string
+	for start := 0; start < len(fields); start += 50 {
+		var b strings.Builder
+		b.WriteString("jsonb_build_object(")
+		for i, f := range fields[start:min(start+50, len(fields))] {
+			if i > 0 {
+				b.WriteString(", ")
+			}
+			b.WriteString(quoteLiteral(f) + "::text, " + s.valueExpr(f))
 		}
-		b.WriteString(quoteLiteral(f) + "::text, " + s.valueExpr(f))
+		b.WriteString(")")
+		parts = append(parts, b.String())
 	}
-	b.WriteString(")")
-	return b.String()
+	if len(parts) == 0 {
+		return "'{}'::jsonb"
+	}
+	return "(" + strings.Join(parts, " || ") + ")"
 }
 
 // jsonValue returns a json/jsonb column value as JSON text, whichever
@@ -355,7 +363,7 @@ func (s *session) partialStmt(ctx context.Context, n int) (string, error) {
 	name := fmt.Sprintf("partial%d", n)
 	q := "UPDATE " + s.st.table + " SET data = " + s.st.asDoctype(expr) + " WHERE " + s.pred
 	if _, err := s.conn.Prepare(ctx, name, q); err != nil {
-		return "", fmt.Errorf("postgres prepare %s: %w", q, err)
+		return "", fmt.Errorf("postgres prepare: %w (statement: %s)", err, q)
 	}
 	s.partial[n] = name
 	return name, nil

@@ -131,7 +131,7 @@ func (s *session) Query(ctx context.Context, q *db.Query) (int, error) {
 	st, ok := s.queries[text]
 	if !ok {
 		if st, err = s.conn.PrepareContext(ctx, text); err != nil {
-			return 0, fmt.Errorf("sqlite prepare %s: %w", text, err)
+			return 0, fmt.Errorf("sqlite prepare: %w (statement: %s)", err, text)
 		}
 		s.queries[text] = st
 	}

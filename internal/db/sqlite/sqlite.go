@@ -360,7 +360,7 @@ func (s *session) partialStmt(ctx context.Context, n int) (*sql.Stmt, error) {
 	q := "UPDATE " + s.table + " SET data = " + s.fn + "_set(data" + strings.Repeat(", ?, json(?)", n) + ") WHERE ycsb_key = ?"
 	st, err := s.conn.PrepareContext(ctx, q)
 	if err != nil {
-		return nil, fmt.Errorf("sqlite prepare %s: %w", q, err)
+		return nil, fmt.Errorf("sqlite prepare: %w (statement: %s)", err, q)
 	}
 	s.partial[n] = st
 	return st, nil
