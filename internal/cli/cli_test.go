@@ -266,3 +266,90 @@ func TestQuickstart(t *testing.T) {
 		t.Fatalf("%d result files: %v", len(matches), matches)
 	}
 }
+
+const testStudy = `name: tiny
+title: a tiny study
+cites: none (test)
+reported: nothing
+targets:
+  - {name: sqlite, target: "sqlite:tiny.sqlite"}
+  - {name: sqlite-text, target: "sqlite:tiny.sqlite", properties: {doctype: text}}
+  - {name: broken, target: "sqlite:tiny.sqlite", properties: {index: gin}}
+properties: {recordcount: 300}
+workloads:
+  - {name: read, workload: workloadc}
+  - {name: mixed, workload: workloada, properties: {insertproportion: 0.1, readproportion: 0.4}}
+sweep:
+  - {property: threads, values: [1, 2]}
+  - {property: fieldlength, values: [50, 500]}
+rounds: 2
+duration: 300ms
+charts:
+  - {title: Throughput by field length, x: fieldlength, y: throughput, workload: read}
+  - {title: Storage, x: target, y: bytes_per_document}
+`
+
+func TestStudyEndToEnd(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, "tiny.yaml")
+	os.WriteFile(file, []byte(testStudy), 0o644)
+	out := filepath.Join(dir, "out")
+	stdout, stderr, code := docbench(t, "study", file, "--out", out)
+	if code != 0 {
+		t.Fatalf("exit %d\n%s", code, stderr)
+	}
+	if strings.TrimSpace(stdout) != filepath.Join(out, "report.html") {
+		t.Fatalf("stdout %q: want the path of report.html", stdout)
+	}
+	// 2 working targets × 4 points × 2 rounds × 2 workloads.
+	runs, _ := filepath.Glob(filepath.Join(out, "results", "sqlite*", "*", "[rm]*-r*.json"))
+	if len(runs) != 32 {
+		t.Fatalf("%d run results, want 32", len(runs))
+	}
+	// Loads: one per data set (fieldlength), again each round because "mixed" inserts.
+	loads, _ := filepath.Glob(filepath.Join(out, "results", "sqlite", "*", "load*.json"))
+	if len(loads) != 4 {
+		t.Fatalf("%d loads for one target, want 2 data sets × 2 rounds: %v", len(loads), loads)
+	}
+	csvb, _ := os.ReadFile(filepath.Join(out, "results.csv"))
+	if !strings.HasPrefix(string(csvb), "study,target,workload,threads,fieldlength,op,metric,unit,median,min,max,ci_low,ci_high,rounds\n") {
+		t.Fatalf("results.csv header: %s", strings.SplitN(string(csvb), "\n", 2)[0])
+	}
+	if !strings.Contains(string(csvb), "tiny,sqlite,read,2,500,READ,p99,µs,") {
+		t.Fatalf("results.csv lacks a READ p99 row:\n%s", csvb)
+	}
+	html, _ := os.ReadFile(filepath.Join(out, "report.html"))
+	for _, want := range []string{"a tiny study", "Throughput by field length", "broken", "not applicable", "index=gin (an option of postgres) is not supported by sqlite", "<svg"} {
+		if !strings.Contains(string(html), want) {
+			t.Errorf("report.html lacks %q", want)
+		}
+	}
+	if strings.Contains(string(csvb), "mixed") && strings.Contains(string(html), "UNIQUE constraint") {
+		t.Error("rounds collided on inserted keys")
+	}
+	// Re-rendering gives the same report; comparing with itself finds no change.
+	os.Remove(filepath.Join(out, "report.html"))
+	if _, stderr, code := docbench(t, "report", out); code != 0 {
+		t.Fatalf("report: %s", stderr)
+	}
+	if again, _ := os.ReadFile(filepath.Join(out, "report.html")); string(again) != string(html) {
+		t.Error("docbench report DIR rendered a different report.html")
+	}
+	cmp, stderr, code := docbench(t, "compare", out, out, "--metric", "throughput")
+	if code != 0 || !strings.Contains(cmp, "~ (p=1.000 n=2)") {
+		t.Fatalf("compare dirs: exit %d %s\n%s", code, stderr, cmp)
+	}
+}
+
+func TestStudyBadFile(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "bad.yaml")
+	os.WriteFile(file, []byte("workloads: [{workload: workloada}]\nrounds: many\nfrob: 1\n"), 0o644)
+	_, stderr, code := docbench(t, "study", file)
+	if code != 2 || !strings.Contains(stderr, "bad.yaml:3: unknown key \"frob\"") || !strings.Contains(stderr, "line 2") {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	_, stderr, code = docbench(t, "study", "no-such-study")
+	if code != 2 || !strings.Contains(stderr, "not a built-in study") {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+}

@@ -15,21 +15,34 @@ import (
 	"github.com/docbench/docbench/internal/db"
 	"github.com/docbench/docbench/internal/probe"
 	"github.com/docbench/docbench/internal/report"
+	"github.com/docbench/docbench/internal/study"
 )
 
 func (a *app) compareCommand() *cobra.Command {
 	var strict bool
+	var metrics []string
 	cmd := &cobra.Command{
-		Use:   "compare RESULT.json RESULT.json...",
-		Short: "Print results side by side with a fairness audit of their targets",
+		Use:   "compare RESULT.json RESULT.json... | compare OLD_DIR NEW_DIR",
+		Short: "Print results side by side with a fairness audit, or the per-point changes between two study directories",
 		Long: `compare prints phase results side by side — throughput, p50/p99 per operation,
 write volume per operation, storage, CPU per operation — and audits the targets:
 what is equal, what differs, and which differences change the meaning of the
 comparison (durability, key index, secondary indexes, compression, memory,
 clients). With --strict a difference in durability class or key-index class
-makes the command fail.`,
+makes the command fail.
+
+Given two study directories, compare prints, benchstat-style, each series of
+the new study against the same series of the old one: medians with their
+spread, the change, and the Mann-Whitney U test's p-value ("~" when the
+difference is not significant).`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if dirs := countDirs(args); dirs > 0 {
+				if dirs != 2 || len(args) != 2 {
+					return &ExitError{Code: 2, Err: fmt.Errorf("compare: give two study directories (OLD_DIR NEW_DIR) or result files, not a mix")}
+				}
+				return study.Compare(a.stdout, args[0], args[1], metrics)
+			}
 			var results []*report.Result
 			for _, path := range args {
 				r, err := loadResult(path)
@@ -46,7 +59,19 @@ makes the command fail.`,
 		},
 	}
 	cmd.Flags().BoolVar(&strict, "strict", false, "fail when the targets' durability class or key-index class differ")
+	cmd.Flags().StringSliceVar(&metrics, "metric", nil, "study directories: only these metrics (throughput, p99, wal_bytes_per_update, …)")
 	return cmd
+}
+
+// countDirs counts the arguments that are directories.
+func countDirs(args []string) int {
+	n := 0
+	for _, a := range args {
+		if fi, err := os.Stat(a); err == nil && fi.IsDir() {
+			n++
+		}
+	}
+	return n
 }
 
 // readResult reads one result file; errors name the file.

@@ -81,7 +81,7 @@ func (a *app) quickstart(ctx context.Context, cmd *cobra.Command, f *quickFlags)
 		st.Properties["recordcount"], st.Duration.D(), st.Warmup.D(), st.Threads, f.out)
 	m, runErr := study.Execute(ctx, st, executor{a}, study.Options{Out: f.out, Quick: f.quick, ExtraTargets: f.targets, Log: a.stderr})
 	if m == nil {
-		return runErr
+		return &ExitError{Code: 2, Err: runErr}
 	}
 	d, err := study.Read(f.out)
 	if err != nil {

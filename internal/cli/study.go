@@ -21,6 +21,15 @@ type executor struct{ a *app }
 
 var _ study.Executor = executor{}
 
+func (e executor) Validate(props *workload.Properties) error {
+	cfg, err := config(props)
+	if err != nil {
+		return err
+	}
+	_, _, err = buildPlan(cfg, 1)
+	return err
+}
+
 func (e executor) Open(ctx context.Context, target string, props *workload.Properties) (db.Store, error) {
 	cfg, err := config(props)
 	if err != nil {
@@ -72,7 +81,10 @@ round), results.csv, summary.md and report.html.`,
 
 func (a *app) runStudy(ctx context.Context, f *study.File, out string, quick bool, targets []string) error {
 	fmt.Fprintf(a.stderr, "docbench study %s → %s\n", f.Name, out)
-	_, err := study.Execute(ctx, f, executor{a}, study.Options{Out: out, Quick: quick, ExtraTargets: targets, Log: a.stderr})
+	m, err := study.Execute(ctx, f, executor{a}, study.Options{Out: out, Quick: quick, ExtraTargets: targets, Log: a.stderr})
+	if m == nil && err != nil {
+		return &ExitError{Code: 2, Err: err} // the study's properties: nothing ran
+	}
 	if err != nil {
 		return err
 	}

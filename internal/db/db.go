@@ -255,13 +255,58 @@ func Lookup(target string) (*Backend, error) {
 	return nil, fmt.Errorf("target %q: unknown backend %q (known: %s)", target, scheme, strings.Join(known, ", "))
 }
 
-// Open looks up the backend for cfg.Target and opens it.
+// Open looks up the backend for cfg.Target and opens it. A property that
+// only other backends understand, set to something else than their default,
+// is an error: a capability the target lacks is never silently ignored.
 func Open(ctx context.Context, cfg Config) (Store, error) {
 	b, err := Lookup(cfg.Target)
 	if err != nil {
 		return nil, err
 	}
+	if err := foreignOptions(b, cfg.Props); err != nil {
+		return nil, err
+	}
 	return b.Open(ctx, cfg)
+}
+
+// foreignOptions reports values b's own options do not allow, and
+// properties of other backends that b does not have.
+func foreignOptions(b *Backend, props map[string]string) error {
+	own := map[string]bool{}
+	var errs []error
+	for _, o := range b.Options {
+		own[o.Name] = true
+		if v, set := props[o.Name]; set && v != "" && len(o.Values) > 0 && !slices.Contains(o.Values, v) {
+			errs = append(errs, fmt.Errorf("property %s=%s: %s accepts %s", o.Name, v, b.Name, strings.Join(o.Values, ", ")))
+		}
+	}
+	for _, other := range Backends() {
+		if other.Name == b.Name {
+			continue
+		}
+		for _, o := range other.Options {
+			v, set := props[o.Name]
+			if !set || own[o.Name] || v == o.Default || v == "" {
+				continue
+			}
+			errs = append(errs, &ErrNotSupported{Backend: b.Name,
+				What: fmt.Sprintf("property %s=%s (an option of %s)", o.Name, v, other.Name)})
+			own[o.Name] = true // once per property
+		}
+		for _, prefix := range other.OptionPrefixes {
+			if slices.Contains(b.OptionPrefixes, prefix) {
+				continue
+			}
+			for k, v := range props {
+				if strings.HasPrefix(k, prefix) && !own[k] {
+					errs = append(errs, &ErrNotSupported{Backend: b.Name,
+						What: fmt.Sprintf("property %s=%s (%s… configures %s)", k, v, prefix, other.Name)})
+					own[k] = true
+				}
+			}
+		}
+	}
+	return errors.Join(errs...)
 }
 
 // Known returns every property name and prefix that some backend understands,

@@ -145,6 +145,8 @@ func Execute(ctx context.Context, store db.Store, wl *workload.Workload, plan *P
 	total := cfg.OperationCount
 	if o.Phase == Load {
 		_, total = wl.LoadRange()
+	} else if total == 0 {
+		total = math.MaxInt64 // YCSB: operationcount=0 runs until maxexecutiontime
 	}
 	var done atomic.Int64 // measured operations (records on load)
 	var running sync.WaitGroup

@@ -285,9 +285,7 @@ func checkDataDir(dir, version string, acct *account) error {
 	}
 	// A server whose docbench was just killed shuts itself down (parent
 	// death signal): give it a moment.
-	for deadline := time.Now().Add(10 * time.Second); alive(pm) && isPostmasterOf(pm, dir) && time.Now().Before(deadline); {
-		time.Sleep(20 * time.Millisecond)
-	}
+	waitFor(10*time.Second, func() bool { return !alive(pm) || !isPostmasterOf(pm, dir) })
 	switch {
 	case !alive(pm):
 	case runtime.GOOS == "linux" && !isPostmasterOf(pm, dir):

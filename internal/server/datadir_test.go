@@ -1,7 +1,6 @@
 package server
 
 import (
-	"bufio"
 	"context"
 	"errors"
 	"fmt"
@@ -218,23 +217,21 @@ func TestPersistentDataDirErrors(t *testing.T) {
 // a child process, checks that a start from here is refused while the child
 // lives, SIGKILLs the child and starts the same directory again at once.
 func TestPersistentOwnerKilled(t *testing.T) {
-	if dir := os.Getenv("DOCBENCH_TEST_PERSISTENT_CHILD"); dir != "" {
+	if ownerChild(func(dir string) (*Postgres, error) {
 		ctx := context.Background()
 		p, err := StartPostgres(ctx, PostgresOptions{DataDir: dir})
 		if err != nil {
-			fmt.Println("error", err)
-			return
+			return nil, err
 		}
 		conn, err := pgx.Connect(ctx, p.URL)
 		if err == nil {
 			_, err = conn.Exec(ctx, "create table kept (id int primary key, v text); insert into kept values (1, 'from child')")
 		}
 		if err != nil {
-			fmt.Println("error", err)
-			return
+			return nil, err
 		}
-		fmt.Println(p.cmd.Process.Pid, p.runDir)
-		time.Sleep(time.Minute)
+		return p, nil
+	}) {
 		return
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
@@ -244,31 +241,14 @@ func TestPersistentOwnerKilled(t *testing.T) {
 	p := startPersistent(t, ctx, filepath.Join(filepath.Dir(dir), "warmup"), nil)
 	p.Stop()
 
-	child := exec.Command(os.Args[0], "-test.run=^TestPersistentOwnerKilled$")
-	child.Env = append(os.Environ(), "DOCBENCH_TEST_PERSISTENT_CHILD="+dir)
-	out, err := child.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := child.Start(); err != nil {
-		t.Fatal(err)
-	}
-	defer func() { child.Process.Kill(); child.Wait() }()
-	line, _ := bufio.NewReader(out).ReadString('\n')
-	var pid int
-	var runDir string
-	if _, err := fmt.Sscan(line, &pid, &runDir); err != nil {
-		t.Fatalf("child said %q", line)
-	}
-
-	_, err = StartPostgres(ctx, PostgresOptions{DataDir: dir})
+	child, pid, runDir := startOwnerChild(t, dir)
+	_, err := StartPostgres(ctx, PostgresOptions{DataDir: dir})
 	want := fmt.Sprintf("data directory %s is in use by another docbench (pid %d)", dir, child.Process.Pid)
 	if err == nil || !strings.Contains(err.Error(), want) {
 		t.Errorf("start while the child runs: %v; want %q", err, want)
 	}
 
-	child.Process.Kill()
-	child.Wait()
+	killChild(child)
 	// At once: the orphaned server may still be shutting down.
 	p = startPersistent(t, ctx, dir, nil)
 	defer p.Stop()
@@ -284,9 +264,7 @@ func TestPersistentOwnerKilled(t *testing.T) {
 	if err := syscall.Kill(-pid, 0); !errors.Is(err, syscall.ESRCH) {
 		t.Errorf("the killed child's server (group %d) still runs", pid)
 	}
-	if _, err := os.Stat(runDir); !os.IsNotExist(err) {
-		t.Errorf("the killed child's runtime dir %s left behind (stat: %v)", runDir, err)
-	}
+	checkGone(t, "the killed child's runtime dir", runDir)
 	if err := p.Stop(); err != nil {
 		t.Fatal(err)
 	}

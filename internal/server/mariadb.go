@@ -6,14 +6,14 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"sort"
+	"slices"
 	"strconv"
 	"strings"
-	"sync"
 	"syscall"
 	"time"
 
@@ -50,12 +50,7 @@ type MariaDB struct {
 	Binary  string // path of mariadbd
 	LogFile string // the server's error log
 
-	runDir string
-	cmd    *exec.Cmd
-	done   chan struct{} // closed when mariadbd has exited
-
-	stopOnce sync.Once
-	stopErr  error
+	serverProc // runtime directory and mariadbd
 }
 
 // StartMariaDB starts a private server from the local MariaDB install
@@ -73,7 +68,7 @@ func StartMariaDB(ctx context.Context, o MariaDBOptions) (_ *MariaDB, err error)
 	if err != nil {
 		return nil, fmt.Errorf("local MariaDB unavailable: %w", err)
 	}
-	runDir, err := os.MkdirTemp("", mariaRunDirPattern)
+	runDir, err := newRunDir(mariaRunDirPattern)
 	if err != nil {
 		return nil, err
 	}
@@ -82,30 +77,19 @@ func StartMariaDB(ctx context.Context, o MariaDBOptions) (_ *MariaDB, err error)
 			os.RemoveAll(runDir)
 		}
 	}()
-	if err := os.WriteFile(filepath.Join(runDir, ownerFile), []byte(strconv.Itoa(os.Getpid())+"\n"), 0o644); err != nil {
-		return nil, err
-	}
 	m := &MariaDB{
-		DataDir: filepath.Join(runDir, "data"),
-		Version: version,
-		Binary:  mariadbd,
-		LogFile: filepath.Join(runDir, "error.log"),
-		runDir:  runDir,
+		DataDir:    filepath.Join(runDir, "data"),
+		Version:    version,
+		Binary:     mariadbd,
+		LogFile:    filepath.Join(runDir, "error.log"),
+		serverProc: serverProc{runDir: runDir},
 	}
 	began := time.Now()
 	if err := m.installDB(ctx, installDB); err != nil {
 		return nil, fmt.Errorf("MariaDB %s: %w", version, err)
 	}
-	// The port is free when we pick it but may be taken before mariadbd
-	// binds it (parallel test binaries): retry with another port.
-	for attempt := 0; ; attempt++ {
-		err = m.launch(ctx, o.Settings)
-		if err == nil {
-			break
-		}
-		if attempt == 2 || !strings.Contains(err.Error(), "Bind on TCP/IP port") {
-			return nil, fmt.Errorf("MariaDB %s: %w", version, err)
-		}
+	if err := retryBind("Bind on TCP/IP port", func() error { return m.launch(ctx, o.Settings) }); err != nil {
+		return nil, fmt.Errorf("MariaDB %s: %w", version, err)
 	}
 	if err := m.createDatabase(ctx); err != nil {
 		m.Stop()
@@ -124,7 +108,7 @@ func mariaBinaries() (mariadbd, installDB string, err error) {
 			return p
 		}
 		for _, d := range dirs {
-			if p := filepath.Join(d, name); isExecutable(p) {
+			if p := filepath.Join(d, name); isExecutableFile(p) {
 				return p
 			}
 		}
@@ -136,11 +120,6 @@ func mariaBinaries() (mariadbd, installDB string, err error) {
 		return "", "", errors.New("no mariadbd/mariadb-install-db (apt-get install mariadb-server, or scripts/install-test-deps.sh)")
 	}
 	return mariadbd, installDB, nil
-}
-
-func isExecutable(path string) bool {
-	fi, err := os.Stat(path)
-	return err == nil && !fi.IsDir() && fi.Mode()&0o111 != 0
 }
 
 // mariaVersion runs `mariadbd --version`:
@@ -199,36 +178,33 @@ func (m *MariaDB) launch(ctx context.Context, settings map[string]string) error 
 		"--skip-name-resolve",
 	}
 	args = append(args, serverUserArgs()...)
-	names := make([]string, 0, len(settings))
-	for k := range settings {
-		names = append(names, k)
-	}
-	sort.Strings(names)
-	for _, k := range names {
+	for _, k := range slices.Sorted(maps.Keys(settings)) {
 		args = append(args, "--"+k+"="+settings[k])
 	}
 	os.Remove(m.LogFile) // a retry starts a fresh log
 	// exec.Command, not CommandContext: the server outlives ctx.
 	cmd := exec.Command(m.Binary, args...)
-	cmd.Dir = m.runDir
-	cmd.Env = []string{"PATH=/usr/local/bin:/usr/bin:/bin", "LC_ALL=C", "LANG=C"}
+	prepare(cmd, m.runDir, nil)
 	out, err := os.OpenFile(filepath.Join(m.runDir, "stderr.log"), os.O_CREATE|os.O_WRONLY|os.O_TRUNC, 0o644)
 	if err != nil {
 		return err
 	}
 	defer out.Close() // the child has its own copy
 	cmd.Stdout, cmd.Stderr = out, out
-	// Own process group: a terminal ^C reaches docbench, which stops the
-	// server in order. mariadbd keeps nothing worth a clean shutdown when
-	// its owner dies: the data directory is temporary.
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	setParentDeath(cmd.SysProcAttr, syscall.SIGKILL)
-	if err := cmd.Start(); err != nil {
+	// When we die, SIGKILL: mariadbd keeps nothing worth a clean shutdown,
+	// the data directory is temporary.
+	done, err := startOwned(cmd, syscall.SIGKILL)
+	if err != nil {
 		return fmt.Errorf("mariadbd: %w", err)
 	}
-	done := make(chan struct{})
-	go func() { cmd.Wait(); close(done) }()
-	if err := m.waitReady(ctx, port, done); err != nil {
+	_, err = waitListening(ctx, done, "server", func() int {
+		// "ready for connections" in the error log
+		if b, err := os.ReadFile(m.LogFile); err == nil && strings.Contains(string(b), "ready for connections") {
+			return port
+		}
+		return 0
+	})
+	if err != nil {
 		stopMariaDB(cmd, done)
 		log, _ := os.ReadFile(m.LogFile)
 		if len(log) == 0 {
@@ -239,33 +215,6 @@ func (m *MariaDB) launch(ctx context.Context, settings map[string]string) error 
 	m.cmd, m.done, m.Port = cmd, done, port
 	m.URL = fmt.Sprintf("mysql://root@127.0.0.1:%d/%s", port, MariaDBDatabase)
 	return nil
-}
-
-// waitReady waits for "ready for connections" in the error log, then
-// confirms with a TCP connect.
-func (m *MariaDB) waitReady(ctx context.Context, port int, done <-chan struct{}) error {
-	ctx, cancel := context.WithTimeout(ctx, 60*time.Second)
-	defer cancel()
-	tick := time.NewTicker(10 * time.Millisecond)
-	defer tick.Stop()
-	for {
-		select {
-		case <-done:
-			return errors.New("server exited during startup")
-		case <-ctx.Done():
-			return fmt.Errorf("not ready: %w", ctx.Err())
-		case <-tick.C:
-		}
-		b, err := os.ReadFile(m.LogFile)
-		if err != nil || !strings.Contains(string(b), "ready for connections") {
-			continue
-		}
-		c, err := net.DialTimeout("tcp", net.JoinHostPort("127.0.0.1", strconv.Itoa(port)), time.Second)
-		if err == nil {
-			c.Close()
-			return nil
-		}
-	}
 }
 
 // createDatabase creates MariaDBDatabase as root over TCP.
@@ -288,36 +237,13 @@ func (m *MariaDB) createDatabase(ctx context.Context) error {
 // Stop shuts the server down (SIGTERM, then SIGKILL if it takes too long)
 // and removes its runtime directory with the data. It is idempotent.
 func (m *MariaDB) Stop() error {
-	m.stopOnce.Do(func() {
-		if m.cmd != nil {
-			m.stopErr = stopMariaDB(m.cmd, m.done)
-		}
-		if err := os.RemoveAll(m.runDir); err != nil && m.stopErr == nil {
-			m.stopErr = err
-		}
-	})
-	return m.stopErr
+	return m.shutdown(func() error { return stopMariaDB(m.cmd, m.done) }, nil)
 }
 
 // stopMariaDB sends SIGTERM (a normal shutdown), then SIGKILL.
 func stopMariaDB(cmd *exec.Cmd, done <-chan struct{}) error {
-	for _, step := range []struct {
-		sig  syscall.Signal
-		wait time.Duration
-	}{{syscall.SIGTERM, 30 * time.Second}, {syscall.SIGKILL, 5 * time.Second}} {
-		select {
-		case <-done:
-			return nil
-		default:
-		}
-		cmd.Process.Signal(step.sig)
-		select {
-		case <-done:
-			return nil
-		case <-time.After(step.wait):
-		}
-	}
-	return fmt.Errorf("mariadbd (pid %d) did not exit after SIGKILL", cmd.Process.Pid)
+	return stopProcess(cmd, done, "mariadbd",
+		stopStep{syscall.SIGTERM, 30 * time.Second}, stopStep{syscall.SIGKILL, 5 * time.Second})
 }
 
 // CleanStaleMariaDB stops private MariaDB servers whose docbench process is
@@ -325,45 +251,21 @@ func stopMariaDB(cmd *exec.Cmd, done <-chan struct{}) error {
 // Directories of live owners, young directories without an owner file (a
 // docbench starting up) and servers it cannot prove are ours are left alone.
 func CleanStaleMariaDB() {
-	dirs, _ := filepath.Glob(filepath.Join(os.TempDir(), mariaRunDirPattern))
-	for _, dir := range dirs {
-		owner := readPID(filepath.Join(dir, ownerFile))
-		if owner == 0 {
-			if fi, err := os.Stat(dir); err != nil || time.Since(fi.ModTime()) < time.Minute {
-				continue
-			}
-		} else if alive(owner) {
-			continue
-		}
+	cleanStaleDirs(mariaRunDirPattern, func(dir string) bool {
 		if pid := readPID(filepath.Join(dir, mariaPIDFile)); alive(pid) && !zombie(pid) {
 			if !isMariaDBOf(pid, filepath.Join(dir, "data")) {
-				continue // cannot prove it is ours: leave it
+				return false // cannot prove it is ours: leave it
 			}
-			syscall.Kill(pid, syscall.SIGKILL) // its data goes with the directory
-			for i := 0; i < 250 && alive(pid); i++ {
-				time.Sleep(20 * time.Millisecond)
-			}
+			killAndWait(pid, 5*time.Second) // its data goes with the directory
 		}
-		os.RemoveAll(dir)
-	}
+		return true
+	})
 }
 
 // isMariaDBOf reports whether pid is a mariadbd serving dataDir (it chdirs
 // into its data directory). Without /proc it reports false.
 func isMariaDBOf(pid int, dataDir string) bool {
-	comm, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/comm")
-	if err != nil || strings.TrimSpace(string(comm)) != "mariadbd" {
-		return false
-	}
-	cwd, err := os.Readlink("/proc/" + strconv.Itoa(pid) + "/cwd")
-	if err != nil {
-		return false
-	}
-	want, err := filepath.EvalSymlinks(dataDir)
-	if err != nil {
-		want = dataDir
-	}
-	return cwd == want
+	return runsIn(pid, "mariadbd", dataDir)
 }
 
 // zombie reports whether pid has exited but is not yet reaped.

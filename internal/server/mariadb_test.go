@@ -1,16 +1,13 @@
 package server
 
 import (
-	"bufio"
 	"context"
 	"database/sql"
 	"errors"
 	"fmt"
 	"net/url"
 	"os"
-	"os/exec"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -74,19 +71,7 @@ func TestMariaDB(t *testing.T) {
 	}
 	db.Close()
 
-	pid := m.cmd.Process.Pid
-	if err := m.Stop(); err != nil {
-		t.Fatalf("Stop: %v", err)
-	}
-	if err := m.Stop(); err != nil {
-		t.Fatalf("second Stop: %v", err)
-	}
-	if err := syscall.Kill(-pid, 0); !errors.Is(err, syscall.ESRCH) {
-		t.Errorf("process group %d still has processes (kill: %v)", pid, err)
-	}
-	if _, err := os.Stat(m.runDir); !os.IsNotExist(err) {
-		t.Errorf("runtime dir %s still there (stat: %v)", m.runDir, err)
-	}
+	checkStopped(t, m, -m.cmd.Process.Pid)
 }
 
 func TestMariaDBBadSettingShowsLog(t *testing.T) {
@@ -119,84 +104,30 @@ func TestMariaDBStaleCleanup(t *testing.T) {
 		unavailable(t, err)
 	}
 	defer m.Stop()
-	dead := exec.Command("true")
-	if err := dead.Run(); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(m.runDir, ownerFile), []byte(strconv.Itoa(dead.Process.Pid)+"\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	young, err := os.MkdirTemp("", mariaRunDirPattern)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer os.RemoveAll(young)
-
-	CleanStaleMariaDB()
-
-	select {
-	case <-m.done:
-	case <-time.After(10 * time.Second):
-		t.Fatal("stale mariadbd still running")
-	}
-	if _, err := os.Stat(m.runDir); !os.IsNotExist(err) {
-		t.Errorf("stale runtime dir %s still there (stat: %v)", m.runDir, err)
-	}
-	if _, err := os.Stat(young); err != nil {
-		t.Errorf("young runtime dir removed: %v", err)
-	}
-	if err := m.Stop(); err != nil {
-		t.Errorf("Stop after cleanup: %v", err)
-	}
+	checkStaleCleanup(t, m, mariaRunDirPattern, CleanStaleMariaDB)
 }
 
 // TestMariaDBOwnerKilled starts a server from a child process, SIGKILLs the
 // child and checks that the server dies with it and that the next cleanup
 // removes what it left.
 func TestMariaDBOwnerKilled(t *testing.T) {
-	if os.Getenv("DOCBENCH_TEST_CHILD") != "" {
-		m, err := StartMariaDB(context.Background(), MariaDBOptions{})
-		if err != nil {
-			fmt.Println("error", err)
-			return
-		}
-		fmt.Println(m.cmd.Process.Pid, m.runDir)
-		time.Sleep(time.Minute)
+	if ownerChild(func(string) (*MariaDB, error) {
+		return StartMariaDB(context.Background(), MariaDBOptions{})
+	}) {
 		return
 	}
 	if _, _, err := mariaBinaries(); err != nil {
 		unavailable(t, err)
 	}
-	child := exec.Command(os.Args[0], "-test.run=^TestMariaDBOwnerKilled$")
-	child.Env = append(os.Environ(), "DOCBENCH_TEST_CHILD=1")
-	out, err := child.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := child.Start(); err != nil {
-		t.Fatal(err)
-	}
-	line, _ := bufio.NewReader(out).ReadString('\n')
-	var pid int
-	var runDir string
-	if _, err := fmt.Sscan(line, &pid, &runDir); err != nil {
-		child.Process.Kill()
-		t.Fatalf("child said %q", line)
-	}
-	child.Process.Kill()
-	child.Wait()
+	child, pid, runDir := startOwnerChild(t, "1")
+	killChild(child)
 	gone := func() bool { return errors.Is(syscall.Kill(-pid, 0), syscall.ESRCH) || zombie(pid) }
-	for deadline := time.Now().Add(10 * time.Second); !gone() && time.Now().Before(deadline); {
-		time.Sleep(20 * time.Millisecond)
-	}
-	if !gone() {
+	if !waitFor(10*time.Second, gone) {
 		t.Errorf("mariadbd (pid %d) survived its owner", pid)
 		syscall.Kill(pid, syscall.SIGKILL)
 	}
 	CleanStaleMariaDB()
-	if _, err := os.Stat(runDir); !os.IsNotExist(err) {
-		t.Errorf("runtime dir %s left behind (stat: %v)", runDir, err)
-	}
+	checkGone(t, "runtime dir", runDir)
 }
 
 func TestMariaDBVersionParse(t *testing.T) {

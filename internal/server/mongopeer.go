@@ -8,14 +8,12 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
-	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
-	"sync"
 	"syscall"
 	"time"
 
@@ -57,13 +55,8 @@ type MongoPeer struct {
 	Jar     string // the runnable jar (in the cache)
 	LogFile string // the peer's stdout and stderr
 
-	runDir string
-	cmd    *exec.Cmd
-	stdin  io.Closer // closing it asks the peer to exit
-	done   chan struct{}
-
-	stopOnce sync.Once
-	stopErr  error
+	serverProc           // runtime directory and java process
+	stdin      io.Closer // closing it asks the peer to exit
 }
 
 // StartMongoPeer starts a private MongoDB wire-protocol peer on a free
@@ -88,7 +81,7 @@ func StartMongoPeer(ctx context.Context, o MongoPeerOptions) (*MongoPeer, error)
 }
 
 func startPeer(ctx context.Context, java, jar string) (_ *MongoPeer, err error) {
-	runDir, err := os.MkdirTemp("", mongoRunDirPattern)
+	runDir, err := newRunDir(mongoRunDirPattern)
 	if err != nil {
 		return nil, err
 	}
@@ -97,10 +90,7 @@ func startPeer(ctx context.Context, java, jar string) (_ *MongoPeer, err error) 
 			os.RemoveAll(runDir)
 		}
 	}()
-	if err := os.WriteFile(filepath.Join(runDir, ownerFile), []byte(strconv.Itoa(os.Getpid())+"\n"), 0o644); err != nil {
-		return nil, err
-	}
-	p := &MongoPeer{Jar: jar, LogFile: filepath.Join(runDir, "peer.log"), runDir: runDir}
+	p := &MongoPeer{Jar: jar, LogFile: filepath.Join(runDir, "peer.log"), serverProc: serverProc{runDir: runDir}}
 	logf, err := os.OpenFile(p.LogFile, os.O_CREATE|os.O_WRONLY|os.O_TRUNC, 0o644)
 	if err != nil {
 		return nil, err
@@ -121,20 +111,16 @@ func startPeer(ctx context.Context, java, jar string) (_ *MongoPeer, err error) 
 	if err != nil {
 		return nil, err
 	}
-	// Own process group: a terminal ^C reaches docbench, which stops the
-	// peer in order.
-	cmd.SysProcAttr.Setpgid = true
-	setParentDeath(cmd.SysProcAttr, syscall.SIGKILL)
-	if err := cmd.Start(); err != nil {
+	done, err := startOwned(cmd, syscall.SIGKILL)
+	if err != nil {
 		stdin.Close()
 		return nil, fmt.Errorf("%s: %w", java, err)
 	}
-	done := make(chan struct{})
-	go func() { cmd.Wait(); close(done) }()
 	p.cmd, p.stdin, p.done = cmd, stdin, done
-	os.WriteFile(filepath.Join(runDir, peerPIDFile), []byte(strconv.Itoa(cmd.Process.Pid)+"\n"), 0o644)
+	writePID(filepath.Join(runDir, peerPIDFile), cmd.Process.Pid)
 
-	port, err := waitPeer(ctx, portFile, done)
+	// The launcher writes the port, one decimal number, once it listens.
+	port, err := waitListening(ctx, done, "peer", func() int { return readPID(portFile) })
 	if err != nil {
 		p.stopJava()
 		log, _ := os.ReadFile(p.LogFile)
@@ -145,95 +131,35 @@ func startPeer(ctx context.Context, java, jar string) (_ *MongoPeer, err error) 
 	return p, nil
 }
 
-// waitPeer waits for the launcher's port file, then confirms with a TCP
-// connect.
-func waitPeer(ctx context.Context, portFile string, done <-chan struct{}) (int, error) {
-	ctx, cancel := context.WithTimeout(ctx, 60*time.Second)
-	defer cancel()
-	tick := time.NewTicker(10 * time.Millisecond)
-	defer tick.Stop()
-	for {
-		select {
-		case <-done:
-			return 0, errors.New("peer exited during startup")
-		case <-ctx.Done():
-			return 0, fmt.Errorf("not ready: %w", ctx.Err())
-		case <-tick.C:
-		}
-		port := readPID(portFile) // one decimal number on the first line
-		if port <= 0 {
-			continue
-		}
-		c, err := net.DialTimeout("tcp", net.JoinHostPort("127.0.0.1", strconv.Itoa(port)), time.Second)
-		if err == nil {
-			c.Close()
-			return port, nil
-		}
-	}
-}
-
 // Stop shuts the peer down (its data is in memory and is gone) and removes
 // its runtime directory. It is idempotent.
 func (p *MongoPeer) Stop() error {
-	p.stopOnce.Do(func() {
-		p.stopErr = p.stopJava()
-		if err := os.RemoveAll(p.runDir); err != nil && p.stopErr == nil {
-			p.stopErr = err
-		}
-	})
-	return p.stopErr
+	return p.shutdown(p.stopJava, nil)
 }
 
 // stopJava closes the peer's standard input (it exits on end of file), then
 // escalates SIGTERM → SIGKILL until it has exited. (SIGQUIT would only make
 // the JVM print a thread dump.)
 func (p *MongoPeer) stopJava() error {
-	if p.cmd == nil {
-		return nil
-	}
 	p.stdin.Close()
-	for _, step := range []struct {
-		sig  syscall.Signal
-		wait time.Duration
-	}{{0, 10 * time.Second}, {syscall.SIGTERM, 5 * time.Second}, {syscall.SIGKILL, 5 * time.Second}} {
-		if step.sig != 0 {
-			p.cmd.Process.Signal(step.sig)
-		}
-		select {
-		case <-p.done:
-			return nil
-		case <-time.After(step.wait):
-		}
-	}
-	return fmt.Errorf("MongoDB peer (pid %d) did not exit after SIGKILL", p.cmd.Process.Pid)
+	return stopProcess(p.cmd, p.done, "MongoDB peer",
+		stopStep{0, 10 * time.Second}, stopStep{syscall.SIGTERM, 5 * time.Second}, stopStep{syscall.SIGKILL, 5 * time.Second})
 }
 
 // CleanStaleMongoPeers kills peers whose docbench process is gone and
 // removes their runtime directories; StartMongoPeer calls it. A peer is
 // killed only when its command line names its runtime directory.
 func CleanStaleMongoPeers() {
-	dirs, _ := filepath.Glob(filepath.Join(os.TempDir(), mongoRunDirPattern))
-	for _, dir := range dirs {
-		owner := readPID(filepath.Join(dir, ownerFile))
-		if owner == 0 {
-			if fi, err := os.Stat(dir); err != nil || time.Since(fi.ModTime()) < time.Minute {
-				continue // a docbench that is starting up
-			}
-		} else if alive(owner) {
-			continue
-		}
+	cleanStaleDirs(mongoRunDirPattern, func(dir string) bool {
 		if pid := readPID(filepath.Join(dir, peerPIDFile)); alive(pid) {
 			cmdline, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/cmdline")
 			if err != nil || !strings.Contains(string(cmdline), peerMarker+dir+"\x00") {
-				continue // cannot prove it is ours: leave it
+				return false // cannot prove it is ours: leave it
 			}
-			syscall.Kill(pid, syscall.SIGKILL)
-			for i := 0; i < 250 && alive(pid); i++ {
-				time.Sleep(20 * time.Millisecond)
-			}
+			killAndWait(pid, 5*time.Second)
 		}
-		os.RemoveAll(dir)
-	}
+		return true
+	})
 }
 
 // javaBinary finds java: $JAVA_HOME/bin/java, else java on $PATH.
@@ -248,11 +174,6 @@ func javaBinary() (string, error) {
 		return "", errors.New("no java on PATH (Java 17 or later; apt-get install openjdk-17-jre-headless)")
 	}
 	return filepath.Abs(j)
-}
-
-func isExecutableFile(path string) bool {
-	fi, err := os.Stat(path)
-	return err == nil && fi.Mode().IsRegular() && fi.Mode()&0o111 != 0
 }
 
 // sourcesKey hashes the launcher's sources: the cached jar is rebuilt when

@@ -1,14 +1,8 @@
 package server
 
 import (
-	"bufio"
 	"context"
-	"errors"
-	"fmt"
-	"os"
-	"os/exec"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -63,19 +57,7 @@ func TestMongoPeer(t *testing.T) {
 	if !strings.HasPrefix(p.Jar, mustCacheRoot(t)) {
 		t.Errorf("jar %s is not in the cache %s", p.Jar, mustCacheRoot(t))
 	}
-	pid := p.cmd.Process.Pid
-	if err := p.Stop(); err != nil {
-		t.Fatalf("Stop: %v", err)
-	}
-	if err := p.Stop(); err != nil {
-		t.Fatalf("second Stop: %v", err)
-	}
-	if err := syscall.Kill(pid, 0); !errors.Is(err, syscall.ESRCH) {
-		t.Errorf("peer %d still running (kill: %v)", pid, err)
-	}
-	if _, err := os.Stat(p.runDir); !os.IsNotExist(err) {
-		t.Errorf("runtime dir %s still there (stat: %v)", p.runDir, err)
-	}
+	checkStopped(t, p, p.cmd.Process.Pid)
 }
 
 func mustCacheRoot(t *testing.T) string {
@@ -91,83 +73,27 @@ func mustCacheRoot(t *testing.T) string {
 // removes its directory, and leaves a young directory without owner alone.
 func TestMongoPeerStaleCleanup(t *testing.T) {
 	p := startPeerForTest(t)
-	dead := exec.Command("true")
-	if err := dead.Run(); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(p.runDir, ownerFile), []byte(strconv.Itoa(dead.Process.Pid)+"\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	young, err := os.MkdirTemp("", mongoRunDirPattern)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer os.RemoveAll(young)
-
-	CleanStaleMongoPeers()
-
-	select {
-	case <-p.done:
-	case <-time.After(10 * time.Second):
-		t.Fatal("stale peer still running")
-	}
-	if _, err := os.Stat(p.runDir); !os.IsNotExist(err) {
-		t.Errorf("stale runtime dir %s still there (stat: %v)", p.runDir, err)
-	}
-	if _, err := os.Stat(young); err != nil {
-		t.Errorf("young runtime dir removed: %v", err)
-	}
-	if err := p.Stop(); err != nil {
-		t.Errorf("Stop after cleanup: %v", err)
-	}
+	checkStaleCleanup(t, p, mongoRunDirPattern, CleanStaleMongoPeers)
 }
 
 // TestMongoPeerOwnerKilled starts a peer from a child process, SIGKILLs the
 // child and checks that the peer dies with it and that the next cleanup
 // removes what it left.
 func TestMongoPeerOwnerKilled(t *testing.T) {
-	if os.Getenv("DOCBENCH_TEST_MONGO_CHILD") != "" {
-		p, err := StartMongoPeer(context.Background(), MongoPeerOptions{})
-		if err != nil {
-			fmt.Println("error", err)
-			return
-		}
-		fmt.Println(p.cmd.Process.Pid, p.runDir)
-		time.Sleep(time.Minute)
+	if ownerChild(func(string) (*MongoPeer, error) {
+		return StartMongoPeer(context.Background(), MongoPeerOptions{})
+	}) {
 		return
 	}
 	startPeerForTest(t).Stop() // builds the jar if needed; skips or fails like the others
-	child := exec.Command(os.Args[0], "-test.run=^TestMongoPeerOwnerKilled$")
-	child.Env = append(os.Environ(), "DOCBENCH_TEST_MONGO_CHILD=1")
-	out, err := child.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := child.Start(); err != nil {
-		t.Fatal(err)
-	}
-	line, _ := bufio.NewReader(out).ReadString('\n')
-	var pid int
-	var runDir string
-	if _, err := fmt.Sscan(line, &pid, &runDir); err != nil {
-		child.Process.Kill()
-		child.Wait()
-		t.Fatalf("child said %q", line)
-	}
-	child.Process.Kill()
-	child.Wait()
-	deadline := time.Now().Add(10 * time.Second)
-	for alive(pid) && time.Now().Before(deadline) {
-		time.Sleep(20 * time.Millisecond)
-	}
-	if alive(pid) {
+	child, pid, runDir := startOwnerChild(t, "1")
+	killChild(child)
+	if !waitGone(pid, 10*time.Second) {
 		t.Errorf("peer %d survived its owner", pid)
 		syscall.Kill(pid, syscall.SIGKILL)
 	}
 	CleanStaleMongoPeers()
-	if _, err := os.Stat(runDir); !os.IsNotExist(err) {
-		t.Errorf("runtime dir %s left behind (stat: %v)", runDir, err)
-	}
+	checkGone(t, "runtime dir", runDir)
 }
 
 // TestMongoPeerWithoutMaven: with the jar missing and no mvn, the error says

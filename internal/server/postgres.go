@@ -4,19 +4,17 @@
 package server
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
 	"io"
-	"net"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"sort"
+	"slices"
 	"strconv"
 	"strings"
-	"sync"
 	"syscall"
 	"time"
 )
@@ -54,13 +52,8 @@ type Postgres struct {
 	BinDir  string // directory of postgres, initdb, pg_ctl, …
 	LogFile string // server log (stderr of the postmaster)
 
-	runDir string
-	lock   *dataLock // held while a persistent DataDir is ours
-	cmd    *exec.Cmd
-	done   chan struct{} // closed when the postmaster has exited
-
-	stopOnce sync.Once
-	stopErr  error
+	serverProc           // runtime directory and postmaster
+	lock       *dataLock // held while a persistent DataDir is ours
 }
 
 // StartPostgres starts a private server from the zonky PostgreSQL binaries,
@@ -159,7 +152,7 @@ func start(ctx context.Context, bin string, acct *account, o PostgresOptions) (_
 			}
 		}()
 	}
-	runDir, err := os.MkdirTemp("", runDirPattern)
+	runDir, err := newRunDir(runDirPattern)
 	if err != nil {
 		return nil, err
 	}
@@ -168,19 +161,16 @@ func start(ctx context.Context, bin string, acct *account, o PostgresOptions) (_
 			os.RemoveAll(runDir)
 		}
 	}()
-	if err := os.WriteFile(filepath.Join(runDir, ownerFile), []byte(strconv.Itoa(os.Getpid())+"\n"), 0o644); err != nil {
-		return nil, err
-	}
 	if err := acct.chown(runDir); err != nil {
 		return nil, err
 	}
 	p := &Postgres{
-		DataDir: filepath.Join(runDir, "data"),
-		Version: version,
-		BinDir:  bin,
-		LogFile: filepath.Join(runDir, "server.log"),
-		runDir:  runDir,
-		lock:    lock,
+		DataDir:    filepath.Join(runDir, "data"),
+		Version:    version,
+		BinDir:     bin,
+		LogFile:    filepath.Join(runDir, "server.log"),
+		serverProc: serverProc{runDir: runDir},
+		lock:       lock,
 	}
 	if o.DataDir != "" {
 		// CleanStale follows this pointer to stop an abandoned server, and
@@ -204,17 +194,10 @@ func start(ctx context.Context, bin string, acct *account, o PostgresOptions) (_
 		}
 	}
 
-	// The port is free when we pick it but may be taken before postgres
-	// binds it (parallel test binaries): retry with another port.
-	for attempt := 0; ; attempt++ {
-		err = p.launch(ctx, sock, acct, o.Settings)
-		if err == nil {
-			return p, nil
-		}
-		if attempt == 2 || !strings.Contains(err.Error(), "could not bind") {
-			return nil, err
-		}
+	if err := retryBind("could not bind", func() error { return p.launch(ctx, sock, acct, o.Settings) }); err != nil {
+		return nil, err
 	}
+	return p, nil
 }
 
 // launch runs the postmaster on a free port and waits until it accepts
@@ -225,12 +208,7 @@ func (p *Postgres) launch(ctx context.Context, sock string, acct *account, setti
 		return err
 	}
 	args := []string{"-D", p.DataDir, "-p", strconv.Itoa(port), "-k", sock, "-c", "listen_addresses=127.0.0.1"}
-	names := make([]string, 0, len(settings))
-	for k := range settings {
-		names = append(names, k)
-	}
-	sort.Strings(names)
-	for _, k := range names {
+	for _, k := range slices.Sorted(maps.Keys(settings)) {
 		args = append(args, "-c", k+"="+settings[k])
 	}
 	logf, err := os.OpenFile(p.LogFile, os.O_CREATE|os.O_WRONLY|os.O_TRUNC, 0o644)
@@ -242,18 +220,20 @@ func (p *Postgres) launch(ctx context.Context, sock string, acct *account, setti
 	cmd := exec.Command(filepath.Join(p.BinDir, "postgres"), args...)
 	prepare(cmd, p.runDir, acct)
 	cmd.Stdout, cmd.Stderr = logf, logf
-	// Own process group: a terminal ^C reaches docbench, which stops the
-	// server in order, instead of shutting the server down mid-run.
-	cmd.SysProcAttr.Setpgid = true
-	setParentDeath(cmd.SysProcAttr, syscall.SIGQUIT)
-	if err := cmd.Start(); err != nil {
+	// When we die, SIGQUIT: an immediate shutdown, by the postmaster, of
+	// all its backends.
+	done, err := startOwned(cmd, syscall.SIGQUIT)
+	if err != nil {
 		return fmt.Errorf("postgres: %w", err)
 	}
-	done := make(chan struct{})
-	go func() { cmd.Wait(); close(done) }()
-
-	if err := waitReady(ctx, p.DataDir, cmd.Process.Pid, port, done); err != nil {
-		stopProcess(cmd, done)
+	_, err = waitListening(ctx, done, "server", func() int {
+		if postmasterReady(p.DataDir, cmd.Process.Pid) {
+			return port
+		}
+		return 0
+	})
+	if err != nil {
+		stopPostmaster(cmd, done)
 		log, _ := os.ReadFile(p.LogFile)
 		return fmt.Errorf("postgres on port %d: %w; server log:\n%s", port, err, tail(log, 15))
 	}
@@ -262,44 +242,15 @@ func (p *Postgres) launch(ctx context.Context, sock string, acct *account, setti
 	return nil
 }
 
-// prepare sets the working directory, a clean environment (no PG* variables
-// from the caller, C locale) and the account of a server command.
-func prepare(cmd *exec.Cmd, dir string, acct *account) {
-	cmd.Dir = dir
-	cmd.Env = []string{"PATH=/usr/local/bin:/usr/bin:/bin", "LC_ALL=C", "LANG=C"}
-	cmd.SysProcAttr = &syscall.SysProcAttr{}
-	acct.apply(cmd)
-}
-
-// waitReady polls postmaster.pid until the postmaster pid reports "ready"
-// (line 8, PostgreSQL 10+), then confirms with a TCP connect.
-func waitReady(ctx context.Context, dataDir string, pid, port int, done <-chan struct{}) error {
-	ctx, cancel := context.WithTimeout(ctx, 60*time.Second)
-	defer cancel()
-	tick := time.NewTicker(10 * time.Millisecond)
-	defer tick.Stop()
-	for {
-		select {
-		case <-done:
-			return errors.New("server exited during startup")
-		case <-ctx.Done():
-			return fmt.Errorf("not ready: %w", ctx.Err())
-		case <-tick.C:
-		}
-		b, err := os.ReadFile(filepath.Join(dataDir, "postmaster.pid"))
-		if err != nil {
-			continue
-		}
-		lines := strings.Split(string(b), "\n")
-		if len(lines) < 8 || strings.TrimSpace(lines[0]) != strconv.Itoa(pid) || strings.TrimSpace(lines[7]) != "ready" {
-			continue
-		}
-		c, err := net.DialTimeout("tcp", net.JoinHostPort("127.0.0.1", strconv.Itoa(port)), time.Second)
-		if err == nil {
-			c.Close()
-			return nil
-		}
+// postmasterReady reports whether postmaster.pid in dataDir says that the
+// postmaster pid is "ready" (line 8, PostgreSQL 10+).
+func postmasterReady(dataDir string, pid int) bool {
+	b, err := os.ReadFile(filepath.Join(dataDir, "postmaster.pid"))
+	if err != nil {
+		return false
 	}
+	lines := strings.Split(string(b), "\n")
+	return len(lines) >= 8 && strings.TrimSpace(lines[0]) == strconv.Itoa(pid) && strings.TrimSpace(lines[7]) == "ready"
 }
 
 // Stop shuts the server down (fast shutdown: SIGINT, then SIGQUIT and
@@ -308,38 +259,14 @@ func waitReady(ctx context.Context, dataDir string, pid, port int, done <-chan s
 // persistent data directory is left, cleanly shut down, for the next start.
 // It is idempotent.
 func (p *Postgres) Stop() error {
-	p.stopOnce.Do(func() {
-		if p.cmd != nil {
-			p.stopErr = stopProcess(p.cmd, p.done)
-		}
-		if err := os.RemoveAll(p.runDir); err != nil && p.stopErr == nil {
-			p.stopErr = err
-		}
-		p.lock.release()
-	})
-	return p.stopErr
+	return p.shutdown(func() error { return stopPostmaster(p.cmd, p.done) }, p.lock.release)
 }
 
-// stopProcess escalates SIGINT → SIGQUIT → SIGKILL until the postmaster has
-// exited (its backends exit before it does on SIGINT and SIGQUIT).
-func stopProcess(cmd *exec.Cmd, done <-chan struct{}) error {
-	for _, step := range []struct {
-		sig  syscall.Signal
-		wait time.Duration
-	}{{syscall.SIGINT, 30 * time.Second}, {syscall.SIGQUIT, 5 * time.Second}, {syscall.SIGKILL, 5 * time.Second}} {
-		select {
-		case <-done:
-			return nil
-		default:
-		}
-		cmd.Process.Signal(step.sig)
-		select {
-		case <-done:
-			return nil
-		case <-time.After(step.wait):
-		}
-	}
-	return fmt.Errorf("postgres (pid %d) did not exit after SIGKILL", cmd.Process.Pid)
+// stopPostmaster escalates SIGINT → SIGQUIT → SIGKILL until the postmaster
+// has exited (its backends exit before it does on SIGINT and SIGQUIT).
+func stopPostmaster(cmd *exec.Cmd, done <-chan struct{}) error {
+	return stopProcess(cmd, done, "postgres",
+		stopStep{syscall.SIGINT, 30 * time.Second}, stopStep{syscall.SIGQUIT, 5 * time.Second}, stopStep{syscall.SIGKILL, 5 * time.Second})
 }
 
 // binVersion runs `postgres --version`: "postgres (PostgreSQL) 15.14 (Debian …)".
@@ -353,23 +280,4 @@ func binVersion(ctx context.Context, bin string) (string, error) {
 		return "", fmt.Errorf("%s/postgres --version: unexpected output %q", bin, out)
 	}
 	return f[2], nil
-}
-
-// freePort asks the kernel for a free TCP port on 127.0.0.1.
-func freePort() (int, error) {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return 0, err
-	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port, nil
-}
-
-// tail returns the last n lines of b, trimmed.
-func tail(b []byte, n int) string {
-	lines := bytes.Split(bytes.TrimSpace(b), []byte("\n"))
-	if len(lines) > n {
-		lines = lines[len(lines)-n:]
-	}
-	return string(bytes.Join(lines, []byte("\n")))
 }

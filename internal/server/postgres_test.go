@@ -1,15 +1,11 @@
 package server
 
 import (
-	"bufio"
 	"context"
 	"errors"
-	"fmt"
 	"net/http"
 	"net/url"
 	"os"
-	"os/exec"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"syscall"
@@ -18,22 +14,6 @@ import (
 
 	"github.com/jackc/pgx/v5"
 )
-
-// unavailable fails in CI and skips elsewhere (design.md: CI never skips).
-func unavailable(t *testing.T, err error) {
-	t.Helper()
-	if os.Getenv("CI") != "" {
-		t.Fatal(err)
-	}
-	t.Skip(err)
-}
-
-type logWriter struct{ t *testing.T }
-
-func (w logWriter) Write(b []byte) (int, error) {
-	w.t.Log(strings.TrimSpace(string(b)))
-	return len(b), nil
-}
 
 func TestEmbeddedPostgres(t *testing.T) {
 	checkServer(t, StartPostgres, "PostgreSQL 18.6")
@@ -82,19 +62,8 @@ func checkServer(t *testing.T, startFn func(context.Context, PostgresOptions) (*
 			t.Errorf("postmaster runs as root")
 		}
 	}
-	if err := p.Stop(); err != nil {
-		t.Fatalf("Stop: %v", err)
-	}
-	if err := p.Stop(); err != nil {
-		t.Fatalf("second Stop: %v", err)
-	}
 	// The postmaster ran in its own process group, with all its backends.
-	if err := syscall.Kill(-pid, 0); !errors.Is(err, syscall.ESRCH) {
-		t.Errorf("process group %d still has processes (kill: %v)", pid, err)
-	}
-	if _, err := os.Stat(p.runDir); !os.IsNotExist(err) {
-		t.Errorf("runtime dir %s still there (stat: %v)", p.runDir, err)
-	}
+	checkStopped(t, p, -pid)
 }
 
 // TestStaleCleanup makes a running server look abandoned (its owner PID is
@@ -111,87 +80,30 @@ func TestStaleCleanup(t *testing.T) {
 		unavailable(t, err)
 	}
 	defer p.Stop()
-
-	dead := exec.Command("true")
-	if err := dead.Run(); err != nil {
-		t.Fatal(err)
-	}
-	owner := filepath.Join(p.runDir, ownerFile)
-	if err := os.WriteFile(owner, []byte(strconv.Itoa(dead.Process.Pid)+"\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	// A young directory without owner file belongs to a starting docbench.
-	young, err := os.MkdirTemp("", runDirPattern)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer os.RemoveAll(young)
-
-	CleanStale()
-
-	select {
-	case <-p.done:
-	case <-time.After(10 * time.Second):
-		t.Fatal("stale postmaster still running")
-	}
-	if _, err := os.Stat(p.runDir); !os.IsNotExist(err) {
-		t.Errorf("stale runtime dir %s still there (stat: %v)", p.runDir, err)
-	}
-	if _, err := os.Stat(young); err != nil {
-		t.Errorf("young runtime dir removed: %v", err)
-	}
-	if err := p.Stop(); err != nil {
-		t.Errorf("Stop after cleanup: %v", err)
-	}
+	checkStaleCleanup(t, p, runDirPattern, CleanStale)
 }
 
 // TestOwnerKilled starts a server from a child process, SIGKILLs the child
 // and checks that the server dies with it and that the next CleanStale
 // removes what it left.
 func TestOwnerKilled(t *testing.T) {
-	if os.Getenv("DOCBENCH_TEST_CHILD") != "" {
-		p, err := StartLocalPostgres(context.Background(), PostgresOptions{})
-		if err != nil {
-			fmt.Println("error", err)
-			return
-		}
-		fmt.Println(p.cmd.Process.Pid, p.runDir)
-		time.Sleep(time.Minute)
+	if ownerChild(func(string) (*Postgres, error) {
+		return StartLocalPostgres(context.Background(), PostgresOptions{})
+	}) {
 		return
 	}
 	if _, err := localBinDir(); err != nil {
 		unavailable(t, err)
 	}
-	child := exec.Command(os.Args[0], "-test.run=^TestOwnerKilled$")
-	child.Env = append(os.Environ(), "DOCBENCH_TEST_CHILD=1")
-	out, err := child.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := child.Start(); err != nil {
-		t.Fatal(err)
-	}
-	line, _ := bufio.NewReader(out).ReadString('\n')
-	var pid int
-	var runDir string
-	if _, err := fmt.Sscan(line, &pid, &runDir); err != nil {
-		child.Process.Kill()
-		t.Fatalf("child said %q", line)
-	}
-	child.Process.Kill()
-	child.Wait()
-	deadline := time.Now().Add(10 * time.Second)
-	for syscall.Kill(-pid, 0) == nil && time.Now().Before(deadline) {
-		time.Sleep(20 * time.Millisecond)
-	}
-	if err := syscall.Kill(-pid, 0); !errors.Is(err, syscall.ESRCH) {
+	child, pid, runDir := startOwnerChild(t, "1")
+	killChild(child)
+	groupGone := func() bool { return errors.Is(syscall.Kill(-pid, 0), syscall.ESRCH) }
+	if !waitFor(10*time.Second, groupGone) {
 		t.Errorf("server processes (group %d) survived their owner", pid)
 		killWait(pid)
 	}
 	CleanStale()
-	if _, err := os.Stat(runDir); !os.IsNotExist(err) {
-		t.Errorf("runtime dir %s left behind (stat: %v)", runDir, err)
-	}
+	checkGone(t, "runtime dir", runDir)
 }
 
 func TestUnavailableIsOneLine(t *testing.T) {

@@ -16,20 +16,20 @@ func setParentDeath(attr *syscall.SysProcAttr, sig syscall.Signal) {
 	attr.Pdeathsig = sig
 }
 
-// isPostmasterOf reports whether pid is a postgres process whose working
-// directory is dataDir (the postmaster chdirs into its data directory).
-func isPostmasterOf(pid int, dataDir string) bool {
-	comm, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/comm")
-	if err != nil || strings.TrimSpace(string(comm)) != "postgres" {
+// runsIn reports whether pid is a process named comm whose working directory
+// is dir (postgres and mariadbd chdir into their data directory).
+func runsIn(pid int, comm, dir string) bool {
+	name, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/comm")
+	if err != nil || strings.TrimSpace(string(name)) != comm {
 		return false
 	}
 	cwd, err := os.Readlink("/proc/" + strconv.Itoa(pid) + "/cwd")
 	if err != nil {
 		return false
 	}
-	want, err := filepath.EvalSymlinks(dataDir)
+	want, err := filepath.EvalSymlinks(dir)
 	if err != nil {
-		want = dataDir
+		want = dir
 	}
 	return cwd == want
 }

@@ -8,6 +8,6 @@ import "syscall"
 // servers left behind by a crashed docbench.
 func setParentDeath(attr *syscall.SysProcAttr, sig syscall.Signal) {}
 
-// isPostmasterOf cannot identify processes without /proc; stale servers are
-// then left alone (their directories are still removed once they exit).
-func isPostmasterOf(pid int, dataDir string) bool { return false }
+// runsIn cannot identify processes without /proc; stale servers are then
+// left alone (their directories are still removed once they exit).
+func runsIn(pid int, comm, dir string) bool { return false }

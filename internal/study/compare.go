@@ -64,7 +64,7 @@ func withSpread(m benchmath.Summary, s *benchmath.Sample) string {
 		spread = "±" + m.PctRangeString()
 	} else if len(s.Values) > 0 && m.Center != 0 {
 		lo, hi := s.Values[0], s.Values[len(s.Values)-1]
-		spread = fmt.Sprintf("[%.3g–%.3g]", lo, hi)
+		spread = fmt.Sprintf("[%.4g–%.4g]", lo, hi)
 	}
 	return fmt.Sprintf("%.4g %s", m.Center, spread)
 }

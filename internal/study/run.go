@@ -22,6 +22,9 @@ import (
 // Executor opens targets and runs phases; the CLI provides it, so that a
 // study runs exactly what `docbench load` and `docbench run` run.
 type Executor interface {
+	// Validate checks a phase's properties (workload, documents, operations)
+	// without a database.
+	Validate(props *workload.Properties) error
 	// Open opens target for the validated properties.
 	Open(ctx context.Context, target string, props *workload.Properties) (db.Store, error)
 	// Phase runs one phase on an opened store and returns its result (also
@@ -171,13 +174,23 @@ func (f *File) props(t TargetSpec, w *WorkloadSpec, point []KV, source string) (
 	if threads > 0 {
 		p.Set("threadcount", strconv.Itoa(threads), source+": threads")
 	}
+	return p, files, nil
+}
+
+// runProps are the properties of a run phase: a study's runs last its
+// duration, so the workload file's operationcount applies only when the
+// study itself sets one (0 is YCSB's "until maxexecutiontime"; a huge count
+// instead would stretch zipfian's key space over inserts that never come).
+func (f *File) runProps(t TargetSpec, w *WorkloadSpec, point []KV, source string) (*workload.Properties, []string, error) {
+	p, files, err := f.props(t, w, point, source)
+	if err != nil {
+		return nil, nil, err
+	}
 	if f.Duration > 0 {
 		p.Set("maxexecutiontime", strconv.FormatFloat(f.Duration.D().Seconds(), 'f', -1, 64), source+": duration")
-	}
-	// A study's runs last their duration: the workload file's operationcount
-	// applies only when the study itself sets one.
-	if !f.setsProperty("operationcount", t, w, point) && f.Duration > 0 {
-		p.Set("operationcount", "1000000000", source+": (runs are bounded by duration)")
+		if !f.setsProperty("operationcount", t, w, point) {
+			p.Set("operationcount", "0", source+": (runs last the duration)")
+		}
 	}
 	return p, files, nil
 }
@@ -271,6 +284,31 @@ func Execute(ctx context.Context, f *File, ex Executor, opts Options) (*Manifest
 		return report.WriteFileAtomic(filepath.Join(opts.Out, "runs.json"), append(b, '\n'))
 	}
 	points := f.points()
+	// Every combination's properties are checked before anything runs, and
+	// every problem is reported at once.
+	var problems []error
+	seenProblem := map[string]bool{}
+	for _, t := range targets {
+		for _, pt := range points {
+			for i := range f.Workloads {
+				p, _, err := f.runProps(t, &f.Workloads[i], pt, f.Source)
+				if err == nil {
+					err = ex.Validate(p)
+				}
+				if err != nil {
+					for _, line := range strings.Split(err.Error(), "\n") {
+						if !seenProblem[line] {
+							seenProblem[line] = true
+							problems = append(problems, fmt.Errorf("target %s, workload %s, %s: %s", t.Name, f.Workloads[i].Name, pointID(pt), line))
+						}
+					}
+				}
+			}
+		}
+	}
+	if len(problems) > 0 {
+		return nil, errors.Join(problems...)
+	}
 	total := len(targets) * len(points) * f.Rounds * len(f.Workloads)
 	done := 0
 	started := time.Now()
@@ -357,26 +395,52 @@ func (f *File) runGroup(ctx context.Context, ex Executor, t TargetSpec, points [
 		}
 	}()
 	dir := filepath.Join("results", unsafeChars.ReplaceAllString(t.Name, "_"), pointID(points[0]))
-	logf("%s %s: loading", t.Name, pointID(points[0]))
-	res, err := ex.Phase(ctx, store, t.Target, []string{f.Workloads[0].Workload}, loadProps, runner.Load, 0)
-	run := Run{Target: t.Name, Workload: "load", Point: points[0]}
-	if res != nil {
-		run.File = filepath.Join(dir, "load.json")
-		if werr := writeResult(opts.Out, run.File, res); werr != nil {
-			return werr
+	load := func(round int) error {
+		logf("%s %s: loading", t.Name, pointID(points[0]))
+		res, err := ex.Phase(ctx, store, t.Target, []string{f.Workloads[0].Workload}, loadProps, runner.Load, 0)
+		run := Run{Target: t.Name, Workload: "load", Point: points[0], Round: round}
+		if res != nil {
+			name := "load.json"
+			if round > 1 {
+				name = fmt.Sprintf("load-r%d.json", round)
+			}
+			run.File = filepath.Join(dir, name)
+			if werr := writeResult(opts.Out, run.File, res); werr != nil {
+				return werr
+			}
+		}
+		if err != nil {
+			if ctx.Err() != nil {
+				m.Runs = append(m.Runs, run)
+				return save()
+			}
+			if err := notApplicable("load: " + oneLine(err)); err != nil {
+				return err
+			}
+			return errSkip
+		}
+		m.Runs = append(m.Runs, run)
+		return save()
+	}
+	if err := load(1); err != nil || ctx.Err() != nil {
+		return skipped(err)
+	}
+	// Rounds start from the same data: a round after one that inserted
+	// (inserts take keys from recordcount on), or on a throwaway server
+	// after a cold restart, loads again.
+	inserts := false
+	for i := range f.Workloads {
+		p, _, err := f.props(t, &f.Workloads[i], points[0], f.Source)
+		if err != nil {
+			return err
+		}
+		v, _ := p.Get("insertproportion")
+		if x, _ := strconv.ParseFloat(v, 64); x > 0 {
+			inserts = true
 		}
 	}
-	if err != nil {
-		if ctx.Err() != nil {
-			m.Runs = append(m.Runs, run)
-			return save()
-		}
-		return notApplicable("load: " + oneLine(err))
-	}
-	m.Runs = append(m.Runs, run)
-	if err := save(); err != nil {
-		return err
-	}
+	throwaway := t.Properties["pg.datadir"] == "temp" || strings.HasPrefix(t.Target, "mariadb:local") ||
+		(strings.HasPrefix(t.Target, "postgres:embedded") && loadPropsValue(loadProps, "pg.datadir") == "temp")
 	for round := 1; round <= f.Rounds; round++ {
 		if f.Protocol == "cold" && round > 1 {
 			store.Close()
@@ -387,6 +451,16 @@ func (f *File) runGroup(ctx context.Context, ex Executor, t TargetSpec, points [
 			if store, err = ex.Open(ctx, t.Target, loadProps); err != nil {
 				return notApplicable("reopening for a cold round: " + oneLine(err))
 			}
+			if throwaway {
+				logf("%s: a cold round on a throwaway server loads its data again", t.Name)
+				if err := load(round); err != nil || ctx.Err() != nil {
+					return skipped(err)
+				}
+			}
+		} else if round > 1 && inserts {
+			if err := load(round); err != nil || ctx.Err() != nil {
+				return skipped(err)
+			}
 		}
 		for _, pt := range points {
 			for i := range f.Workloads {
@@ -394,7 +468,7 @@ func (f *File) runGroup(ctx context.Context, ex Executor, t TargetSpec, points [
 				if ctx.Err() != nil {
 					return nil
 				}
-				props, files, err := f.props(t, w, pt, f.Source)
+				props, files, err := f.runProps(t, w, pt, f.Source)
 				if err != nil {
 					return err
 				}
@@ -420,6 +494,21 @@ func (f *File) runGroup(ctx context.Context, ex Executor, t TargetSpec, points [
 		}
 	}
 	return nil
+}
+
+// errSkip ends a group whose points were recorded as not applicable.
+var errSkip = errors.New("not applicable")
+
+func skipped(err error) error {
+	if errors.Is(err, errSkip) {
+		return nil
+	}
+	return err
+}
+
+func loadPropsValue(p *workload.Properties, key string) string {
+	v, _ := p.Get(key)
+	return v
 }
 
 func eta(started time.Time, done, total int) string {

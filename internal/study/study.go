@@ -34,6 +34,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"sort"
 	"strconv"
 	"strings"
@@ -92,8 +93,10 @@ type SweepSpec struct {
 }
 
 // ChartSpec is a chart of the report: Y against the swept X, one series per
-// target. Y is "throughput" (all operations), or METRIC:OP with METRIC one of
-// throughput, p50, p99, p999, mean (OP a report name such as READ).
+// target. Y is "throughput" (all operations), METRIC:OP with METRIC one of
+// throughput, p50, p95, p99, p999, mean, max (OP a report name such as READ),
+// or a server-side figure by name (wal_bytes_per_update, bytes_per_document,
+// table_bytes, server_us_per_op, … as in the result's "server" section).
 type ChartSpec struct {
 	Title    string `yaml:"title"`
 	X        string `yaml:"x"`
@@ -261,6 +264,9 @@ func lineOf(root *yaml.Node, key string, i int) int {
 	return root.Line
 }
 
+// serverFigure matches the names of server-side figures.
+var serverFigure = regexp.MustCompile(`^[a-z][a-z0-9_]*$`)
+
 // metrics a chart may draw.
 var chartMetrics = []string{"throughput", "p50", "p95", "p99", "p999", "mean", "max"}
 
@@ -328,9 +334,9 @@ func (f *File) validate(root *yaml.Node, fail func(int, string, ...any)) {
 		if c.X != "target" && c.X != "workload" && !swept[c.X] {
 			fail(line, "charts[%d]: x: %q is not a swept property (nor target or workload)", i, c.X)
 		}
-		metric, _, _ := strings.Cut(c.Y, ":")
-		if !contains(chartMetrics, metric) {
-			fail(line, "charts[%d]: y: %q: want METRIC or METRIC:OP with METRIC one of %s", i, c.Y, strings.Join(chartMetrics, ", "))
+		metric, op, _ := strings.Cut(c.Y, ":")
+		if !contains(chartMetrics, metric) && (op != "" || !serverFigure.MatchString(metric)) {
+			fail(line, "charts[%d]: y: %q: want METRIC or METRIC:OP with METRIC one of %s, or a server figure (wal_bytes_per_update, bytes_per_document, …)", i, c.Y, strings.Join(chartMetrics, ", "))
 		}
 		if c.Workload != "" && !names[c.Workload] {
 			fail(line, "charts[%d]: workload: %q is not one of the study's workloads", i, c.Workload)

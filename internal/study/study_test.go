@@ -15,7 +15,7 @@ sweep:
 rounds: -1
 protocol: lukewarm
 charts:
-  - {x: clients, y: speed}
+  - {x: clients, y: "p42:READ"}
 frobnicate: yes
 `
 	_, err := Parse("broken.yaml", []byte(src))
@@ -28,7 +28,7 @@ frobnicate: yes
 		`broken.yaml:7: rounds: -1`,
 		`broken.yaml:8: protocol: "lukewarm"`,
 		`broken.yaml:10: charts[0]: x: "clients" is not a swept property`,
-		`broken.yaml:10: charts[0]: y: "speed"`,
+		`broken.yaml:10: charts[0]: y: "p42:READ"`,
 		`broken.yaml:11: unknown key "frobnicate" in the study`,
 	} {
 		if !strings.Contains(err.Error(), want) {

@@ -14,6 +14,7 @@ import (
 
 	"golang.org/x/perf/benchmath"
 
+	"github.com/docbench/docbench/internal/db"
 	"github.com/docbench/docbench/internal/probe"
 	"github.com/docbench/docbench/internal/report"
 )
@@ -88,6 +89,8 @@ type Data struct {
 	Rows     []report.Row
 	points   map[string][]KV
 	values   map[seriesKey][]float64 // the per-round values behind each row
+
+	chartNotes []string
 }
 
 // Read loads a study directory and computes its statistics.
@@ -143,8 +146,9 @@ func Read(dir string) (*Data, error) {
 				}
 			}
 		}
-		for name, fig := range serverFigures(res) {
-			add(fig.op, name, fig.unit, fig.value)
+		figs := serverFigures(res)
+		for _, name := range probe.SortedKeys(figs) {
+			add(serverOp, name, figs[name].Unit, figs[name].Value)
 		}
 	}
 	for _, k := range order {
@@ -160,36 +164,29 @@ func Read(dir string) (*Data, error) {
 	return d, nil
 }
 
-type figure struct {
-	op    string
-	unit  string
-	value float64
-}
+// serverOp is the operation name of server-side figures in rows.
+const serverOp = "SERVER"
 
-// serverFigures extracts server-side figures when a result carries them
-// (see the server section of docs/results-format.md).
-func serverFigures(res *report.Result) map[string]figure {
-	out := map[string]figure{}
-	raw, err := json.Marshal(res)
-	if err != nil {
+// serverFigures returns the server-side figures a result carries (per
+// operation, storage, CPU), by name; absent figures are left out, never
+// turned into zeros.
+func serverFigures(res *report.Result) map[string]db.Figure {
+	out := map[string]db.Figure{}
+	s := res.Server
+	if s == nil || s.Absent != "" {
 		return out
 	}
-	var s struct {
-		Server *struct {
-			PerOp map[string]map[string]struct {
-				Value  *float64 `json:"value"`
-				Unit   string   `json:"unit"`
-				Absent string   `json:"absent"`
-			} `json:"per_op"`
-		} `json:"server"`
+	for _, m := range []map[string]db.Figure{s.PerOp, s.Storage} {
+		for name, f := range m {
+			if f.OK() {
+				out[name] = f
+			}
+		}
 	}
-	if json.Unmarshal(raw, &s) != nil || s.Server == nil {
-		return out
-	}
-	for op, figs := range s.Server.PerOp {
-		for name, f := range figs {
-			if f.Value != nil && f.Absent == "" {
-				out[name] = figure{op: op, unit: f.Unit, value: *f.Value}
+	if c := s.CPU; c != nil {
+		for name, f := range map[string]db.Figure{"server_us_per_op": c.ServerUSOp, "harness_us_per_op": c.HarnessUSOp, "server_share": c.ServerShare} {
+			if f.OK() && f.Unit != "" || name == "server_share" && f.OK() {
+				out[name] = f
 			}
 		}
 	}
@@ -259,6 +256,8 @@ func (d *Data) Report() *report.StudyReport {
 		sr.Charts = append(sr.Charts, d.chart(c))
 	}
 	sr.Audit = d.audit()
+	sr.Notes = append(sr.Notes, d.chartNotes...)
+	d.chartNotes = nil
 	return sr
 }
 
@@ -297,11 +296,23 @@ func appendOnce(xs []string, s string) []string {
 	return append(xs, s)
 }
 
+func isOpMetric(name string) bool {
+	for _, m := range opMetrics {
+		if m.name == name {
+			return true
+		}
+	}
+	return false
+}
+
 // chart turns a chart spec into series with their numbers.
 func (d *Data) chart(c ChartSpec) report.Chart {
 	metricName, op, _ := strings.Cut(c.Y, ":")
 	if op == "" {
 		op = "ALL"
+		if !isOpMetric(metricName) {
+			op = serverOp
+		}
 	}
 	unit := ""
 	for _, m := range opMetrics {
@@ -309,8 +320,15 @@ func (d *Data) chart(c ChartSpec) report.Chart {
 			unit = m.unit
 		}
 	}
+	if op == serverOp {
+		for _, r := range d.Rows {
+			if r.Op == serverOp && r.Metric == metricName {
+				unit = r.Unit
+			}
+		}
+	}
 	ylabel := metricName
-	if op != "ALL" {
+	if op != "ALL" && op != serverOp {
 		ylabel += " " + op
 	}
 	if unit != "" {
@@ -333,13 +351,15 @@ func (d *Data) chart(c ChartSpec) report.Chart {
 		case "workload":
 			xl = r.Workload
 		default:
+			if c.Workload == "" && len(d.File.Workloads) > 1 {
+				name += " " + r.Workload
+			}
 			for _, kv := range r.Point {
 				if kv.Key == c.X {
 					xl = kv.Value
+				} else {
+					name += " " + kv.Key + "=" + kv.Value // a series per value of the other sweeps
 				}
-			}
-			if c.Workload == "" && len(d.File.Workloads) > 1 {
-				name += " " + r.Workload
 			}
 		}
 		s := bySeries[name]
@@ -350,6 +370,9 @@ func (d *Data) chart(c ChartSpec) report.Chart {
 		}
 		x, _ := strconv.ParseFloat(xl, 64)
 		s.Points = append(s.Points, report.ChartPoint{X: x, XLabel: xl, Y: r.Median, Min: r.Min, Max: r.Max, CILo: r.CILo, CIHi: r.CIHi})
+	}
+	if len(names) == 0 {
+		d.chartNotes = append(d.chartNotes, fmt.Sprintf("chart %q: the results have no figure %s", ch.Title, c.Y))
 	}
 	for _, n := range names {
 		s := bySeries[n]

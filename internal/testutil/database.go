@@ -22,16 +22,33 @@ var nonIdent = regexp.MustCompile(`[^a-z0-9_]+`)
 // FORCE, closing leftover connections) when the test ends.
 func FreshDatabase(t testing.TB, serverURL string) string {
 	t.Helper()
+	return freshDatabase(t, serverURL,
+		func(name string) error {
+			return adminExec(serverURL, "CREATE DATABASE "+pgx.Identifier{name}.Sanitize())
+		},
+		func(name string) error {
+			return adminExec(serverURL, "DROP DATABASE IF EXISTS "+pgx.Identifier{name}.Sanitize()+" WITH (FORCE)")
+		})
+}
+
+// freshDatabase is the shape of every Fresh*Database: it picks a name unique
+// to the test, creates the database (create may be nil: a database that
+// comes into being on first use), drops it when the test ends and returns
+// serverURL with the name as its path.
+func freshDatabase(t testing.TB, serverURL string, create, drop func(name string) error) string {
+	t.Helper()
 	base := nonIdent.ReplaceAllString(strings.ToLower(t.Name()), "_")
 	if len(base) > 40 {
 		base = base[:40]
 	}
 	name := fmt.Sprintf("t_%s_%d_%d", base, time.Now().UnixNano()%1e6, dbSeq.Add(1))
-	if err := adminExec(serverURL, "CREATE DATABASE "+pgx.Identifier{name}.Sanitize()); err != nil {
-		t.Fatalf("testutil: create database %s: %v", name, err)
+	if create != nil {
+		if err := create(name); err != nil {
+			t.Fatalf("testutil: create database %s: %v", name, err)
+		}
 	}
 	t.Cleanup(func() {
-		if err := adminExec(serverURL, "DROP DATABASE IF EXISTS "+pgx.Identifier{name}.Sanitize()+" WITH (FORCE)"); err != nil {
+		if err := drop(name); err != nil {
 			t.Errorf("testutil: drop database %s: %v", name, err)
 		}
 	})

@@ -3,10 +3,8 @@ package testutil
 import (
 	"context"
 	"database/sql"
-	"fmt"
 	"net/url"
 	"os"
-	"strings"
 	"testing"
 	"time"
 
@@ -45,25 +43,9 @@ func MariaDB(t testing.TB) string {
 // returns its URL. The database is dropped when the test ends.
 func FreshMySQLDatabase(t testing.TB, serverURL string) string {
 	t.Helper()
-	base := nonIdent.ReplaceAllString(strings.ToLower(t.Name()), "_")
-	if len(base) > 40 {
-		base = base[:40]
-	}
-	name := fmt.Sprintf("t_%s_%d_%d", base, time.Now().UnixNano()%1e6, dbSeq.Add(1))
-	if err := mysqlExec(serverURL, "CREATE DATABASE `"+name+"`"); err != nil {
-		t.Fatalf("testutil: create database %s: %v", name, err)
-	}
-	t.Cleanup(func() {
-		if err := mysqlExec(serverURL, "DROP DATABASE IF EXISTS `"+name+"`"); err != nil {
-			t.Errorf("testutil: drop database %s: %v", name, err)
-		}
-	})
-	u, err := url.Parse(serverURL)
-	if err != nil {
-		t.Fatalf("testutil: server URL %q: %v", serverURL, err)
-	}
-	u.Path = "/" + name
-	return u.String()
+	return freshDatabase(t, serverURL,
+		func(name string) error { return mysqlExec(serverURL, "CREATE DATABASE `"+name+"`") },
+		func(name string) error { return mysqlExec(serverURL, "DROP DATABASE IF EXISTS `"+name+"`") })
 }
 
 // mysqlExec runs one statement on its own connection to serverURL.

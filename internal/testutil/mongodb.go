@@ -2,10 +2,7 @@ package testutil
 
 import (
 	"context"
-	"fmt"
-	"net/url"
 	"os"
-	"strings"
 	"testing"
 	"time"
 
@@ -42,28 +39,14 @@ func MongoDB(t testing.TB) string {
 // path; the database is dropped when the test ends.
 func FreshMongoDatabase(t testing.TB, serverURL string) string {
 	t.Helper()
-	base := nonIdent.ReplaceAllString(strings.ToLower(t.Name()), "_")
-	if len(base) > 40 {
-		base = base[:40]
-	}
-	name := fmt.Sprintf("t_%s_%d_%d", base, time.Now().UnixNano()%1e6, dbSeq.Add(1))
-	u, err := url.Parse(serverURL)
-	if err != nil {
-		t.Fatalf("testutil: server URL %q: %v", serverURL, err)
-	}
-	u.Path = "/" + name
-	t.Cleanup(func() {
+	return freshDatabase(t, serverURL, nil, func(name string) error {
 		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 		defer cancel()
 		client, err := mongo.Connect(options.Client().ApplyURI(serverURL))
 		if err != nil {
-			t.Errorf("testutil: drop database %s: %v", name, err)
-			return
+			return err
 		}
 		defer client.Disconnect(ctx)
-		if err := client.Database(name).Drop(ctx); err != nil {
-			t.Errorf("testutil: drop database %s: %v", name, err)
-		}
+		return client.Database(name).Drop(ctx)
 	})
-	return u.String()
 }

@@ -81,7 +81,7 @@ type Config struct {
 	InsertCountSet bool  // whether insertcount was given
 	OperationCount int64 // operationcount (0: no limit, run until maxexecutiontime)
 
-	MaxExecutionTime time.Duration // maxexecutiontime in seconds (0: no limit)
+	MaxExecutionTime time.Duration // maxexecutiontime in seconds, fractions allowed (0: no limit)
 	ThreadCount      int           // threadcount (1)
 	Target           float64       // target ops/s over all threads (0: unthrottled)
 	BatchSize        int           // batchsize (1)
@@ -321,7 +321,8 @@ func ParseConfig(p *Properties, extra Known) (*Config, error) {
 	}
 	cfg.OperationCount = c.int("operationcount", 0, 0, math.MaxInt64)
 
-	cfg.MaxExecutionTime = time.Duration(c.int("maxexecutiontime", 0, 0, math.MaxInt64/int64(time.Second))) * time.Second
+	// YCSB takes whole seconds; docbench also takes fractions (--duration 500ms).
+	cfg.MaxExecutionTime = time.Duration(c.float("maxexecutiontime", 0, 0, float64(math.MaxInt64/int64(time.Second))) * float64(time.Second))
 	cfg.ThreadCount = int(c.int("threadcount", 1, 1, 1<<20))
 	cfg.Target = c.float("target", 0, 0, math.MaxFloat64)
 	cfg.BatchSize = int(c.int("batchsize", 1, 1, maxInt32))
