@@ -79,3 +79,17 @@ type ErrNotSupported struct {
 func (e *ErrNotSupported) Error() string {
 	return fmt.Sprintf("%s is not supported by %s", e.What, e.Backend)
 }
+
+// Statementer is implemented by sessions that run statements of the user's
+// (statement.sql): each prepared once per session, with {table} replaced by
+// the backend's table. Statement returns the rows the statement produced
+// (or, for one that produces none, the rows it affected).
+type Statementer interface {
+	Statement(ctx context.Context, sql string, args []any) (int, error)
+}
+
+// SetupRunner is implemented by stores that run setup statements of the
+// user's (statement.setup) once, with {table} replaced.
+type SetupRunner interface {
+	ExecSetup(ctx context.Context, sql string) error
+}

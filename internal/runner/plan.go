@@ -30,6 +30,11 @@ type Plan struct {
 	queries   []db.Query // the query with each predicate value of the pool
 	queryName string
 
+	stmtSQL    string // statement.sql
+	stmtName   string
+	stmtSetup  []string
+	stmtParams []param
+
 	schema db.Schema
 	paths  map[string]doc.PathInfo
 	writes bool // the run rewrites existing documents
@@ -131,9 +136,14 @@ func NewPlan(wl *workload.Workload, shape doc.Shape, seed uint64) (*Plan, error)
 		p.schema.Indexes = append(p.schema.Indexes, ix)
 	}
 
-	// Queries.
+	// Queries and statements of the user's.
 	if d.QueryProp > 0 {
 		if err := p.planQueries(wl, seed); err != nil {
+			return nil, err
+		}
+	}
+	if d.StatementProp > 0 {
+		if err := p.planStatement(wl, seed); err != nil {
 			return nil, err
 		}
 	}
@@ -224,6 +234,9 @@ func (p *Plan) Schema() db.Schema { return p.schema }
 func (p *Plan) opName(op workload.Op) string {
 	if op == workload.OpQuery && p.queryName != "" {
 		return p.queryName
+	}
+	if op == workload.OpStatement && p.stmtName != "" {
+		return p.stmtName
 	}
 	return op.String()
 }

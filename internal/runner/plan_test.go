@@ -8,6 +8,7 @@ import (
 
 	"github.com/docbench/docbench/internal/db"
 	"github.com/docbench/docbench/internal/testutil"
+	"github.com/docbench/docbench/internal/workload"
 )
 
 func TestMain(m *testing.M) { testutil.Main(m) }
@@ -155,5 +156,35 @@ func TestDataIntegrityOnShapes(t *testing.T) {
 	}
 	if out.Totals.Errors[0] == 0 || !strings.Contains(out.Totals.Messages[0][0].Message, "email differs") {
 		t.Fatalf("tampered documents not detected: %d errors %v", out.Totals.Errors[0], out.Totals.Messages[0])
+	}
+}
+
+// Statements of the user's run prepared, with parameters drawn from keys,
+// numbers and values found in the documents, on every SQL backend.
+func TestStatements(t *testing.T) {
+	ctx := context.Background()
+	cases := map[string]struct{ target, sql string }{
+		"sqlite":   {"sqlite:" + filepath.Join(t.TempDir(), "s.db"), "SELECT data ->> '$.product_group' FROM {table} WHERE ycsb_key = ? AND ? > 0 AND data ->> '$.product_group' <> ?"},
+		"postgres": {testutil.FreshDatabase(t, testutil.Postgres(t, "embedded")), "SELECT data->'product_group' FROM {table} WHERE ycsb_key = $1 AND $2::int > 0 AND data->>'product_group' <> $3"},
+	}
+	for name, c := range cases {
+		t.Run(name, func(t *testing.T) {
+			props := map[string]string{"document.shape": "reviews", "recordcount": "200", "operationcount": "500",
+				"readproportion": "0", "updateproportion": "0", "statementproportion": "1", "statement.sql": c.sql,
+				"statement.params": "key,int:1:9,text:product_group", "statement.name": "probe",
+				"statement.setup": "CREATE INDEX IF NOT EXISTS stmt_setup_idx ON {table} (ycsb_key)"}
+			store, wl, plan := setup(t, c.target, props)
+			if _, err := Execute(ctx, store, wl, plan, Options{Phase: Load, Threads: 1}); err != nil {
+				t.Fatal(err)
+			}
+			out, err := Execute(ctx, store, wl, plan, Options{Phase: Run, Threads: 2})
+			if err != nil {
+				t.Fatal(err)
+			}
+			i := int(workload.OpStatement)
+			if out.Names[i] != "STATEMENT-PROBE" || out.Totals.Service[i].TotalCount() != 500 || out.Totals.Errors[i] != 0 {
+				t.Fatalf("%s: %d ok, %d errors %v", out.Names[i], out.Totals.Service[i].TotalCount(), out.Totals.Errors[i], out.Totals.Messages[i])
+			}
+		})
 	}
 }

@@ -107,6 +107,11 @@ func Execute(ctx context.Context, store db.Store, wl *workload.Workload, plan *P
 	}
 	reg := measure.NewRegistry(opNames(plan, batch > 1), o.Rate > 0)
 
+	if o.Phase == Run {
+		if err := setupStatements(ctx, store, plan); err != nil {
+			return nil, err
+		}
+	}
 	sessions := make([]db.Session, o.Threads)
 	for i := range sessions {
 		s, err := store.NewSession(ctx)
@@ -117,11 +122,21 @@ func Execute(ctx context.Context, store db.Store, wl *workload.Workload, plan *P
 			return nil, fmt.Errorf("opening session %d: %w", i+1, err)
 		}
 		sessions[i] = s
-		if _, ok := s.(db.Querier); !ok && o.Phase == Run && len(plan.queries) > 0 {
+		_, querier := s.(db.Querier)
+		_, statementer := s.(db.Statementer)
+		var missing string
+		switch {
+		case o.Phase != Run:
+		case !querier && len(plan.queries) > 0:
+			missing = "secondary queries (queryproportion)"
+		case !statementer && plan.stmtSQL != "":
+			missing = "statements of the user's (statementproportion)"
+		}
+		if missing != "" {
 			for _, s := range sessions[:i+1] {
 				s.Close()
 			}
-			return nil, &db.ErrNotSupported{Backend: b(store), What: "secondary queries (queryproportion)"}
+			return nil, &db.ErrNotSupported{Backend: b(store), What: missing}
 		}
 	}
 	defer func() {

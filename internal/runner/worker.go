@@ -39,6 +39,7 @@ type worker struct {
 	keys, docs    [][]byte
 	timer         *time.Timer
 	upd           db.Update
+	args          []any // statement parameters
 }
 
 func stopped(c <-chan struct{}) bool {
@@ -198,6 +199,8 @@ func (w *worker) step(ctx context.Context, cfg *workload.Config, r *rand.Rand, i
 	case workload.OpQuery:
 		qs := w.plan.queries
 		_, err = w.sess.(db.Querier).Query(ctx, &qs[r.IntN(len(qs))])
+	case workload.OpStatement:
+		_, err = w.sess.(db.Statementer).Statement(ctx, w.plan.stmtSQL, w.statementArgs(r))
 	case workload.OpReadModifyWrite:
 		keynum := w.th.NextKeynum()
 		w.key = w.th.AppendKey(w.key[:0], keynum)

@@ -283,9 +283,9 @@ func ParseConfig(p *Properties, extra Known) (*Config, error) {
 	cfg.ScanProportion = c.float("scanproportion", 0, 0, 1)
 	cfg.ReadModifyWriteProportion = c.float("readmodifywriteproportion", 0, 0, 1)
 	c.docOps(cfg)
-	sum := cfg.ReadProportion + cfg.UpdateProportion + cfg.InsertProportion + cfg.ScanProportion + cfg.ReadModifyWriteProportion + cfg.Doc.QueryProp
+	sum := cfg.ReadProportion + cfg.UpdateProportion + cfg.InsertProportion + cfg.ScanProportion + cfg.ReadModifyWriteProportion + cfg.Doc.QueryProp + cfg.Doc.StatementProp
 	if sum == 0 {
-		c.errs = append(c.errs, fmt.Errorf("%s: all operation proportions are 0 (readproportion, updateproportion, insertproportion, scanproportion, readmodifywriteproportion, queryproportion)", proportionSource(p)))
+		c.errs = append(c.errs, fmt.Errorf("%s: all operation proportions are 0 (readproportion, updateproportion, insertproportion, scanproportion, readmodifywriteproportion, queryproportion, statementproportion)", proportionSource(p)))
 	} else if math.Abs(sum-1) > 1e-9 {
 		cfg.Notes = append(cfg.Notes, fmt.Sprintf("operation proportions sum to %g, not 1; they are normalized, as YCSB does", sum))
 	}

@@ -24,6 +24,14 @@ type DocOps struct {
 	QueryAggPath   string  // query.aggpath: path averaged/summed by aggregate queries
 	QueryFunc      string  // query.func: avg, sum or count
 	SecondaryIndex []string
+
+	// Micro statements: SQL of the user's, measured as an operation of its
+	// own (the seeds' SQL experiments that YCSB cannot express).
+	StatementProp   float64  // statementproportion: share of statements
+	StatementSQL    string   // statement.sql: the statement; {table} names docbench's table
+	StatementParams []string // statement.params: a generator per parameter (key, keynum, value:PATH, text:PATH, int:MIN:MAX, const:X)
+	StatementName   string   // statement.name: reported as STATEMENT-NAME (default STATEMENT)
+	StatementSetup  []string // statement.setup: statements run once before the run phase, separated by ;
 }
 
 // Update modes (updatemode).
@@ -35,7 +43,8 @@ const (
 
 // docOpsKeys lists the properties parseDocOps reads.
 var docOpsKeys = []string{"readfields", "readpath", "updatemode", "updatefields", "updatepath", "queryproportion",
-	"querykind", "query.path", "query.limit", "query.offset", "query.aggpath", "query.func", "secondaryindex"}
+	"querykind", "query.path", "query.limit", "query.offset", "query.aggpath", "query.func", "secondaryindex",
+	"statementproportion", "statement.sql", "statement.params", "statement.name", "statement.setup"}
 
 func (c *configParser) docOps(cfg *Config) {
 	d := &cfg.Doc
@@ -81,6 +90,31 @@ func (c *configParser) docOps(cfg *Config) {
 	}
 	if d.QueryProp > 0 && d.QueryKind == "aggregate" && d.QueryFunc != "count" && d.QueryAggPath == "" {
 		c.fail("query.aggpath", "an aggregate query with query.func=%s needs the path to aggregate", d.QueryFunc)
+	}
+	d.StatementProp = c.float("statementproportion", 0, 0, 1)
+	d.StatementSQL = c.str("statement.sql", "")
+	d.StatementName = c.str("statement.name", "")
+	if v := c.str("statement.params", ""); v != "" {
+		for _, p := range strings.Split(v, ",") {
+			p = strings.TrimSpace(p)
+			kind, _, _ := strings.Cut(p, ":")
+			switch kind {
+			case "key", "keynum", "value", "text", "int", "const":
+			default:
+				c.fail("statement.params", "parameter %q: want key, keynum, value:PATH, text:PATH, int:MIN:MAX or const:X", p)
+			}
+			d.StatementParams = append(d.StatementParams, p)
+		}
+	}
+	if v := c.str("statement.setup", ""); v != "" {
+		for _, st := range strings.Split(v, ";") {
+			if st = strings.TrimSpace(st); st != "" {
+				d.StatementSetup = append(d.StatementSetup, st)
+			}
+		}
+	}
+	if d.StatementProp > 0 && d.StatementSQL == "" {
+		c.fail("statement.sql", "statementproportion=%g needs the statement to run", d.StatementProp)
 	}
 	if v := c.str("secondaryindex", ""); v != "" {
 		for _, p := range strings.Split(v, ",") {

@@ -17,11 +17,12 @@ const (
 	OpInsert
 	OpScan
 	OpReadModifyWrite
-	OpQuery // a secondary query (docbench's extension; reported as QUERY-<KIND>)
-	NumOps  // number of operation types
+	OpQuery     // a secondary query (docbench's extension; reported as QUERY-<KIND>)
+	OpStatement // a statement of the user's (docbench's extension; STATEMENT[-NAME])
+	NumOps      // number of operation types
 )
 
-var opNames = [NumOps]string{"READ", "UPDATE", "INSERT", "SCAN", "READ-MODIFY-WRITE", "QUERY"}
+var opNames = [NumOps]string{"READ", "UPDATE", "INSERT", "SCAN", "READ-MODIFY-WRITE", "QUERY", "STATEMENT"}
 
 // String returns the name YCSB reports the operation under.
 func (o Op) String() string {
@@ -71,7 +72,7 @@ func New(cfg *Config, seed uint64) (*Workload, error) {
 	w.loadSeq = NewCounter(start)
 	w.txnSeq = NewAcknowledgedCounter(recordcount)
 
-	for i, p := range []float64{cfg.ReadProportion, cfg.UpdateProportion, cfg.InsertProportion, cfg.ScanProportion, cfg.ReadModifyWriteProportion, cfg.Doc.QueryProp} {
+	for i, p := range []float64{cfg.ReadProportion, cfg.UpdateProportion, cfg.InsertProportion, cfg.ScanProportion, cfg.ReadModifyWriteProportion, cfg.Doc.QueryProp, cfg.Doc.StatementProp} {
 		if p > 0 {
 			w.ops.Add(p, int64(i))
 		}

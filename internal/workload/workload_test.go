@@ -36,7 +36,7 @@ func TestOpString(t *testing.T) {
 	for o := range NumOps {
 		got = append(got, o.String())
 	}
-	if !slices.Equal(got, []string{"READ", "UPDATE", "INSERT", "SCAN", "READ-MODIFY-WRITE", "QUERY"}) || Op(9).String() != "Op(9)" {
+	if !slices.Equal(got, []string{"READ", "UPDATE", "INSERT", "SCAN", "READ-MODIFY-WRITE", "QUERY", "STATEMENT"}) || Op(9).String() != "Op(9)" {
 		t.Errorf("%v", got)
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/docbench/docbench/internal/db"
+	"github.com/docbench/docbench/internal/db/sqlstmt"
 )
 
 // session owns one connection and the statements prepared on it.
@@ -30,12 +31,13 @@ type session struct {
 	queries map[string]*queryStm // secondary queries by shape
 	paths   map[string]string    // dotted path → JSON path
 
-	args []any
-	raw  []sql.RawBytes
-	dest []any
-	key  []byte // scratch: statement cache keys
-	doc  []byte // generated layout: documents with their key
-	offs []int
+	args  []any
+	raw   []sql.RawBytes
+	dest  []any
+	key   []byte         // scratch: statement cache keys
+	stmts *sqlstmt.Cache // statements of the user's
+	doc   []byte         // generated layout: documents with their key
+	offs  []int
 }
 
 // proj is a prepared projection: one column per path, assembled into a
@@ -416,6 +418,9 @@ func (s *session) Close() error {
 	}
 	for _, st := range s.batch {
 		errs = append(errs, st.Close())
+	}
+	if s.stmts != nil {
+		errs = append(errs, s.stmts.Close())
 	}
 	for _, st := range s.partial {
 		if st != nil {

@@ -149,6 +149,7 @@ type session struct {
 	doc     []byte // document layout: the document with its key
 	rows    [][]any
 	rel     *relSession
+	stmts   map[string]string // statements of the user's → prepared name
 }
 
 var (

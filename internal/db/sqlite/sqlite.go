@@ -15,6 +15,7 @@ import (
 	_ "github.com/mattn/go-sqlite3" // registers the "sqlite3" driver
 
 	"github.com/docbench/docbench/internal/db"
+	"github.com/docbench/docbench/internal/db/sqlstmt"
 )
 
 func init() {
@@ -141,13 +142,14 @@ func (s *store) NewSession(ctx context.Context) (db.Session, error) {
 		return nil, fmt.Errorf("sqlite %s: %w", s.path, err)
 	}
 	t := quote(s.table)
-	ss := &session{conn: conn, table: t, proj: map[string]*sql.Stmt{}, paths: map[string]string{}, queries: map[string]*sql.Stmt{}}
+	ss := &session{conn: conn, table: t, proj: map[string]*sql.Stmt{}, paths: map[string]string{}, queries: map[string]*sql.Stmt{}, texts: map[*sql.Stmt]string{}}
 	prep := func(q string) *sql.Stmt {
 		if err != nil {
 			return nil
 		}
 		var st *sql.Stmt
 		st, err = conn.PrepareContext(ctx, q)
+		ss.texts[st] = q
 		return st
 	}
 	ss.fn = "jsonb"
@@ -177,6 +179,8 @@ type session struct {
 	args                             []any
 	fn                               string               // jsonb or json: the functions writing the column
 	queries                          map[string]*sql.Stmt // secondary queries by SQL text
+	texts                            map[*sql.Stmt]string // statement texts, for Explain
+	stmts                            *sqlstmt.Cache       // statements of the user's
 }
 
 var (
@@ -237,7 +241,7 @@ func (s *session) projection(ctx context.Context, fields []string, scan bool) (*
 	if err != nil {
 		return nil, err
 	}
-	s.proj[k] = st
+	s.proj[k], s.texts[st] = st, b.String()
 	return st, nil
 }
 
@@ -340,7 +344,7 @@ func (s *session) partialStmt(ctx context.Context, n int) (*sql.Stmt, error) {
 	if err != nil {
 		return nil, fmt.Errorf("sqlite prepare: %w (statement: %s)", err, q)
 	}
-	s.partial[n] = st
+	s.partial[n], s.texts[st] = st, q
 	return st, nil
 }
 
@@ -388,6 +392,9 @@ func (s *session) Close() error {
 	}
 	for _, st := range s.queries {
 		errs = append(errs, st.Close())
+	}
+	if s.stmts != nil {
+		errs = append(errs, s.stmts.Close())
 	}
 	for _, st := range s.partial {
 		if st != nil {

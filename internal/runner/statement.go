@@ -1,0 +1,107 @@
+package runner
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"strconv"
+	"strings"
+
+	"github.com/docbench/docbench/internal/db"
+	"github.com/docbench/docbench/internal/workload"
+)
+
+// param draws one parameter of a statement of the user's.
+type param struct {
+	kind   string // key, keynum, value, text, int, const
+	pool   []any  // value, text: values found in the documents, boxed once
+	lo, hi int64  // int
+	fixed  any    // const
+}
+
+// planStatement prepares statement.sql: its name, setup statements and
+// parameter generators (value pools drawn from the generated documents).
+func (p *Plan) planStatement(wl *workload.Workload, seed uint64) error {
+	d := p.cfg.Doc
+	p.stmtSQL, p.stmtSetup = d.StatementSQL, d.StatementSetup
+	p.stmtName = "STATEMENT"
+	if d.StatementName != "" {
+		p.stmtName += "-" + strings.ToUpper(d.StatementName)
+	}
+	for _, spec := range d.StatementParams {
+		kind, arg, _ := strings.Cut(spec, ":")
+		g := param{kind: kind}
+		switch kind {
+		case "value", "text":
+			if err := p.checkPath("statement.params", arg); err != nil {
+				return err
+			}
+			values, err := p.sampleValues(wl, seed, arg, false)
+			if err != nil {
+				return err
+			}
+			for _, v := range values {
+				if kind == "value" {
+					g.pool = append(g.pool, v) // JSON, for a json/jsonb parameter
+					continue
+				}
+				s := string(v)
+				if u, err := strconv.Unquote(s); err == nil {
+					s = u
+				}
+				g.pool = append(g.pool, s)
+			}
+		case "int":
+			lo, hi, _ := strings.Cut(arg, ":")
+			var err1, err2 error
+			g.lo, err1 = strconv.ParseInt(lo, 10, 64)
+			g.hi, err2 = strconv.ParseInt(hi, 10, 64)
+			if err1 != nil || err2 != nil || g.hi < g.lo {
+				return fmt.Errorf("statement.params=%s: want int:MIN:MAX", spec)
+			}
+		case "const":
+			g.fixed = arg
+		}
+		p.stmtParams = append(p.stmtParams, g)
+	}
+	return nil
+}
+
+// statementArgs draws the parameters of one statement.
+func (w *worker) statementArgs(r *rand.Rand) []any {
+	w.args = w.args[:0]
+	for i := range w.plan.stmtParams {
+		g := &w.plan.stmtParams[i]
+		switch g.kind {
+		case "key":
+			w.key = w.th.AppendKey(w.key[:0], w.th.NextKeynum())
+			w.args = append(w.args, string(w.key))
+		case "keynum":
+			w.args = append(w.args, w.th.NextKeynum())
+		case "value", "text":
+			w.args = append(w.args, g.pool[r.IntN(len(g.pool))])
+		case "int":
+			w.args = append(w.args, g.lo+r.Int64N(g.hi-g.lo+1))
+		case "const":
+			w.args = append(w.args, g.fixed)
+		}
+	}
+	return w.args
+}
+
+// setupStatements runs statement.setup once before a run phase.
+func setupStatements(ctx context.Context, store db.Store, p *Plan) error {
+	if len(p.stmtSetup) == 0 {
+		return nil
+	}
+	sr, ok := store.(db.SetupRunner)
+	if !ok {
+		return &db.ErrNotSupported{Backend: b(store), What: "statement.setup"}
+	}
+	for _, q := range p.stmtSetup {
+		if err := sr.ExecSetup(ctx, q); err != nil {
+			return fmt.Errorf("statement.setup %q: %w", q, err)
+		}
+	}
+	return nil
+}
