@@ -21,7 +21,7 @@ func serverSide(ctx context.Context, store db.Store, res *report.Result, before 
 	// An interrupted phase still gets its figures.
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), time.Minute)
 	defer cancel()
-	after := probe.Take(ctx, store)
+	after := probe.TakeAfter(ctx, store, before)
 	srv := probe.Build(before, after, countsOf(res), rawDocSize(wl, plan))
 	if ex, ok := store.(db.Explainer); ok && srv.Absent == "" {
 		plans, err := ex.Explain(ctx, plan.ExplainRequest(wl, phase))

@@ -53,6 +53,14 @@ type Snapshot struct {
 	InProcess bool
 }
 
+// IntervalProber is implemented by stores that can measure figures over
+// an interval that cumulative counters cannot give (PostgreSQL's full-page
+// image bytes, read from the WAL between two positions). The figures are
+// already the interval's, not cumulative.
+type IntervalProber interface {
+	ProbeInterval(ctx context.Context, before, after Snapshot) map[string]Figure
+}
+
 // NewSnapshot returns an empty snapshot taken now.
 func NewSnapshot() Snapshot {
 	return Snapshot{Time: time.Now(), Counters: map[string]Figure{}, Gauges: map[string]Figure{}, Facts: map[string]string{}}

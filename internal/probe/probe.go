@@ -65,6 +65,19 @@ type Point struct {
 	ServerCPU  db.Figure // seconds of the server's process tree
 	HarnessCPU float64   // seconds of docbench's own process
 	Time       time.Time
+	// Interval are figures over the interval since the previous point
+	// (db.IntervalProber), set by TakeAfter.
+	Interval map[string]db.Figure
+}
+
+// TakeAfter takes the point that ends a phase begun at before, with the
+// figures only an interval can give.
+func TakeAfter(ctx context.Context, store db.Store, before *Point) *Point {
+	p := Take(ctx, store)
+	if ip, ok := store.(db.IntervalProber); ok && p.Err == nil && before.Err == nil {
+		p.Interval = ip.ProbeInterval(ctx, before.Snap, p.Snap)
+	}
+	return p
 }
 
 // Take snapshots store (when it is a db.Prober) and the CPU of the server's
@@ -182,9 +195,12 @@ func Build(before, after *Point, c Counts, rawDoc float64) *Server {
 			per(k+"_per_insert", v, c.Inserts, db.Bytes, 1)
 		}
 	}
-	for _, k := range []string{"wal_fpi", "wal_records"} {
+	for k, v := range after.Interval {
+		s.Counters[k] = v
+	}
+	for _, k := range []string{"wal_fpi", "wal_records", "wal_fpi_bytes"} {
 		if v, ok := s.Counters[k]; ok {
-			per(k+"_per_write", v, writes, db.Count, 1)
+			per(k+"_per_write", v, writes, v.Unit, 1)
 		}
 	}
 

@@ -92,7 +92,7 @@ func TestProbeAccuracy(t *testing.T) {
 			}
 			sess.Close()
 			lsnBeforeAfter := lsn()
-			after := probe.Take(ctx, st)
+			after := probe.TakeAfter(ctx, st, before)
 			if after.Err != nil {
 				t.Fatal(after.Err)
 			}
@@ -135,6 +135,12 @@ func TestProbeAccuracy(t *testing.T) {
 			}
 			if f := srv.Counters["wal_records"]; !f.OK() || f.Value < 460 {
 				t.Errorf("wal_records %+v, want ≥ 460", f)
+			}
+			// pg_walinspect: full-page images and records account for the
+			// WAL written (less page headers and alignment).
+			fpi, rec := srv.Counters["wal_fpi_bytes"], srv.Counters["wal_nonfpi_bytes"]
+			if !fpi.OK() || !rec.OK() || fpi.Value+rec.Value > wal.Value || fpi.Value+rec.Value < 0.8*wal.Value {
+				t.Errorf("wal_fpi_bytes %+v + wal_nonfpi_bytes %+v against wal_bytes %v", fpi, rec, wal.Value)
 			}
 
 			// Storage = the catalog's.
