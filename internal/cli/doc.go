@@ -17,6 +17,15 @@ import (
 	"github.com/docbench/docbench/internal/workload"
 )
 
+// configFromFlags reads -P files and -p overrides and validates them.
+func configFromFlags(files, overrides []string) (*workload.Config, error) {
+	props, err := propsFromFlags(files, overrides)
+	if err != nil {
+		return nil, err
+	}
+	return config(props)
+}
+
 // propsFromFlags reads -P files and -p overrides.
 func propsFromFlags(files, overrides []string) (*workload.Properties, error) {
 	props := workload.NewProperties()
@@ -43,11 +52,7 @@ func (a *app) docCommand() *cobra.Command {
 		Short: "Print the document stored under key number N (or the paths the documents have)",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			props, err := propsFromFlags(files, overrides)
-			if err != nil {
-				return err
-			}
-			cfg, err := config(props)
+			cfg, err := configFromFlags(files, overrides)
 			if err != nil {
 				return err
 			}
@@ -103,11 +108,7 @@ when it has the same fields with values of the same types (what updates produce)
 or "corrupt" otherwise. Missing or corrupt records make the exit status non-zero.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			props, err := propsFromFlags(files, overrides)
-			if err != nil {
-				return err
-			}
-			cfg, err := config(props)
+			cfg, err := configFromFlags(files, overrides)
 			if err != nil {
 				return err
 			}

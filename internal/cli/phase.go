@@ -92,16 +92,9 @@ type spec struct {
 }
 
 func (a *app) specFromFlags(cmd *cobra.Command, phase runner.Phase, f *phaseFlags) (*spec, error) {
-	props := workload.NewProperties()
-	for _, w := range f.workloads {
-		if err := props.LoadFile(w); err != nil {
-			return nil, &ExitError{Code: 2, Err: err}
-		}
-	}
-	for _, kv := range f.props {
-		if err := props.ParseOverride(kv); err != nil {
-			return nil, &ExitError{Code: 2, Err: fmt.Errorf("-p %s: %w", kv, err)}
-		}
+	props, err := propsFromFlags(f.workloads, f.props)
+	if err != nil {
+		return nil, err
 	}
 	fl := cmd.Flags()
 	if fl.Changed("threads") {
