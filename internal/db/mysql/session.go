@@ -30,6 +30,7 @@ type session struct {
 	proj    map[string]*proj     // projection by field list (+ scan flag)
 	queries map[string]*queryStm // secondary queries by shape
 	paths   map[string]string    // dotted path → JSON path
+	texts   map[*sql.Stmt]string // statement texts, for Explain
 
 	args  []any
 	raw   []sql.RawBytes
@@ -62,7 +63,7 @@ func (s *store) NewSession(ctx context.Context) (db.Session, error) {
 		return nil, fmt.Errorf("target %s: %v", db.Redact(s.cfg.Target), oneLine(err))
 	}
 	ss := &session{conn: conn, d: s.d, layout: s.layout, table: s.table, indexes: s.indexes,
-		batch: map[int]*sql.Stmt{}, proj: map[string]*proj{}, queries: map[string]*queryStm{}, paths: map[string]string{}}
+		batch: map[int]*sql.Stmt{}, proj: map[string]*proj{}, queries: map[string]*queryStm{}, paths: map[string]string{}, texts: map[*sql.Stmt]string{}}
 	ss.readAll = "data"
 	if s.layout == layoutGenerated {
 		ss.readAll = "JSON_REMOVE(data, '$.YCSB_KEY')"
@@ -94,6 +95,7 @@ func (s *store) NewSession(ctx context.Context) (db.Session, error) {
 			conn.Close()
 			return nil, fmt.Errorf("%s prepare: %w (statement: %s)", s.d.flavour(), err, st.q)
 		}
+		ss.texts[*st.dst] = st.q
 	}
 	return ss, nil
 }
@@ -224,7 +226,7 @@ func (s *session) projection(ctx context.Context, fields []string, scan bool) (*
 	if p.stmt, err = s.conn.PrepareContext(ctx, b.String()); err != nil {
 		return nil, fmt.Errorf("%s prepare: %w (statement: %s)", s.d.flavour(), err, b.String())
 	}
-	s.proj[string(s.key)] = p
+	s.proj[string(s.key)], s.texts[p.stmt] = p, b.String()
 	return p, nil
 }
 
@@ -375,7 +377,7 @@ func (s *session) partialStmt(ctx context.Context, n int) (*sql.Stmt, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s prepare: %w (statement: %s)", s.d.flavour(), err, b.String())
 	}
-	s.partial[n] = st
+	s.partial[n], s.texts[st] = st, b.String()
 	return st, nil
 }
 

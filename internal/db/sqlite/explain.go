@@ -143,8 +143,11 @@ func (ss *session) explain(ctx context.Context, op, text string, args []any) db.
 	}
 	if scans := fullScans(plan, strings.Trim(ss.table, `"`)); len(scans) > 0 {
 		p.Flag = "no index used: " + strings.Join(scans, "; ")
-		if op == "QUERY-AGGREGATE" {
+		switch op {
+		case "QUERY-AGGREGATE":
 			p.Flag += " (the aggregate groups every document)"
+		case "QUERY-ARRAY":
+			p.Flag += " (SQLite has no index over array elements)"
 		}
 	}
 	return p

@@ -149,7 +149,7 @@ func TestExplainOtherQueries(t *testing.T) {
 
 func TestFullScans(t *testing.T) {
 	for detail, want := range map[string]bool{
-		"SCAN usertable":                                    true,
+		"SCAN usertable": true,
 		"SCAN usertable USING INDEX usertable_idx0":         false,
 		"SCAN usertable USING COVERING INDEX usertable_idx": false,
 		"SEARCH usertable USING INDEX x (ycsb_key=?)":       false,

@@ -1,0 +1,314 @@
+package mysql
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/docbench/docbench/internal/db"
+)
+
+var _ db.Explainer = (*store)(nil)
+
+// Explain shows the plan of each statement the request's operations use:
+// EXPLAIN FORMAT=JSON of the text a session prepares, itself prepared and
+// executed with representative parameters. MySQL and MariaDB both answer
+// with JSON, shaped differently (MariaDB nests tables under nested_loop,
+// filesort, read_sorted_file…; MySQL under ordering_operation,
+// grouping_operation…; MySQL 8.3's format version 2 under inputs): every
+// object naming a table_name is read, wherever it is. A key lookup, update,
+// scan or secondary query that reads a table with access_type ALL (a full
+// scan) is flagged; const, eq_ref, ref, range, index… with a key use an
+// index.
+//
+// MariaDB uses an index on a generated column only when the query names the
+// column, not the expression the column is defined by: queries on a path
+// with a secondary index name its column (querySQL), and a flag says when
+// the plan still does not use it.
+func (s *store) Explain(ctx context.Context, r *db.ExplainRequest) ([]db.Plan, error) {
+	sess, err := s.NewSession(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer sess.Close()
+	ss := sess.(*session)
+	var plans []db.Plan
+	explain := func(op string, st *sql.Stmt, args ...any) {
+		plans = append(plans, ss.explain(ctx, op, ss.texts[st], args, ""))
+	}
+	key := append([]byte(nil), r.Key...)
+	withKey := func(doc []byte) []byte {
+		ss.doc = ss.doc[:0]
+		ss.withKey(key, doc)
+		return append([]byte(nil), ss.doc...)
+	}
+	if r.Has("READ") || r.Has("READ-MODIFY-WRITE") {
+		for i, f := range r.Reads {
+			if i == 2 {
+				break // projections of other fields plan alike
+			}
+			st := ss.read
+			if f != nil {
+				p, err := ss.projection(ctx, f, false)
+				if err != nil {
+					return plans, err
+				}
+				st = p.stmt
+			}
+			explain("READ", st, key)
+		}
+	}
+	if r.Has("SCAN") {
+		st := ss.scan
+		if len(r.Reads) > 0 && r.Reads[0] != nil {
+			p, err := ss.projection(ctx, r.Reads[0], true)
+			if err != nil {
+				return plans, err
+			}
+			st = p.stmt
+		}
+		explain("SCAN", st, key, r.ScanCount)
+	}
+	if (r.Has("UPDATE") || r.Has("READ-MODIFY-WRITE")) && r.Update != nil {
+		u := r.Update
+		switch {
+		case u.Mode == db.Replace && s.layout == layoutGenerated:
+			explain("UPDATE", ss.replace, withKey(u.Doc), key)
+		case u.Mode == db.Replace:
+			explain("UPDATE", ss.replace, u.Doc, key)
+		case u.Mode == db.Merge && (len(u.Paths) == 0 || len(u.Paths) != len(u.Values)):
+			explain("UPDATE", ss.merge, u.Doc, key)
+		case len(u.Paths) > 0 && len(u.Paths) == len(u.Values): // merge by member, partial
+			st, err := ss.partialStmt(ctx, len(u.Paths))
+			if err != nil {
+				return plans, err
+			}
+			var args []any
+			for i, p := range u.Paths {
+				args = append(args, jsonPath(p), u.Values[i])
+			}
+			explain("UPDATE", st, append(args, key)...)
+		}
+	}
+	if r.Has("INSERT") {
+		if s.layout == layoutGenerated {
+			explain("INSERT", ss.insert, withKey(r.Doc))
+		} else {
+			explain("INSERT", ss.insert, key, r.Doc)
+		}
+	}
+	for i := range r.Queries {
+		q := &r.Queries[i]
+		op := "QUERY-" + strings.ToUpper(q.Kind.String())
+		if !r.Has(op) {
+			continue
+		}
+		text, args, err := ss.queryArgs(q)
+		if err != nil {
+			return plans, err
+		}
+		plans = append(plans, ss.explain(ctx, op, text, args, s.indexNote(q)))
+	}
+	return plans, nil
+}
+
+// queryArgs returns the text of a query's statement and its arguments, as
+// Query binds them.
+func (s *session) queryArgs(q *db.Query) (string, []any, error) {
+	class := classify(q.Value)
+	if q.Kind == db.QueryContains || q.Kind == db.QueryAggregate {
+		class = classJSON
+	}
+	if q.Kind == db.QueryArray && (class != classString || !s.d.memberOf) {
+		class = classJSON
+	}
+	if q.Kind == db.QueryRange && class == classJSON {
+		return "", nil, fmt.Errorf("%s: range query on %s needs a string or number lower bound, not %s", s.d.flavour(), q.Path, q.Value)
+	}
+	text, _, err := s.querySQL(q, class)
+	if err != nil {
+		return "", nil, err
+	}
+	var args []any
+	switch q.Kind {
+	case db.QueryField, db.QueryArray, db.QueryRange:
+		v := q.Value
+		if class == classString {
+			if v, err = unquote(v); err != nil {
+				return "", nil, fmt.Errorf("%s: query value %s: %w", s.d.flavour(), q.Value, err)
+			}
+		}
+		args = append(args, append([]byte(nil), v...))
+	case db.QueryContains:
+		args = append(args, append([]byte(nil), q.Value...))
+	}
+	if q.Kind != db.QueryAggregate {
+		limit := int64(q.Limit)
+		if limit <= 0 {
+			limit = maxLimit
+		}
+		args = append(args, limit, int64(max(q.Offset, 0)))
+	}
+	return text, args, nil
+}
+
+// indexNote says what secondary index a query's path has, for a flag.
+func (s *store) indexNote(q *db.Query) string {
+	ix, ok := s.indexes[q.Path]
+	switch {
+	case q.Kind == db.QueryAggregate:
+		return "the aggregate groups every document"
+	case ok && ix.col != "":
+		return "the path has the indexed generated column " + ix.col + ", which the plan does not use"
+	case ok:
+		return "the path has a multi-valued index, which the plan does not use"
+	case q.Kind == db.QueryArray && !s.d.memberOf:
+		return s.d.flavour() + " has no multi-valued indexes: array queries scan"
+	case q.Kind == db.QueryContains:
+		return "no index serves JSON_CONTAINS here"
+	}
+	return "no secondary index on " + q.Path
+}
+
+func (s *session) explain(ctx context.Context, op, text string, args []any, note string) db.Plan {
+	p := db.Plan{Op: op, Statement: text}
+	if text == "" {
+		p.Access = "not explained: the statement's text is unknown"
+		return p
+	}
+	var raw string
+	if err := s.conn.QueryRowContext(ctx, "EXPLAIN FORMAT=JSON "+text, args...).Scan(&raw); err != nil {
+		p.Access = "not explained: " + oneLine(err).Error()
+		return p
+	}
+	p.Plan = raw
+	steps, err := planSteps(raw)
+	if err != nil {
+		p.Access = "not explained: EXPLAIN output: " + err.Error()
+		return p
+	}
+	parts := make([]string, len(steps))
+	var full, possible []string
+	for i, st := range steps {
+		parts[i] = st.String()
+		if st.fullScan() {
+			full = append(full, st.table)
+			possible = append(possible, st.possible...)
+		}
+	}
+	p.Access = strings.Join(parts, "; ")
+	if op != "INSERT" && len(full) > 0 {
+		p.Flag = "no index used: full scan of " + strings.Join(full, ", ") + " (access_type ALL)"
+		if len(possible) > 0 {
+			// e.g. a scan from the first key: most of the table is in range.
+			note = "the optimizer preferred it to the possible keys " + strings.Join(possible, ", ") + " for these parameters"
+		}
+		if note != "" {
+			p.Flag += " (" + note + ")"
+		}
+	}
+	return p
+}
+
+// step is one table access (or message) of an EXPLAIN FORMAT=JSON plan.
+type step struct {
+	table, access, key, message string
+	possible                    []string
+	rows                        float64
+	hasRows                     bool
+}
+
+func (st step) String() string {
+	if st.table == "" {
+		return st.message
+	}
+	b := st.table + ": " + st.access
+	if st.access == "" {
+		b = st.table + ": written, not read"
+	}
+	switch {
+	case st.key != "":
+		b += " on " + st.key
+	case st.fullScan():
+		b += " (full scan)"
+	}
+	if st.key == "" && len(st.possible) > 0 {
+		b += ", possible keys " + strings.Join(st.possible, ", ")
+	}
+	if st.hasRows {
+		b += fmt.Sprintf(", ~%g rows", st.rows)
+	}
+	if st.message != "" {
+		b += " (" + st.message + ")"
+	}
+	return b
+}
+
+// fullScan: access_type ALL (format 1), or a table scan without an index
+// (format 2's access_type "table").
+func (st step) fullScan() bool {
+	return st.access == "ALL" || st.access == "table" && st.key == ""
+}
+
+// planSteps finds every table access in an EXPLAIN FORMAT=JSON document
+// (members in name order: a decoded object keeps no order), and the messages of tables the optimizer did not read
+// ("Impossible WHERE noticed after reading const tables", "No tables used").
+func planSteps(raw string) ([]step, error) {
+	var doc any
+	if err := json.Unmarshal([]byte(raw), &doc); err != nil {
+		return nil, err
+	}
+	var out []step
+	var walk func(v any)
+	walk = func(v any) {
+		switch x := v.(type) {
+		case map[string]any:
+			if name, ok := x["table_name"].(string); ok {
+				st := step{table: name}
+				st.access, _ = x["access_type"].(string)
+				if st.key, _ = x["key"].(string); st.key == "" {
+					st.key, _ = x["index_name"].(string) // format 2
+				}
+				if pk, ok := x["possible_keys"].([]any); ok {
+					for _, k := range pk {
+						if s, ok := k.(string); ok {
+							st.possible = append(st.possible, s)
+						}
+					}
+				}
+				for _, k := range []string{"rows", "rows_examined_per_scan", "estimated_rows"} {
+					if n, ok := x[k].(float64); ok {
+						st.rows, st.hasRows = n, true
+						break
+					}
+				}
+				st.message, _ = x["message"].(string)
+				out = append(out, st)
+			} else if msg, ok := x["message"].(string); ok {
+				out = append(out, step{message: msg})
+			}
+			keys := make([]string, 0, len(x))
+			for k := range x {
+				keys = append(keys, k)
+			}
+			sort.Strings(keys) // maps lose the order: be deterministic
+			for _, k := range keys {
+				if k != "table_name" {
+					walk(x[k])
+				}
+			}
+		case []any:
+			for _, e := range x {
+				walk(e)
+			}
+		}
+	}
+	walk(doc)
+	if len(out) == 0 {
+		return nil, fmt.Errorf("no table access in %s", raw)
+	}
+	return out, nil
+}
