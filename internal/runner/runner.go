@@ -166,15 +166,18 @@ func Execute(ctx context.Context, store db.Store, wl *workload.Workload, plan *P
 	var done atomic.Int64 // measured operations (records on load)
 	var running sync.WaitGroup
 
+	share := func(i int) int64 { // thread i's part of total
+		n := total / int64(o.Threads)
+		if int64(i) < total%int64(o.Threads) {
+			n++
+		}
+		return n
+	}
 	workers := make([]*worker, o.Threads)
 	for i := range workers {
-		share := total / int64(o.Threads)
-		if int64(i) < total%int64(o.Threads) {
-			share++
-		}
 		workers[i] = &worker{
 			id: i, sess: sessions[i], wl: wl, th: wl.NewThread(i), plan: plan,
-			rec: reg.NewRecorder(), ops: share, done: &done, batch: batch,
+			rec: reg.NewRecorder(), ops: share(i), done: &done, batch: batch,
 			stop: stop, drng: doc.NewRand(),
 		}
 		workers[i].prepare()
@@ -214,11 +217,7 @@ func Execute(ctx context.Context, store db.Store, wl *workload.Workload, plan *P
 		reg.Reset()
 		done.Store(0)
 		for i, w := range workers {
-			share := total / int64(o.Threads)
-			if int64(i) < total%int64(o.Threads) {
-				share++
-			}
-			w.stop, w.ops = stop, share
+			w.stop, w.ops = stop, share(i)
 		}
 	}
 	if o.OnMeasure != nil && ctx.Err() == nil {
@@ -226,7 +225,6 @@ func Execute(ctx context.Context, store db.Store, wl *workload.Workload, plan *P
 	}
 
 	base := time.Now()
-	start := base
 	errs := make([]error, o.Threads)
 	for i, w := range workers {
 		running.Add(1)
@@ -237,7 +235,7 @@ func Execute(ctx context.Context, store db.Store, wl *workload.Workload, plan *P
 	}
 	finished := make(chan struct{})
 	go func() { running.Wait(); close(finished) }()
-	out.Start = start
+	out.Start = base
 
 	var deadline <-chan time.Time
 	if o.Duration > 0 {
@@ -247,7 +245,7 @@ func Execute(ctx context.Context, store db.Store, wl *workload.Workload, plan *P
 	}
 	tick := time.NewTicker(time.Second)
 	defer tick.Stop()
-	last := start
+	last := base
 	interrupted := false
 loop:
 	for {
