@@ -176,7 +176,7 @@ func Execute(ctx context.Context, store db.Store, wl *workload.Workload, plan *P
 	workers := make([]*worker, o.Threads)
 	for i := range workers {
 		workers[i] = &worker{
-			id: i, sess: sessions[i], wl: wl, th: wl.NewThread(i), plan: plan,
+			sess: sessions[i], wl: wl, th: wl.NewThread(i), plan: plan,
 			rec: reg.NewRecorder(), ops: share(i), done: &done, batch: batch,
 			stop: stop, drng: doc.NewRand(),
 		}

@@ -19,7 +19,6 @@ import (
 // worker is one client thread. Everything it touches per operation is its
 // own: session, generators, buffers, recorder.
 type worker struct {
-	id    int
 	sess  db.Session
 	wl    *workload.Workload
 	th    *workload.Thread
@@ -186,7 +185,7 @@ func (w *worker) step(ctx context.Context, cfg *workload.Config, r *rand.Rand, i
 		_ = w.read(ctx, cfg, r, keynum, intended, t0) // records itself
 	case workload.OpUpdate:
 		w.key = w.th.AppendKey(w.key[:0], w.th.NextKeynum())
-		err = w.update(ctx, cfg, r)
+		err = w.update(ctx, r)
 	case workload.OpInsert:
 		keynum := w.th.NextInsertKeynum()
 		w.key = w.th.AppendKey(w.key[:0], keynum)
@@ -207,7 +206,7 @@ func (w *worker) step(ctx context.Context, cfg *workload.Config, r *rand.Rand, i
 		err = w.read(ctx, cfg, r, keynum, intended, t0)
 		if err == nil {
 			u0 := time.Now()
-			err = w.update(ctx, cfg, r)
+			err = w.update(ctx, r)
 			du := time.Since(u0)
 			w.rec.Record(int(workload.OpUpdate), du, du, err)
 		}
@@ -220,7 +219,7 @@ func (w *worker) step(ctx context.Context, cfg *workload.Config, r *rand.Rand, i
 
 // update writes new values to the current key as the plan says: merge the
 // chosen fields, set the chosen paths in place, or replace the document.
-func (w *worker) update(ctx context.Context, cfg *workload.Config, r *rand.Rand) error {
+func (w *worker) update(ctx context.Context, r *rand.Rand) error {
 	p := w.plan
 	w.upd.Mode = p.updMode
 	switch p.updMode {
