@@ -152,11 +152,7 @@ func Build(o *runner.Outcome, info db.Info, target string) *Result {
 			Settings: info.Settings, Layout: info.Layout},
 		Operations: o.Ops,
 	}
-	if !o.Complete {
-		r.Stopped = o.Stopped
-	} else if o.Stopped == "duration" {
-		r.Stopped = "duration"
-	}
+	r.Stopped = o.Stopped
 	el := o.Elapsed()
 	r.RuntimeMS = float64(el) / 1e6
 	if el > 0 {
