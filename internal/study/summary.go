@@ -308,10 +308,15 @@ func isOpMetric(name string) bool {
 // chart turns a chart spec into series with their numbers.
 func (d *Data) chart(c ChartSpec) report.Chart {
 	metricName, op, _ := strings.Cut(c.Y, ":")
+	everyOp := false // a latency metric without an operation: one series per operation
 	if op == "" {
-		op = "ALL"
-		if !isOpMetric(metricName) {
+		switch {
+		case !isOpMetric(metricName):
 			op = serverOp
+		case metricName == "throughput":
+			op = "ALL"
+		default:
+			everyOp = true
 		}
 	}
 	unit := ""
@@ -328,7 +333,7 @@ func (d *Data) chart(c ChartSpec) report.Chart {
 		}
 	}
 	ylabel := metricName
-	if op != "ALL" && op != serverOp {
+	if op != "ALL" && op != serverOp && !everyOp {
 		ylabel += " " + op
 	}
 	if unit != "" {
@@ -341,7 +346,10 @@ func (d *Data) chart(c ChartSpec) report.Chart {
 	bySeries := map[string]*report.Series{}
 	var names []string
 	for _, r := range d.Rows {
-		if r.Metric != metricName || r.Op != op || (c.Workload != "" && r.Workload != c.Workload) {
+		if r.Metric != metricName || (c.Workload != "" && r.Workload != c.Workload) {
+			continue
+		}
+		if everyOp && (r.Op == "ALL" || r.Op == serverOp) || !everyOp && r.Op != op {
 			continue
 		}
 		name, xl := r.Target, ""
@@ -354,12 +362,15 @@ func (d *Data) chart(c ChartSpec) report.Chart {
 			if c.Workload == "" && len(d.File.Workloads) > 1 {
 				name += " " + r.Workload
 			}
-			for _, kv := range r.Point {
-				if kv.Key == c.X {
-					xl = kv.Value
-				} else {
-					name += " " + kv.Key + "=" + kv.Value // a series per value of the other sweeps
-				}
+		}
+		if everyOp {
+			name += " " + r.Op
+		}
+		for _, kv := range r.Point {
+			if kv.Key == c.X {
+				xl = kv.Value
+			} else {
+				name += " " + kv.Key + "=" + kv.Value // a series per value of the other sweeps
 			}
 		}
 		s := bySeries[name]
