@@ -287,6 +287,7 @@ duration: 300ms
 charts:
   - {title: Throughput by field length, x: fieldlength, y: throughput, workload: read}
   - {title: Storage, x: target, y: bytes_per_document}
+  - {title: p99 by operation, x: target, y: p99, workload: mixed}
 `
 
 func TestStudyEndToEnd(t *testing.T) {
@@ -319,7 +320,8 @@ func TestStudyEndToEnd(t *testing.T) {
 		t.Fatalf("results.csv lacks a READ p99 row:\n%s", csvb)
 	}
 	html, _ := os.ReadFile(filepath.Join(out, "report.html"))
-	for _, want := range []string{"a tiny study", "Throughput by field length", "broken", "not applicable", "index=gin (an option of postgres) is not supported by sqlite", "<svg"} {
+	for _, want := range []string{"a tiny study", "Throughput by field length", "broken", "not applicable",
+		"index=gin (an option of postgres) is not supported by sqlite", "<svg", "mixed UPDATE threads=2 fieldlength=500", "Numbers: bytes_per_document (B)"} {
 		if !strings.Contains(string(html), want) {
 			t.Errorf("report.html lacks %q", want)
 		}
