@@ -251,10 +251,14 @@ func TestQuickstartOfflineStillRunsSQLite(t *testing.T) {
 }
 
 func TestQuickstart(t *testing.T) {
-	out := t.TempDir()
-	stdout, stderr, code := docbench(t, "quickstart", "--quick", "--out", out)
+	t.Chdir(t.TempDir())
+	out := filepath.Join("results", "qs") // relative, as a user types it
+	stdout, stderr, code := docbench(t, "quickstart", "--quick", "--records", "1500", "--out", out)
 	if code != 0 {
 		t.Fatalf("exit %d\n%s", code, stderr)
+	}
+	if !strings.Contains(stderr, "1500 records") {
+		t.Errorf("--records under --quick was not kept: %s", stderr)
 	}
 	for _, want := range []string{"postgres ops/s", "sqlite ops/s", "workloada", "workloadc", "READ", "UPDATE"} {
 		if !strings.Contains(stdout, want) {

@@ -66,7 +66,11 @@ func (a *app) quickstart(ctx context.Context, cmd *cobra.Command, f *quickFlags)
 	if err != nil {
 		return err
 	}
+	// --quick shrinks the study first; flags given explicitly still win.
 	fl := cmd.Flags()
+	if f.quick {
+		st.ApplyQuick()
+	}
 	if !f.quick || fl.Changed("records") {
 		st.Properties["recordcount"] = strconv.Itoa(f.records)
 	}

@@ -69,15 +69,20 @@ type Manifest struct {
 }
 
 // DefaultTargets are the targets of a study that names none.
-func DefaultTargets(out string) []TargetSpec {
+func DefaultTargets() []TargetSpec {
 	return []TargetSpec{
 		{Name: "postgres", Target: "postgres:embedded", Properties: map[string]string{"pg.datadir": "temp"}},
-		{Name: "sqlite", Target: "sqlite:" + filepath.Join(out, "study.sqlite")},
+		{Name: "sqlite", Target: "sqlite:study.sqlite"}, // in the study directory
 	}
 }
 
-// applyQuick shrinks the study for a smoke run of about a minute.
-func (f *File) applyQuick() {
+// ApplyQuick shrinks the study for a smoke run of about a minute (once:
+// settings changed afterwards stay).
+func (f *File) ApplyQuick() {
+	if f.quickApplied {
+		return
+	}
+	f.quickApplied = true
 	q := f.Quick
 	f.Rounds = 1
 	if q.Rounds > 0 {
@@ -242,7 +247,7 @@ func pointID(point []KV) string {
 // rest goes on; cancellation stops at once with what was measured kept.
 func Execute(ctx context.Context, f *File, ex Executor, opts Options) (*Manifest, error) {
 	if opts.Quick {
-		f.applyQuick()
+		f.ApplyQuick()
 	}
 	logf := func(format string, args ...any) {
 		if opts.Log != nil {
@@ -257,7 +262,7 @@ func Execute(ctx context.Context, f *File, ex Executor, opts Options) (*Manifest
 	}
 	targets := append([]TargetSpec(nil), f.Targets...)
 	if len(targets) == 0 {
-		targets = DefaultTargets(opts.Out)
+		targets = DefaultTargets()
 	}
 	for i, t := range targets {
 		// A relative SQLite file lives in the study directory.

@@ -67,6 +67,8 @@ type File struct {
 	Source string `yaml:"-"`
 	// Raw is the text as read, written into the study directory.
 	Raw []byte `yaml:"-"`
+
+	quickApplied bool
 }
 
 // TargetSpec is one target: a backend URL and the properties choosing its

@@ -73,7 +73,7 @@ sweep:
 	if n := len(f.points()); n != 10 {
 		t.Fatalf("%d points, want 5×2", n)
 	}
-	f.applyQuick()
+	f.ApplyQuick()
 	pts := f.points()
 	if len(pts) != 4 || pts[0][0].Value != "1" || pts[len(pts)-1][0].Value != "16" || f.Rounds != 1 {
 		t.Fatalf("quick points %v rounds %d: want first and last of each sweep, 1 round", pts, f.Rounds)
