@@ -105,33 +105,11 @@ func clone(b []byte) bson.Raw { return bson.Raw(append([]byte(nil), b...)) }
 
 // updateDoc is the update document Session.Update sends.
 func updateDoc(u *db.Update) (bson.Raw, error) {
-	start, d := docStart(nil)
-	var err error
-	switch u.Mode {
-	case db.Merge:
-		d = append(d, bsonDocument)
-		d = appendCString(d, "$set")
-		d, err = appendJSONDocument(d, u.Doc)
-	case db.Partial:
-		d = append(d, bsonDocument)
-		d = appendCString(d, "$set")
-		set, dd := docStart(d)
-		d = dd
-		for i, path := range u.Paths {
-			if d, err = appendJSONElement(d, path, u.Values[i]); err != nil {
-				break
-			}
-		}
-		d = docEnd(d, set)
-	case db.Replace:
-		d, err = appendJSONMembers(d, u.Doc)
-	default:
-		return nil, fmt.Errorf("mongodb: update mode %v", u.Mode)
-	}
+	d, err := appendUpdate(nil, u)
 	if err != nil {
 		return nil, fmt.Errorf("mongodb explain update: %w", err)
 	}
-	return bson.Raw(docEnd(d, start)), nil
+	return bson.Raw(d), nil
 }
 
 // queryCommand is the find (or aggregate) command Session.Query sends.

@@ -248,9 +248,30 @@ func (s *session) Read(ctx context.Context, key []byte, fields []string, dst []b
 // kept), Partial {$set: {path: value, …}}, Replace replaceOne.
 func (s *session) Update(ctx context.Context, key []byte, u *db.Update) error {
 	filter := s.keyFilter(key)
+	doc, err := appendUpdate(s.doc[:0], u)
+	if err != nil {
+		return fmt.Errorf("mongodb update %s: %w", key, err)
+	}
+	s.doc = doc
 	var res *mongo.UpdateResult
+	if u.Mode == db.Replace {
+		res, err = s.coll.ReplaceOne(ctx, filter, bson.Raw(s.doc))
+	} else {
+		res, err = s.coll.UpdateOne(ctx, filter, bson.Raw(s.doc))
+	}
+	if err != nil {
+		return fmt.Errorf("mongodb update %s: %w", key, err)
+	}
+	if res.Acknowledged && res.MatchedCount == 0 { // w=0 reports nothing
+		return db.ErrNotFound
+	}
+	return nil
+}
+
+// appendUpdate appends the update (or replacement) document of u as BSON.
+func appendUpdate(dst []byte, u *db.Update) ([]byte, error) {
+	start, d := docStart(dst)
 	var err error
-	start, d := docStart(s.doc[:0])
 	switch u.Mode {
 	case db.Merge:
 		d = append(d, bsonDocument)
@@ -258,7 +279,7 @@ func (s *session) Update(ctx context.Context, key []byte, u *db.Update) error {
 		d, err = appendJSONDocument(d, u.Doc)
 	case db.Partial:
 		if len(u.Paths) != len(u.Values) {
-			return fmt.Errorf("mongodb update %s: %d paths, %d values", key, len(u.Paths), len(u.Values))
+			return dst, fmt.Errorf("%d paths, %d values", len(u.Paths), len(u.Values))
 		}
 		d = append(d, bsonDocument)
 		d = appendCString(d, "$set")
@@ -273,24 +294,12 @@ func (s *session) Update(ctx context.Context, key []byte, u *db.Update) error {
 	case db.Replace:
 		d, err = appendJSONMembers(d, u.Doc)
 	default:
-		return fmt.Errorf("mongodb: update mode %v", u.Mode)
+		return dst, fmt.Errorf("update mode %v", u.Mode)
 	}
 	if err != nil {
-		return fmt.Errorf("mongodb update %s: %w", key, err)
+		return dst, err
 	}
-	s.doc = docEnd(d, start)
-	if u.Mode == db.Replace {
-		res, err = s.coll.ReplaceOne(ctx, filter, bson.Raw(s.doc))
-	} else {
-		res, err = s.coll.UpdateOne(ctx, filter, bson.Raw(s.doc))
-	}
-	if err != nil {
-		return fmt.Errorf("mongodb update %s: %w", key, err)
-	}
-	if res.Acknowledged && res.MatchedCount == 0 { // w=0 reports nothing
-		return db.ErrNotFound
-	}
-	return nil
+	return docEnd(d, start), nil
 }
 
 // Scan is find {_id: {$gte: start}} sorted by _id, limited to count, in
