@@ -444,8 +444,9 @@ func (f *File) runGroup(ctx context.Context, ex Executor, t TargetSpec, points [
 			inserts = true
 		}
 	}
-	throwaway := t.Properties["pg.datadir"] == "temp" || strings.HasPrefix(t.Target, "mariadb:local") ||
-		(strings.HasPrefix(t.Target, "postgres:embedded") && loadPropsValue(loadProps, "pg.datadir") == "temp")
+	datadir, _ := loadProps.Get("pg.datadir")
+	throwaway := strings.HasPrefix(t.Target, "mariadb:local") ||
+		strings.HasPrefix(t.Target, "postgres:embedded") && datadir == "temp"
 	for round := 1; round <= f.Rounds; round++ {
 		if f.Protocol == "cold" && round > 1 {
 			store.Close()
@@ -509,11 +510,6 @@ func skipped(err error) error {
 		return nil
 	}
 	return err
-}
-
-func loadPropsValue(p *workload.Properties, key string) string {
-	v, _ := p.Get(key)
-	return v
 }
 
 func eta(started time.Time, done, total int) string {

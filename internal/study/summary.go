@@ -89,8 +89,6 @@ type Data struct {
 	Rows     []report.Row
 	points   map[string][]KV
 	values   map[seriesKey][]float64 // the per-round values behind each row
-
-	chartNotes []string
 }
 
 // Read loads a study directory and computes its statistics.
@@ -185,7 +183,7 @@ func serverFigures(res *report.Result) map[string]db.Figure {
 	}
 	if c := s.CPU; c != nil {
 		for name, f := range map[string]db.Figure{"server_us_per_op": c.ServerUSOp, "harness_us_per_op": c.HarnessUSOp, "server_share": c.ServerShare} {
-			if f.OK() && f.Unit != "" || name == "server_share" && f.OK() {
+			if f.OK() {
 				out[name] = f
 			}
 		}
@@ -253,11 +251,13 @@ func (d *Data) Report() *report.StudyReport {
 		}
 	}
 	for _, c := range f.Charts {
-		sr.Charts = append(sr.Charts, d.chart(c))
+		ch, note := d.chart(c)
+		sr.Charts = append(sr.Charts, ch)
+		if note != "" {
+			sr.Notes = append(sr.Notes, note)
+		}
 	}
 	sr.Audit = d.audit()
-	sr.Notes = append(sr.Notes, d.chartNotes...)
-	d.chartNotes = nil
 	return sr
 }
 
@@ -305,8 +305,9 @@ func isOpMetric(name string) bool {
 	return false
 }
 
-// chart turns a chart spec into series with their numbers.
-func (d *Data) chart(c ChartSpec) report.Chart {
+// chart turns a chart spec into series with their numbers, and says when
+// the results have nothing to draw.
+func (d *Data) chart(c ChartSpec) (report.Chart, string) {
 	metricName, op, _ := strings.Cut(c.Y, ":")
 	everyOp := false // a latency metric without an operation: one series per operation
 	if op == "" {
@@ -382,8 +383,9 @@ func (d *Data) chart(c ChartSpec) report.Chart {
 		x, _ := strconv.ParseFloat(xl, 64)
 		s.Points = append(s.Points, report.ChartPoint{X: x, XLabel: xl, Y: r.Median, Min: r.Min, Max: r.Max, CILo: r.CILo, CIHi: r.CIHi})
 	}
+	note := ""
 	if len(names) == 0 {
-		d.chartNotes = append(d.chartNotes, fmt.Sprintf("chart %q: the results have no figure %s", ch.Title, c.Y))
+		note = fmt.Sprintf("chart %q: the results have no figure %s", ch.Title, c.Y)
 	}
 	for _, n := range names {
 		s := bySeries[n]
@@ -392,7 +394,7 @@ func (d *Data) chart(c ChartSpec) report.Chart {
 		}
 		ch.Series = append(ch.Series, *s)
 	}
-	return ch
+	return ch, note
 }
 
 // WriteOutputs writes results.csv, summary.md and report.html of a study
@@ -409,11 +411,12 @@ func WriteOutputs(dir string) error {
 	if err := report.WriteFileAtomic(filepath.Join(dir, "results.csv"), csvBuf.Bytes()); err != nil {
 		return err
 	}
-	if err := report.WriteFileAtomic(filepath.Join(dir, "summary.md"), d.markdown()); err != nil {
+	rep := d.Report()
+	if err := report.WriteFileAtomic(filepath.Join(dir, "summary.md"), d.markdown(rep)); err != nil {
 		return err
 	}
 	var html bytes.Buffer
-	if err := report.RenderHTML(&html, []*report.StudyReport{d.Report()}); err != nil {
+	if err := report.RenderHTML(&html, []*report.StudyReport{rep}); err != nil {
 		return err
 	}
 	return report.WriteFileAtomic(filepath.Join(dir, "report.html"), html.Bytes())
@@ -457,7 +460,7 @@ func (d *Data) writeCSV(w *bytes.Buffer) error {
 }
 
 // markdown is summary.md: per workload, throughput and p99 per point and target.
-func (d *Data) markdown() []byte {
+func (d *Data) markdown(rep *report.StudyReport) []byte {
 	var b bytes.Buffer
 	f := d.File
 	fmt.Fprintf(&b, "# %s\n\n%s\n\n", f.Name, f.Title)
@@ -495,7 +498,7 @@ func (d *Data) markdown() []byte {
 		}
 		b.WriteString("\n")
 	}
-	if rep := d.Report(); len(rep.Notes) > 0 {
+	if len(rep.Notes) > 0 {
 		b.WriteString("## Notes\n\n")
 		for _, n := range rep.Notes {
 			fmt.Fprintf(&b, "- %s\n", n)
