@@ -82,8 +82,7 @@ func (e *ErrNotSupported) Error() string {
 
 // Statementer is implemented by sessions that run statements of the user's
 // (statement.sql): each prepared once per session, with {table} replaced by
-// the backend's table. Statement returns the rows the statement produced
-// (or, for one that produces none, the rows it affected).
+// the backend's table. Statement returns the rows the statement produced.
 type Statementer interface {
 	Statement(ctx context.Context, sql string, args []any) (int, error)
 }

@@ -35,9 +35,9 @@ type session struct {
 	args  []any
 	raw   []sql.RawBytes
 	dest  []any
-	key   []byte         // scratch: statement cache keys
-	stmts *sqlstmt.Cache // statements of the user's
-	doc   []byte         // generated layout: documents with their key
+	key   []byte        // scratch: statement cache keys
+	stmts sqlstmt.Cache // statements of the user's
+	doc   []byte        // generated layout: documents with their key
 	offs  []int
 }
 
@@ -421,9 +421,7 @@ func (s *session) Close() error {
 	for _, st := range s.batch {
 		errs = append(errs, st.Close())
 	}
-	if s.stmts != nil {
-		errs = append(errs, s.stmts.Close())
-	}
+	errs = append(errs, s.stmts.Close())
 	for _, st := range s.partial {
 		if st != nil {
 			errs = append(errs, st.Close())

@@ -36,13 +36,7 @@ func (s *session) Statement(ctx context.Context, text string, args []any) (int, 
 		n++
 	}
 	rows.Close()
-	if err := rows.Err(); err != nil {
-		return n, err
-	}
-	if n == 0 {
-		n = int(rows.CommandTag().RowsAffected())
-	}
-	return n, nil
+	return n, rows.Err()
 }
 
 // ExecSetup runs a setup statement of the user's (statement.setup).

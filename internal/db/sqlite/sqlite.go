@@ -180,7 +180,7 @@ type session struct {
 	fn                               string               // jsonb or json: the functions writing the column
 	queries                          map[string]*sql.Stmt // secondary queries by SQL text
 	texts                            map[*sql.Stmt]string // statement texts, for Explain
-	stmts                            *sqlstmt.Cache       // statements of the user's
+	stmts                            sqlstmt.Cache        // statements of the user's
 }
 
 var (
@@ -393,9 +393,7 @@ func (s *session) Close() error {
 	for _, st := range s.queries {
 		errs = append(errs, st.Close())
 	}
-	if s.stmts != nil {
-		errs = append(errs, s.stmts.Close())
-	}
+	errs = append(errs, s.stmts.Close())
 	for _, st := range s.partial {
 		if st != nil {
 			errs = append(errs, st.Close())

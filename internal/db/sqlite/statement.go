@@ -14,10 +14,7 @@ var (
 
 // Statement runs a statement of the user's (statement.sql).
 func (s *session) Statement(ctx context.Context, text string, args []any) (int, error) {
-	if s.stmts == nil {
-		s.stmts = sqlstmt.New(s.conn, s.table)
-	}
-	return s.stmts.Run(ctx, text, args)
+	return s.stmts.Run(ctx, s.conn, s.table, text, args)
 }
 
 // ExecSetup runs a setup statement of the user's (statement.setup).

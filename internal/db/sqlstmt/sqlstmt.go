@@ -9,30 +9,27 @@ import (
 	"strings"
 )
 
-// Cache holds one session's prepared user statements.
+// Cache holds one session's prepared user statements; the zero value is
+// ready to use.
 type Cache struct {
-	conn  *sql.Conn
-	table string // what {table} becomes
 	stmts map[string]*sql.Stmt
-}
-
-// New returns the statement cache of a session's connection.
-func New(conn *sql.Conn, table string) *Cache {
-	return &Cache{conn: conn, table: table, stmts: map[string]*sql.Stmt{}}
 }
 
 // Expand replaces {table} in a statement of the user's.
 func Expand(text, table string) string { return strings.ReplaceAll(text, "{table}", table) }
 
-// Run executes text with args and returns the rows it produced, or the
-// rows it affected when it produced none.
-func (c *Cache) Run(ctx context.Context, text string, args []any) (int, error) {
+// Run executes text on conn ({table} replaced by table), prepared once,
+// and returns the rows it produced.
+func (c *Cache) Run(ctx context.Context, conn *sql.Conn, table, text string, args []any) (int, error) {
 	st, ok := c.stmts[text]
 	if !ok {
 		var err error
-		q := Expand(text, c.table)
-		if st, err = c.conn.PrepareContext(ctx, q); err != nil {
+		q := Expand(text, table)
+		if st, err = conn.PrepareContext(ctx, q); err != nil {
 			return 0, fmt.Errorf("prepare: %w (statement: %s)", err, q)
+		}
+		if c.stmts == nil {
+			c.stmts = map[string]*sql.Stmt{}
 		}
 		c.stmts[text] = st
 	}
