@@ -180,6 +180,8 @@ func Execute(ctx context.Context, store db.Store, wl *workload.Workload, plan *P
 			rec: reg.NewRecorder(), ops: share(i), done: &done, batch: batch,
 			stop: stop, drng: doc.NewRand(),
 		}
+		workers[i].qs, _ = sessions[i].(db.Querier)
+		workers[i].stmts, _ = sessions[i].(db.Statementer)
 		workers[i].prepare()
 		if o.Rate > 0 {
 			workers[i].interval = time.Duration(float64(time.Second) * float64(o.Threads) / o.Rate)

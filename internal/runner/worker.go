@@ -20,6 +20,8 @@ import (
 // own: session, generators, buffers, recorder.
 type worker struct {
 	sess  db.Session
+	qs    db.Querier     // sess as a Querier, when it is one
+	stmts db.Statementer // sess as a Statementer, when it is one
 	wl    *workload.Workload
 	th    *workload.Thread
 	plan  *Plan
@@ -197,9 +199,9 @@ func (w *worker) step(ctx context.Context, cfg *workload.Config, r *rand.Rand, i
 		_, err = w.sess.Scan(ctx, w.key, w.th.ScanLength(), w.readFields(r))
 	case workload.OpQuery:
 		qs := w.plan.queries
-		_, err = w.sess.(db.Querier).Query(ctx, &qs[r.IntN(len(qs))])
+		_, err = w.qs.Query(ctx, &qs[r.IntN(len(qs))])
 	case workload.OpStatement:
-		_, err = w.sess.(db.Statementer).Statement(ctx, w.plan.stmtSQL, w.statementArgs(r))
+		_, err = w.stmts.Statement(ctx, w.plan.stmtSQL, w.statementArgs(r))
 	case workload.OpReadModifyWrite:
 		keynum := w.th.NextKeynum()
 		w.key = w.th.AppendKey(w.key[:0], keynum)
