@@ -221,8 +221,10 @@ func TestInterruptWritesPartialResult(t *testing.T) {
 // says why, and SQLite still runs.
 func TestQuickstartOfflineStillRunsSQLite(t *testing.T) {
 	t.Setenv("DOCBENCH_CACHE", t.TempDir())
-	t.Setenv("HTTPS_PROXY", "http://127.0.0.1:1")
-	t.Setenv("HTTP_PROXY", "http://127.0.0.1:1")
+	// Nothing listens on port 1. (A proxy variable would not do: net/http
+	// reads the proxy environment once per process, and an earlier test may
+	// already have downloaded through it.)
+	t.Setenv("DOCBENCH_MAVEN_REPO", "http://127.0.0.1:1/maven2")
 	out := t.TempDir()
 	stdout, stderr, code := docbench(t, "quickstart", "--quick", "--out", out)
 	if code != 0 {

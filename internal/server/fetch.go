@@ -22,8 +22,19 @@ import (
 	"github.com/xi2/xz"
 )
 
+// defaultMavenRepo is the Maven repository the zonky PostgreSQL binaries are
+// downloaded from; $DOCBENCH_MAVEN_REPO names another (a mirror, a proxy
+// repository of the user's own).
+const defaultMavenRepo = "https://repo1.maven.org/maven2"
+
 // mavenBase is where the zonky PostgreSQL binary artifacts are published.
-const mavenBase = "https://repo1.maven.org/maven2/io/zonky/test/postgres"
+func mavenBase() string {
+	repo := os.Getenv("DOCBENCH_MAVEN_REPO")
+	if repo == "" {
+		repo = defaultMavenRepo
+	}
+	return strings.TrimRight(repo, "/") + "/io/zonky/test/postgres"
+}
 
 // httpClient downloads the binaries (a variable so tests can cut the network).
 var httpClient = http.DefaultClient
@@ -50,7 +61,7 @@ func artifactURL(version string) (string, error) {
 		return "", err
 	}
 	a := "embedded-postgres-binaries-" + plat
-	return fmt.Sprintf("%s/%s/%s/%s-%s.jar", mavenBase, a, version, a, version), nil
+	return fmt.Sprintf("%s/%s/%s/%s-%s.jar", mavenBase(), a, version, a, version), nil
 }
 
 // cacheRoot is the directory holding extracted binaries. As root the
