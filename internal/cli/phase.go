@@ -33,6 +33,7 @@ type phaseFlags struct {
 	out       string
 	format    string
 	seed      uint64
+	shard     shardFlags
 }
 
 func (a *app) phaseCommand(phase runner.Phase) *cobra.Command {
@@ -70,6 +71,7 @@ func (a *app) phaseCommand(phase runner.Phase) *cobra.Command {
 	fl.StringVar(&f.format, "format", "text", "report format on stdout: text, ycsb or json")
 	fl.DurationVar(&f.status, "status", 10*time.Second, "status line interval on stderr (0 = none)")
 	fl.Uint64Var(&f.seed, "seed", 1, "seed of documents and key choices (same seed, same data)")
+	f.shard.add(fl)
 	if phase == runner.Run {
 		fl.Float64Var(&f.rate, "rate", 0, "target operations/s over all threads (open loop; overrides target); 0 = as fast as possible")
 		fl.DurationVar(&f.duration, "duration", 0, "stop after this long (overrides maxexecutiontime)")
@@ -89,6 +91,7 @@ type spec struct {
 	opts     runner.Options
 	quiet    bool // no status output (quickstart prints its own)
 	recreate bool
+	shard    shardSpec
 }
 
 func (a *app) specFromFlags(cmd *cobra.Command, phase runner.Phase, f *phaseFlags) (*spec, error) {
@@ -109,8 +112,13 @@ func (a *app) specFromFlags(cmd *cobra.Command, phase runner.Phase, f *phaseFlag
 	if err := report.CheckFormat(f.format); err != nil {
 		return nil, &ExitError{Code: 2, Err: err}
 	}
+	sh, err := f.shard.parse(time.Now())
+	if err != nil {
+		return nil, err
+	}
 	return &spec{phase: phase, target: f.target, files: f.workloads, props: props, recreate: phase == runner.Load,
-		opts: runner.Options{Phase: phase, Warmup: f.warmup, Status: f.status, Seed: f.seed}}, nil
+		opts:  runner.Options{Phase: phase, Warmup: f.warmup, Status: f.status, Seed: f.seed, StartAt: sh.startAt},
+		shard: sh}, nil
 }
 
 // config validates the properties (with every backend's options and the
@@ -161,11 +169,17 @@ func (a *app) runPhase(ctx context.Context, store db.Store, sp *spec, cfg *workl
 			fmt.Fprintf(a.stderr, "note: %s\n", n)
 		}
 	}
+	cfg.ApplyShard(sp.shard.shard)
 	wl, plan, err := buildPlan(cfg, opts.Seed)
 	if err != nil {
 		return nil, err
 	}
-	if sp.recreate {
+	switch {
+	case sp.recreate && sp.shard.shard.Sharded():
+		if err := setupShared(ctx, store, plan.Schema()); err != nil {
+			return nil, err
+		}
+	case sp.recreate:
 		if err := store.Setup(ctx, plan.Schema(), true); err != nil {
 			return nil, err
 		}
@@ -189,6 +203,9 @@ func (a *app) runPhase(ctx context.Context, store db.Store, sp *spec, cfg *workl
 	res.Options = report.Options{Threads: opts.Threads, TargetRate: opts.Rate, DurationS: opts.Duration.Seconds(),
 		WarmupS: opts.Warmup.Seconds(), Seed: opts.Seed, BatchSize: out.Batch}
 	res.Notes = append(res.Notes, cfg.Notes...)
+	if sp.shard.used() {
+		shardResult(res, out, sp.shard, wl)
+	}
 	if sp.phase == runner.Run {
 		res.Notes = append(res.Notes, plan.Notes...)
 	}

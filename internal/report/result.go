@@ -4,7 +4,6 @@
 package report
 
 import (
-	"encoding/base64"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -46,6 +45,10 @@ type Result struct {
 	Server *probe.Server `json:"server,omitempty"`
 	// Audit classifies the target for the fairness audit.
 	Audit *probe.Audit `json:"audit,omitempty"`
+	// Shard is set on the result of one shard (--shard, --start-at).
+	Shard *Shard `json:"shard,omitempty"`
+	// Shards is set on a merged result: one entry per shard merged.
+	Shards []ShardSummary `json:"shards,omitempty"`
 }
 
 // Tool names the program that produced a result.
@@ -112,12 +115,17 @@ type Point struct {
 }
 
 // PointOp is one operation type within a Point.
+// Percentiles are absent when no operation of the second succeeded (or,
+// in a merged result, when a shard carried no histogram for it).
 type PointOp struct {
 	Count  int64   `json:"count"`
 	Errors int64   `json:"errors,omitempty"`
-	P50    float64 `json:"p50_us"`
-	P99    float64 `json:"p99_us"`
-	Max    float64 `json:"max_us"`
+	P50    float64 `json:"p50_us,omitempty"`
+	P99    float64 `json:"p99_us,omitempty"`
+	Max    float64 `json:"max_us,omitempty"`
+	// Histogram is the second's histogram (as Latency.Histogram), carried
+	// by shard results so that merged series are exact.
+	Histogram string `json:"hdr,omitempty"`
 }
 
 func us(ns int64) float64 { return float64(ns) / 1e3 }
@@ -133,9 +141,7 @@ func Summarize(h *hdr.Histogram, encode bool) *Latency {
 		P99: us(h.ValueAtQuantile(99)), P999: us(h.ValueAtQuantile(99.9)), P9999: us(h.ValueAtQuantile(99.99)),
 	}
 	if encode {
-		if b, err := h.Encode(hdr.V2CompressedEncodingCookieBase); err == nil {
-			l.Histogram = base64.StdEncoding.EncodeToString(b)
-		}
+		l.Histogram = EncodeHistogram(h)
 	}
 	return l
 }

@@ -64,6 +64,17 @@ func WriteJSON(w io.Writer, r *Result) error {
 	return err
 }
 
+// WriteJSONLine writes r as JSON on one line (--format jsonl): a shard in
+// a Kubernetes pod prints its result so, as the last line of its log.
+func WriteJSONLine(w io.Writer, r *Result) error {
+	b, err := json.Marshal(r)
+	if err != nil {
+		return err
+	}
+	_, err = w.Write(append(b, '\n'))
+	return err
+}
+
 // Marshal encodes a result as indented JSON with a trailing newline.
 func Marshal(r *Result) ([]byte, error) {
 	b, err := json.MarshalIndent(r, "", "  ")
@@ -76,13 +87,13 @@ func Marshal(r *Result) ([]byte, error) {
 // CheckFormat reports whether format is one Write understands.
 func CheckFormat(format string) error {
 	switch strings.ToLower(format) {
-	case "", "text", "ycsb", "json":
+	case "", "text", "ycsb", "json", "jsonl":
 		return nil
 	}
-	return fmt.Errorf("--format %q: want text, ycsb or json", format)
+	return fmt.Errorf("--format %q: want text, ycsb, json or jsonl", format)
 }
 
-// Write prints r in the named format (text, ycsb or json).
+// Write prints r in the named format (text, ycsb, json or jsonl).
 func Write(w io.Writer, format string, r *Result) error {
 	switch strings.ToLower(format) {
 	case "", "text":
@@ -91,6 +102,8 @@ func Write(w io.Writer, format string, r *Result) error {
 		return WriteYCSB(w, r)
 	case "json":
 		return WriteJSON(w, r)
+	case "jsonl":
+		return WriteJSONLine(w, r)
 	}
-	return fmt.Errorf("--format %q: want text, ycsb or json", format)
+	return fmt.Errorf("--format %q: want text, ycsb, json or jsonl", format)
 }

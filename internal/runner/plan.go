@@ -348,7 +348,7 @@ func containsFragment(path, root string, v []byte) (string, []byte) {
 // sampleValues generates documents spread over the loaded keys and collects
 // the distinct JSON values found at path (elements, for an array).
 func (p *Plan) sampleValues(wl *workload.Workload, seed uint64, path string, elements bool) ([][]byte, error) {
-	start, n := wl.LoadRange()
+	start, n := wl.Keyspace() // the same values on every shard
 	if n <= 0 {
 		n = max(p.cfg.RecordCount, 1)
 		start = 0

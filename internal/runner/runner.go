@@ -43,6 +43,11 @@ type Options struct {
 	Progress bool      // draw a progress bar (a terminal) instead of plain lines
 	// Drain bounds how long in-flight operations may finish after a stop.
 	Drain time.Duration
+	// StartAt, when set, is the wall-clock instant at which the phase begins
+	// (warm-up included), after its sessions are open: shards started on
+	// several machines line up their phases and per-second series. An
+	// instant already past begins at once (Outcome.Began says when).
+	StartAt time.Time
 	// OnMeasure, when set, is called once no operation is in flight, just
 	// before the measured part starts (after the warm-up): server-side
 	// snapshots taken there count exactly the measured operations.
@@ -52,6 +57,7 @@ type Options struct {
 // Outcome is what a phase measured.
 type Outcome struct {
 	Phase    Phase
+	Began    time.Time // when the phase began: after waiting for StartAt, before warm-up
 	Start    time.Time // start of the measured part (after warm-up)
 	End      time.Time
 	Names    []string
@@ -66,6 +72,23 @@ type Outcome struct {
 
 // Elapsed is the measured wall time.
 func (o *Outcome) Elapsed() time.Duration { return o.End.Sub(o.Start) }
+
+// waitUntil sleeps until the wall-clock instant t (zero: not at all) or
+// until ctx is done.
+func waitUntil(ctx context.Context, t time.Time) error {
+	d := time.Until(t)
+	if t.IsZero() || d <= 0 {
+		return nil
+	}
+	timer := time.NewTimer(d)
+	defer timer.Stop()
+	select {
+	case <-timer.C:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
 
 // ErrInterrupted marks a phase stopped by cancellation.
 var ErrInterrupted = errors.New("interrupted")
@@ -194,6 +217,10 @@ func Execute(ctx context.Context, store db.Store, wl *workload.Workload, plan *P
 	defer wcancel()
 	out := &Outcome{Phase: o.Phase, Names: reg.Names(), Batch: batch}
 	st := newStatus(o, reg, total)
+	if err := waitUntil(ctx, o.StartAt); err != nil {
+		return nil, ErrInterrupted
+	}
+	out.Began = time.Now()
 
 	// Warm-up: a pass of its own, stopped and drained, whose measurements
 	// are discarded; the measured part then starts with nothing in flight.

@@ -95,6 +95,10 @@ type Config struct {
 	// Doc holds the document extensions (readfields, updatemode, queries, …).
 	Doc DocOps
 
+	// Shard is the slice of the workload this process runs (not a
+	// property: --shard K/N, see ApplyShard); the zero value runs it all.
+	Shard Shard
+
 	// Props holds every property as given, including those of Known.
 	Props map[string]string
 	// Notes are remarks for the user, e.g. properties that only configure

@@ -41,7 +41,9 @@ type Workload struct {
 
 	loadSeq          *Counter // keysequence: CounterGenerator(insertstart)
 	loadStart, loadN int64
-	txnSeq           *AcknowledgedCounter // transactioninsertkeysequence
+	keyStart, keyN   int64                // the whole load range, whatever the shard
+	txnSeq           *AcknowledgedCounter // transactioninsertkeysequence (shard-local, see toGlobal)
+	insertBase       int64                // first transaction insert key number (recordcount)
 
 	ops          Discrete
 	keychooser   NumberGenerator // shared; nil for latest (per thread) and exponential
@@ -69,8 +71,14 @@ func New(cfg *Config, seed uint64) (*Workload, error) {
 	if cfg.RecordCount == 0 && !cfg.InsertCountSet {
 		w.loadN = 0 // YCSB's client loads recordcount (0) records
 	}
-	w.loadSeq = NewCounter(start)
+	// A shard loads its slice of [insertstart, insertstart+insertcount),
+	// as if given its own insertstart and insertcount.
+	w.keyStart, w.keyN = w.loadStart, w.loadN
+	off, n := cfg.Shard.Split(w.loadN)
+	w.loadStart, w.loadN = start+off, n
+	w.loadSeq = NewCounter(w.loadStart)
 	w.txnSeq = NewAcknowledgedCounter(recordcount)
+	w.insertBase = recordcount
 
 	for i, p := range []float64{cfg.ReadProportion, cfg.UpdateProportion, cfg.InsertProportion, cfg.ScanProportion, cfg.ReadModifyWriteProportion, cfg.Doc.QueryProp, cfg.Doc.StatementProp} {
 		if p > 0 {
@@ -137,8 +145,13 @@ func (w *Workload) Config() *Config { return w.cfg }
 
 // LoadRange returns the first key number and the number of records the load
 // phase inserts: insertstart and insertcount (0 when neither recordcount nor
-// insertcount is set, as YCSB's client loads recordcount records).
+// insertcount is set, as YCSB's client loads recordcount records); for a
+// shard, its slice of that range.
 func (w *Workload) LoadRange() (start, count int64) { return w.loadStart, w.loadN }
+
+// Keyspace returns the whole load range (insertstart, insertcount) whatever
+// the shard: the records every shard's run phase may read.
+func (w *Workload) Keyspace() (start, count int64) { return w.keyStart, w.keyN }
 
 // Acknowledge reports that the transaction insert of keynum (from
 // NextInsertKeynum) is finished. It must be called for every such key, even
@@ -147,7 +160,7 @@ func (w *Workload) LoadRange() (start, count int64) { return w.loadStart, w.load
 // panics if more than 2^20 keys are outstanding, which only happens when
 // keys go unacknowledged.
 func (w *Workload) Acknowledge(keynum int64) {
-	if err := w.txnSeq.Acknowledge(keynum); err != nil {
+	if err := w.txnSeq.Acknowledge(w.toLocal(keynum)); err != nil {
 		panic(fmt.Sprintf("workload: Acknowledge(%d): %v", keynum, err))
 	}
 }
@@ -169,13 +182,14 @@ type Thread struct {
 }
 
 // NewThread returns the state of worker id. Its random stream is a PCG
-// seeded from (seed, id), so a run is reproducible for a given seed and
-// worker count.
+// seeded from (seed, id) — and the shard index, for a shard — so a run is
+// reproducible for a given seed, worker count and shard.
 func (w *Workload) NewThread(id int) *Thread {
+	seed := shardSeed(w.seed, w.cfg.Shard)
 	t := &Thread{
 		w:          w,
 		id:         id,
-		rng:        rand.New(rand.NewPCG(splitmix64(w.seed), splitmix64(w.seed^splitmix64(uint64(id)+1)))),
+		rng:        rand.New(rand.NewPCG(splitmix64(seed), splitmix64(seed^splitmix64(uint64(id)+1)))),
 		keychooser: w.keychooser,
 	}
 	if w.latest != nil {
@@ -226,22 +240,23 @@ func (t *Thread) NextKeynum() int64 {
 			last := t.w.txnSeq.Last()
 			d := e.NextFloat(t.rng)
 			if d < float64(last)+1 { // else last - int(d) < 0: draw again
-				return last - int64(d)
+				return t.w.toGlobal(last - int64(d))
 			}
 		}
 	}
 	for {
 		k := t.keychooser.Next(t.rng)
 		if k <= t.w.txnSeq.Last() {
-			return k
+			return t.w.toGlobal(k)
 		}
 	}
 }
 
 // NextInsertKeynum returns the key number of the next transaction insert
-// (the shared sequence starting at recordcount). Call Workload.Acknowledge
-// with it when the insert is done.
-func (t *Thread) NextInsertKeynum() int64 { return t.w.txnSeq.Next(nil) }
+// (the shared sequence starting at recordcount; a shard's i-th insert is
+// recordcount + i·N + K). Call Workload.Acknowledge with it when the insert
+// is done.
+func (t *Thread) NextInsertKeynum() int64 { return t.w.toGlobal(t.w.txnSeq.Next(nil)) }
 
 // AppendKey appends the key name of keynum (see the package function
 // AppendKey) using the workload's insertorder and zeropadding.
