@@ -1,8 +1,13 @@
 # Conveniences; the README's commands are the contract.
-.PHONY: build test quickstart bench lint
+.PHONY: build static test quickstart bench lint
 
 build:
 	go build -o docbench ./cmd/docbench
+
+# The Dockerfile's build: one static binary (cgo SQLite linked in).
+static:
+	CGO_ENABLED=1 go build -trimpath -tags 'osusergo netgo sqlite_omit_load_extension' \
+	  -ldflags '-s -w -linkmode external -extldflags -static' -o docbench ./cmd/docbench
 
 test:
 	bash scripts/test.sh
