@@ -246,6 +246,7 @@ func (s *store) Info(ctx context.Context) (db.Info, error) {
 	}
 	info.Version = info.Settings["server_version"]
 	delete(info.Settings, "server_version")
+	s.flavourSettings(ctx, info.Settings)
 	return info, nil
 }
 
