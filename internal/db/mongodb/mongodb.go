@@ -263,6 +263,16 @@ func (s *store) Info(ctx context.Context) (db.Info, error) {
 		switch {
 		case msg == "isdbgrid":
 			info.Settings["topology"] = "sharded (mongos)"
+			// The cluster's shard count, as the router says it (needs the
+			// clusterMonitor role; left out otherwise). Unverified here: no
+			// sharded cluster can run on the test machines.
+			if ls, err := admin.RunCommand(ctx, bson.D{{Key: "listShards", Value: 1}}).Raw(); err == nil {
+				if arr, ok := ls.Lookup("shards").ArrayOK(); ok {
+					if vals, err := arr.Values(); err == nil {
+						info.Settings["shards"] = fmt.Sprint(len(vals))
+					}
+				}
+			}
 		case isSet:
 			info.Settings["topology"] = "replica set " + set
 		default:
