@@ -5,6 +5,9 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
+	"text/tabwriter"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -62,6 +65,9 @@ logs of a sharded Kubernetes Job ("-" reads standard input):
 			if err := a.emit(res, format, out); err != nil {
 				return err
 			}
+			if f := strings.ToLower(format); f == "" || f == "text" {
+				writeShards(a.stdout, res)
+			}
 			if !res.Complete {
 				return &ExitError{Code: 1, Err: errors.New("merged result incomplete: " + res.Error)}
 			}
@@ -71,4 +77,30 @@ logs of a sharded Kubernetes Job ("-" reads standard input):
 	cmd.Flags().StringVar(&out, "out", "", "write the merged result JSON to this file (atomically)")
 	cmd.Flags().StringVar(&format, "format", "text", "report format on stdout: text, ycsb, json or jsonl")
 	return cmd
+}
+
+// writeShards lists the shards of a merged result for people.
+func writeShards(w io.Writer, r *report.Result) {
+	fmt.Fprintln(w, "\nshards")
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "  shard\thost\tstart\truntime\tops\tops/s\tclient cores\tclock\tstate\t")
+	for _, s := range r.Shards {
+		cores, clock, state := "-", "unknown", "complete"
+		if s.ClientCores != nil {
+			cores = fmt.Sprintf("%.2f", *s.ClientCores)
+		}
+		if s.Clock.Synchronized != nil {
+			clock = "unsynchronized"
+			if *s.Clock.Synchronized {
+				clock = "synchronized"
+			}
+		}
+		if !s.Complete {
+			state = "INCOMPLETE"
+		}
+		fmt.Fprintf(tw, "  %d\t%s\t+%s\t%s\t%d\t%.1f\t%s\t%s\t%s\t\n", s.Index, s.Host,
+			s.Start.Sub(r.Start).Round(time.Microsecond), s.End.Sub(s.Start).Round(time.Millisecond),
+			s.Operations, s.Throughput, cores, clock, state)
+	}
+	tw.Flush()
 }

@@ -87,6 +87,11 @@ func Merge(in []Input) (*report.Result, error) {
 			problems = append(problems, fmt.Sprintf("shard %d/%d missing", k, n))
 		}
 	}
+	if m.Audit != nil { // all shards' clients together
+		a := *m.Audit
+		a.Clients = m.Options.Threads
+		m.Audit = &a
+	}
 	if len(problems) > 0 {
 		m.Complete = false
 		m.Error = strings.Join(problems, "; ")
@@ -406,7 +411,9 @@ func mergeServer(in []Input, start, end time.Time) *probe.Server {
 	r := in[best].Result
 	s := *r.Server
 	s.PerOp, s.Checks = nil, nil
-	if s.CPU != nil {
+	if s.CPU != nil && !s.CPU.ServerS.OK() {
+		s.CPU = nil // nothing of the server's: each shard's client CPU is in shards[]
+	} else if s.CPU != nil {
 		cpu := *s.CPU
 		gone := db.Missing("computed per shard: see shards[].client_cores")
 		cpu.HarnessS, cpu.HarnessUSOp, cpu.ServerUSOp, cpu.ServerShare, cpu.Interpretation = gone, gone, gone, gone, ""
