@@ -82,10 +82,22 @@ func Merge(in []Input) (*report.Result, error) {
 			}
 		}
 	}
-	for k := range n {
-		if !present[k] {
-			problems = append(problems, fmt.Sprintf("shard %d/%d missing", k, n))
+	if missing := n - len(present); missing > 0 {
+		var names []string
+		for k := 0; k < n && len(names) < 5; k++ {
+			if !present[k] {
+				names = append(names, fmt.Sprintf("%d/%d", k, n))
+			}
 		}
+		more := ""
+		if missing > len(names) {
+			more = fmt.Sprintf(" and %d more", missing-len(names))
+		}
+		word := "shard"
+		if missing > 1 {
+			word = "shards"
+		}
+		problems = append(problems, fmt.Sprintf("%s %s%s missing", word, strings.Join(names, ", "), more))
 	}
 	if m.Audit != nil { // all shards' clients together
 		a := *m.Audit
@@ -121,8 +133,12 @@ func Merge(in []Input) (*report.Result, error) {
 func check(in []Input) error {
 	seen := map[int]string{}
 	for _, x := range in {
-		if x.Result.Shard == nil {
+		sh := x.Result.Shard
+		if sh == nil {
 			return fmt.Errorf("%w: %s is not a shard result (run load/run with --shard K/N)", ErrMismatch, x.Source)
+		}
+		if sh.Count < 1 || sh.Index < 0 || sh.Index >= sh.Count {
+			return fmt.Errorf("%w: %s: shard %d/%d is not one of 0 … N-1", ErrMismatch, x.Source, sh.Index, sh.Count)
 		}
 	}
 	a := in[0]

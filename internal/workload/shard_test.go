@@ -218,3 +218,15 @@ func TestUnshardedStreamUnchanged(t *testing.T) {
 		}
 	}
 }
+
+func FuzzParseShard(f *testing.F) {
+	for _, s := range []string{"0/4", "auto/3", "3/3", "x/y", "/", "-1/-1"} {
+		f.Add(s, "1")
+	}
+	f.Fuzz(func(t *testing.T, s, idx string) {
+		sh, err := ParseShard(s, func(string) (string, bool) { return idx, true })
+		if err == nil && (sh.Index < 0 || sh.Index >= sh.Count || sh.Count < 1) {
+			t.Fatalf("%q → %+v", s, sh)
+		}
+	})
+}
