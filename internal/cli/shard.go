@@ -102,6 +102,10 @@ func shardResult(res *report.Result, out *runner.Outcome, s shardSpec, wl *workl
 		at := s.startAt.UTC()
 		late := float64(out.Began.Sub(s.startAt)) / 1e6
 		info.StartAt, info.LateMS = &at, &late
+		if late > 1000 {
+			res.Notes = append(res.Notes, fmt.Sprintf("began %.1f s after --start-at %s: the instant had passed when the phase was ready",
+				late/1e3, at.Format(time.RFC3339)))
+		}
 	}
 	if out.Phase == runner.Load {
 		start, n := wl.LoadRange()

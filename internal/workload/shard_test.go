@@ -230,3 +230,32 @@ func FuzzParseShard(f *testing.F) {
 		}
 	})
 }
+
+// A shard's key choices and inserts stay allocation-free.
+func BenchmarkShardThread(b *testing.B) {
+	for _, dist := range []string{DistLatest, DistZipfian} {
+		b.Run(dist, func(b *testing.B) {
+			p := NewProperties()
+			_ = p.LoadFile("workloadd")
+			p.Set("requestdistribution", dist, "bench")
+			p.Set("recordcount", "100000", "bench")
+			cfg, err := ParseConfig(p, Known{})
+			if err != nil {
+				b.Fatal(err)
+			}
+			cfg.ApplyShard(Shard{Index: 2, Count: 4})
+			w, err := New(cfg, 1)
+			if err != nil {
+				b.Fatal(err)
+			}
+			th := w.NewThread(0)
+			buf := make([]byte, 0, 64)
+			b.ReportAllocs()
+			for b.Loop() {
+				k := th.NextInsertKeynum()
+				w.Acknowledge(k)
+				buf = th.AppendKey(buf[:0], th.NextKeynum())
+			}
+		})
+	}
+}
