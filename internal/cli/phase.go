@@ -156,6 +156,7 @@ func (a *app) open(ctx context.Context, target string, cfg *workload.Config) (db
 
 // runPhase runs one phase against an opened store.
 func (a *app) runPhase(ctx context.Context, store db.Store, sp *spec, cfg *workload.Config) (*report.Result, error) {
+	cfg.ApplyShard(sp.shard.shard) // this shard's operations and rate
 	opts := sp.opts
 	opts.Threads = int(cfg.ThreadCount)
 	opts.Rate = cfg.Target
@@ -169,7 +170,6 @@ func (a *app) runPhase(ctx context.Context, store db.Store, sp *spec, cfg *workl
 			fmt.Fprintf(a.stderr, "note: %s\n", n)
 		}
 	}
-	cfg.ApplyShard(sp.shard.shard)
 	wl, plan, err := buildPlan(cfg, opts.Seed)
 	if err != nil {
 		return nil, err

@@ -153,11 +153,18 @@ func TestShardLoadsStoreWhatOneLoadStores(t *testing.T) {
 	}
 }
 
-func decodeOp(t *testing.T, r *report.Result, name string) *hdr.Histogram {
+func decodeOp(t *testing.T, r *report.Result, name, kind string) *hdr.Histogram {
 	t.Helper()
 	for _, op := range r.Ops {
 		if op.Name == name {
-			h, err := report.DecodeHistogram(op.Service.Histogram)
+			l := op.Service
+			if kind == "response" {
+				l = op.Response
+			}
+			if l == nil {
+				t.Fatalf("%s has no %s latency", name, kind)
+			}
+			h, err := report.DecodeHistogram(l.Histogram)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -168,57 +175,69 @@ func decodeOp(t *testing.T, r *report.Result, name string) *hdr.Histogram {
 	return nil
 }
 
-// The merged histogram is exactly the histogram of every value the shards
-// recorded; counts add up; per-second series are summed.
+// The merged histograms are exactly the histograms of every value the
+// shards recorded — service time, and under --rate response time from the
+// intended start; counts add up; per-second series are summed.
 func TestMergeIsExact(t *testing.T) {
-	dir := t.TempDir()
-	files := shards(t, dir, 3, "run", "-t", "null:", "-P", "workloada", "-p", "recordcount=1000",
-		"-p", "operationcount=1500", "-p", "null.delay=300us", "--threads", "2", "--start-at", "+200ms")
-	out := filepath.Join(dir, "merged.json")
-	if _, stderr, code := docbench(t, append([]string{"merge", "--out", out, "--format", "text"}, files...)...); code != 0 {
-		t.Fatalf("merge: %d %s", code, stderr)
-	}
-	m := readResult(t, out)
-	if !m.Complete || m.Operations != 1500 || m.Options.Threads != 6 {
-		t.Fatalf("merged: complete=%v operations=%d threads=%d", m.Complete, m.Operations, m.Options.Threads)
-	}
-	for _, name := range []string{"READ", "UPDATE"} {
-		want := measure.NewHistogram()
-		var count int64
-		for _, f := range files {
-			r := readResult(t, f)
-			want.Merge(decodeOp(t, r, name))
-			if r.Shard == nil || r.Shard.Clock.Source == "" && r.Shard.Clock.Absent == "" {
-				t.Errorf("%s: no shard clock: %+v", f, r.Shard)
+	for name, extra := range map[string][]string{"closed": nil, "rate": {"--rate", "1500"}} {
+		t.Run(name, func(t *testing.T) {
+			dir := t.TempDir()
+			files := shards(t, dir, 3, append([]string{"run", "-t", "null:", "-P", "workloada", "-p", "recordcount=1000",
+				"-p", "operationcount=1500", "-p", "null.delay=300us", "--threads", "2", "--start-at", "+200ms"}, extra...)...)
+			out := filepath.Join(dir, "merged.json")
+			if _, stderr, code := docbench(t, append([]string{"merge", "--out", out, "--format", "text"}, files...)...); code != 0 {
+				t.Fatalf("merge: %d %s", code, stderr)
 			}
-			if r.Shard.StartAt == nil || r.Shard.LateMS == nil || r.Shard.Began.Before(*r.Shard.StartAt) {
-				t.Errorf("%s: began %v, start-at %v", f, r.Shard.Began, r.Shard.StartAt)
+			m := readResult(t, out)
+			if !m.Complete || m.Operations != 1500 || m.Options.Threads != 6 {
+				t.Fatalf("merged: complete=%v operations=%d threads=%d", m.Complete, m.Operations, m.Options.Threads)
 			}
-		}
-		got := decodeOp(t, m, name)
-		if !got.Equals(want) {
-			t.Errorf("%s: merged histogram differs from the histogram of all shards' values", name)
-		}
-		if got.Min() < int64(300*time.Microsecond) {
-			t.Errorf("%s: %d ns recorded under a delay of 300µs", name, got.Min())
-		}
-		var op report.Op
-		for _, o := range m.Ops {
-			if o.Name == name {
-				op = o
+			if extra != nil && m.Options.TargetRate != 1500 {
+				t.Errorf("merged rate %v", m.Options.TargetRate)
 			}
-		}
-		count = op.Count
-		if op.Service.P99 != float64(want.ValueAtQuantile(99))/1e3 {
-			t.Errorf("%s: p99 %v, want %v", name, op.Service.P99, float64(want.ValueAtQuantile(99))/1e3)
-		}
-		var series int64
-		for _, p := range m.Series {
-			series += p.Ops[name].Count
-		}
-		if series != count {
-			t.Errorf("%s: series counts sum to %d, not %d", name, series, count)
-		}
+			for _, opName := range []string{"READ", "UPDATE"} {
+				for _, kind := range []string{"service", "response"} {
+					if kind == "response" && extra == nil {
+						continue
+					}
+					want := measure.NewHistogram()
+					for _, f := range files {
+						r := readResult(t, f)
+						want.Merge(decodeOp(t, r, opName, kind))
+						if r.Shard == nil || r.Shard.Clock.Source == "" && r.Shard.Clock.Absent == "" {
+							t.Errorf("%s: no shard clock: %+v", f, r.Shard)
+						}
+						if r.Shard.StartAt == nil || r.Shard.LateMS == nil || r.Shard.Began.Before(*r.Shard.StartAt) {
+							t.Errorf("%s: began %v, start-at %v", f, r.Shard.Began, r.Shard.StartAt)
+						}
+					}
+					got := decodeOp(t, m, opName, kind)
+					if !got.Equals(want) || got.TotalCount() == 0 {
+						t.Errorf("%s %s: merged histogram differs from the histogram of all shards' values", opName, kind)
+					}
+					if got.Min() < int64(300*time.Microsecond) {
+						t.Errorf("%s %s: %d ns recorded under a delay of 300µs", opName, kind, got.Min())
+					}
+				}
+				var op report.Op
+				for _, o := range m.Ops {
+					if o.Name == opName {
+						op = o
+					}
+				}
+				want := decodeOp(t, m, opName, "service")
+				if op.Service.P99 != float64(want.ValueAtQuantile(99))/1e3 {
+					t.Errorf("%s: p99 %v, want %v", opName, op.Service.P99, float64(want.ValueAtQuantile(99))/1e3)
+				}
+				var series int64
+				for _, p := range m.Series {
+					series += p.Ops[opName].Count
+				}
+				if series != op.Count {
+					t.Errorf("%s: series counts sum to %d, not %d", opName, series, op.Count)
+				}
+			}
+		})
 	}
 }
 

@@ -304,8 +304,10 @@ loop:
 		}
 	}
 	end := time.Now()
-	if end.Sub(last) > 50*time.Millisecond {
-		out.Series = append(out.Series, reg.Tick(last, end))
+	// The last, partial second: kept when it is long enough to mean
+	// something or holds operations (the series then count every one).
+	if iv := reg.Tick(last, end); end.Sub(last) > 50*time.Millisecond || iv.Count() > 0 {
+		out.Series = append(out.Series, iv)
 	}
 	out.End = end
 	out.Totals = reg.Totals()
