@@ -461,6 +461,22 @@ func windowNote(in []Input, got, n int) string {
 		}
 		hosts[r.Shard.Host] = true
 	}
-	return fmt.Sprintf("merged %d of %d shards from %d host(s): measured parts began within %s and ended within %s of each other; throughput is over the merged window, from the first start to the last end",
+	note := fmt.Sprintf("merged %d of %d shards from %d host(s): measured parts began within %s and ended within %s of each other; throughput is over the merged window, from the first start to the last end",
 		got, n, len(hosts), s1.Sub(s0).Round(time.Microsecond), e1.Sub(e0).Round(time.Microsecond))
+	if s1.Sub(s0) > time.Second {
+		note += "; the shards did not start together (give them one --start-at): part of the window ran fewer shards"
+	}
+	if len(hosts) > 1 {
+		var unsynced []string
+		for _, x := range in {
+			if c := x.Result.Shard.Clock; c.Synchronized != nil && !*c.Synchronized {
+				unsynced = append(unsynced, x.Result.Shard.Host)
+			}
+		}
+		if len(unsynced) > 0 {
+			slices.Sort(unsynced)
+			note += "; the clocks of " + strings.Join(slices.Compact(unsynced), ", ") + " are not synchronized (NTP): their start and per-second times may be off"
+		}
+	}
+	return note
 }
