@@ -171,6 +171,69 @@ func TestProbeAccuracy(t *testing.T) {
 	}
 }
 
+// TestWALFullPageImages checks pg_walinspect's split of the WAL on a phase
+// that writes full-page images: updates right after a CHECKPOINT touch
+// every page for the first time since it. Images and the rest are both
+// positive and add up to the WAL written (less page headers and alignment).
+func TestWALFullPageImages(t *testing.T) {
+	for _, kind := range servers {
+		t.Run(kind, func(t *testing.T) {
+			ctx := context.Background()
+			url := testutil.FreshDatabase(t, testutil.Postgres(t, kind))
+			st := openStore(t, url, map[string]string{"layout": "column"})
+			if err := st.Setup(ctx, db.Schema{Table: "usertable", Fields: []string{"field0"}}, true); err != nil {
+				t.Fatal(err)
+			}
+			sess, err := st.NewSession(ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer sess.Close()
+			var keys, docs [][]byte
+			for i := range 2000 {
+				keys = append(keys, fmt.Appendf(nil, "user%05d", i))
+				docs = append(docs, fmt.Appendf(nil, `{"field0":"%0200d"}`, i))
+			}
+			if err := sess.(db.BatchInserter).InsertBatch(ctx, keys, docs); err != nil {
+				t.Fatal(err)
+			}
+			conn, err := pgx.Connect(ctx, url)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer conn.Close(ctx)
+			if _, err := conn.Exec(ctx, "CHECKPOINT"); err != nil {
+				t.Fatal(err)
+			}
+			before := probe.Take(ctx, st)
+			if before.Err != nil {
+				t.Fatal(before.Err)
+			}
+			for _, k := range keys {
+				u := &db.Update{Mode: db.Merge, Doc: []byte(`{"field0":"u"}`), Paths: []string{"field0"}, Values: [][]byte{[]byte(`"u"`)}}
+				if err := sess.Update(ctx, k, u); err != nil {
+					t.Fatal(err)
+				}
+			}
+			after := probe.TakeAfter(ctx, st, before)
+			if after.Err != nil {
+				t.Fatal(after.Err)
+			}
+			srv := probe.Build(before, after, probe.Counts{Ops: 2000, Updates: 2000, Exact: true}, 0)
+			wal, fpi, rest := srv.Counters["wal_bytes"], srv.Counters["wal_fpi_bytes"], srv.Counters["wal_nonfpi_bytes"]
+			if !wal.OK() || !fpi.OK() || !rest.OK() {
+				t.Fatalf("wal_bytes %+v, wal_fpi_bytes %+v, wal_nonfpi_bytes %+v", wal, fpi, rest)
+			}
+			if fpi.Value <= 0 || rest.Value <= 0 {
+				t.Errorf("after a CHECKPOINT: wal_fpi_bytes %v, wal_nonfpi_bytes %v, both must be positive", fpi.Value, rest.Value)
+			}
+			if sum := fpi.Value + rest.Value; sum > wal.Value || sum < 0.8*wal.Value {
+				t.Errorf("wal_fpi_bytes %v + wal_nonfpi_bytes %v = %v against wal_bytes %v", fpi.Value, rest.Value, sum, wal.Value)
+			}
+		})
+	}
+}
+
 // TestExplainFlags checks the plans: a key lookup through the primary key
 // uses its index; one without any key index is flagged, saying no index
 // can serve it; GIN over the whole document serves containment lookups.

@@ -48,8 +48,9 @@ func (s *store) ProbeInterval(ctx context.Context, before, after db.Snapshot) ma
 	if err != nil {
 		return absent("pg_get_wal_stats: " + oneLine(err))
 	}
-	// record_size is each record's total length, its full-page images included.
+	// record_size is the records' length less their full-page images
+	// (pg_get_wal_stats' combined_size is the sum of the two).
 	out["wal_fpi_bytes"] = db.Val(fpi, db.Bytes)
-	out["wal_nonfpi_bytes"] = db.Val(records-fpi, db.Bytes)
+	out["wal_nonfpi_bytes"] = db.Val(records, db.Bytes)
 	return out
 }
