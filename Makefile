@@ -2,7 +2,7 @@
 .PHONY: build static test quickstart bench lint
 
 build:
-	go build -o docbench ./cmd/docbench
+	go build -buildvcs=auto -o docbench ./cmd/docbench
 
 # The Dockerfile's build: one static binary (cgo SQLite linked in).
 static:

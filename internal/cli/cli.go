@@ -106,7 +106,15 @@ func (a *app) versionCommand() *cobra.Command {
 		Short: "Print docbench's version",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			fmt.Fprintf(a.stdout, "docbench %s (%s)\n", Version, goVersion())
+			t := tool()
+			build := goVersion()
+			if t.Dirty {
+				build = "with uncommitted changes, " + build
+			}
+			if t.Revision != "" {
+				build = "commit " + t.Revision + " " + build
+			}
+			fmt.Fprintf(a.stdout, "docbench %s (%s)\n", t.Version, build)
 			return nil
 		},
 	}

@@ -197,7 +197,7 @@ func (a *app) runPhase(ctx context.Context, store db.Store, sp *spec, cfg *workl
 		return nil, runErr
 	}
 	res := report.Build(out, info, sp.target)
-	res.Tool = report.Tool{Name: "docbench", Version: Version}
+	res.Tool = tool()
 	res.Environment = report.ReadEnvironment()
 	res.Workload = report.Workload{Files: sp.files, Properties: sp.props.Map()}
 	res.Options = report.Options{Threads: opts.Threads, TargetRate: opts.Rate, DurationS: opts.Duration.Seconds(),

@@ -55,6 +55,11 @@ type Result struct {
 type Tool struct {
 	Name    string `json:"name"`
 	Version string `json:"version"`
+	// Revision is the version-control commit the binary was built from, and
+	// Dirty says the tree had uncommitted changes; both absent when the build
+	// carries no version-control information (go test, go run of a file).
+	Revision string `json:"revision,omitempty"`
+	Dirty    bool   `json:"dirty,omitempty"`
 }
 
 // Target is the database measured; the password is redacted.

@@ -1,0 +1,56 @@
+package cli
+
+import (
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestVersionIdentifiesTheBuild builds the binary from this checkout with
+// version-control stamping on: `docbench version` and every result name the
+// commit (and say when the tree had uncommitted changes), not just "dev".
+func TestVersionIdentifiesTheBuild(t *testing.T) {
+	head, err := exec.Command("git", "rev-parse", "HEAD").Output()
+	if err != nil {
+		if os.Getenv("CI") != "" {
+			t.Fatalf("git rev-parse HEAD: %v (CI runs in a clone)", err)
+		}
+		t.Skipf("not a git checkout: %v", err)
+	}
+	commit := strings.TrimSpace(string(head))
+	bin := filepath.Join(t.TempDir(), "docbench")
+	if out, err := exec.Command("go", "build", "-buildvcs=true", "-o", bin, "../../cmd/docbench").CombinedOutput(); err != nil {
+		t.Fatalf("build: %v\n%s", err, out)
+	}
+	out, err := exec.Command(bin, "version").Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(out), "commit "+commit) || strings.HasPrefix(string(out), "docbench dev ") {
+		t.Errorf("docbench version = %q, want the module version and commit %s", out, commit)
+	}
+	res := filepath.Join(t.TempDir(), "r.json")
+	if out, err := exec.Command(bin, "run", "-t", "null:", "-P", "workloadc", "-p", "operationcount=100",
+		"--out", res, "--format", "json").CombinedOutput(); err != nil {
+		t.Fatalf("run: %v\n%s", err, out)
+	}
+	b, err := os.ReadFile(res)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var r struct {
+		Tool struct {
+			Version  string `json:"version"`
+			Revision string `json:"revision"`
+		} `json:"tool"`
+	}
+	if err := json.Unmarshal(b, &r); err != nil {
+		t.Fatal(err)
+	}
+	if r.Tool.Revision != commit || r.Tool.Version == "dev" || r.Tool.Version == "" {
+		t.Errorf("result tool = %+v, want version and revision %s", r.Tool, commit)
+	}
+}
