@@ -51,15 +51,26 @@ func Execute(args []string, stdout, stderr io.Writer) (code int) {
 	defer stop()
 	a := &app{stdout: stdout, stderr: stderr}
 	root := a.rootCommand()
+	args, err := ycsbArgs(args)
+	if err != nil {
+		fmt.Fprintf(stderr, "docbench: %s\n", err)
+		return 2
+	}
 	root.SetArgs(args)
 	root.SetOut(stdout)
 	root.SetErr(stderr)
-	err := root.ExecuteContext(ctx)
+	err = root.ExecuteContext(ctx)
 	if err == nil {
 		return 0
 	}
-	fmt.Fprintf(stderr, "docbench: %s\n", oneLine(err.Error()))
 	var ee *ExitError
+	switch {
+	case errors.As(err, &ee):
+	case errors.Is(err, runner.ErrInterrupted):
+	default:
+		err = usageError(root, err)
+	}
+	fmt.Fprintf(stderr, "docbench: %s\n", oneLine(err.Error()))
 	switch {
 	case errors.As(err, &ee):
 		return ee.Code
@@ -89,9 +100,14 @@ target rate) and results that record everything they ran under.`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
-	root.CompletionOptions.DisableDefaultCmd = true
+	root.Version = tool().Version
+	root.SetVersionTemplate(versionLine() + "\n")
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
-		return &ExitError{Code: 2, Err: fmt.Errorf("%s: %v (see `%s --help`)", c.Name(), err, c.CommandPath())}
+		msg := flagError(c, err)
+		if c.HasParent() {
+			msg = c.Name() + ": " + msg
+		}
+		return &ExitError{Code: 2, Err: fmt.Errorf("%s (see `%s --help`)", msg, c.CommandPath())}
 	})
 	root.AddCommand(a.phaseCommand(runner.Load), a.phaseCommand(runner.Run), a.quickstartCommand(),
 		a.targetsCommand(), a.versionCommand(), a.docCommand(), a.verifyCommand(),
@@ -106,18 +122,23 @@ func (a *app) versionCommand() *cobra.Command {
 		Short: "Print docbench's version",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			t := tool()
-			build := goVersion()
-			if t.Dirty {
-				build = "with uncommitted changes, " + build
-			}
-			if t.Revision != "" {
-				build = "commit " + t.Revision + " " + build
-			}
-			fmt.Fprintf(a.stdout, "docbench %s (%s)\n", t.Version, build)
+			fmt.Fprintln(a.stdout, versionLine())
 			return nil
 		},
 	}
+}
+
+// versionLine is what `docbench version` and `docbench --version` print.
+func versionLine() string {
+	t := tool()
+	build := goVersion()
+	if t.Dirty {
+		build = "with uncommitted changes, " + build
+	}
+	if t.Revision != "" {
+		build = "commit " + t.Revision + " " + build
+	}
+	return fmt.Sprintf("docbench %s (%s)", t.Version, build)
 }
 
 func goVersion() string {

@@ -70,6 +70,12 @@ func (a *app) docCommand() *cobra.Command {
 				}
 				return nil
 			}
+			if !cmd.Flags().Changed("key") {
+				return &ExitError{Code: exitUsage, Err: errors.New("doc: --key N is required (the key number, 0 or more), or --paths to list the documents' paths")}
+			}
+			if keynum < 0 {
+				return &ExitError{Code: exitUsage, Err: fmt.Errorf("doc: --key %d: want a key number, 0 or more", keynum)}
+			}
 			key := wl.NewThread(0).AppendKey(nil, keynum)
 			d := plan.Shape.AppendDoc(nil, key, keynum, doc.NewRand())
 			if !compact {
@@ -87,7 +93,7 @@ func (a *app) docCommand() *cobra.Command {
 	fl := cmd.Flags()
 	fl.StringArrayVarP(&files, "workload", "P", nil, "workload file or built-in name; repeatable")
 	fl.StringArrayVarP(&overrides, "property", "p", nil, "property key=value; repeatable")
-	fl.Int64Var(&keynum, "key", 0, "key number (the record's position in YCSB's key space)")
+	fl.Int64Var(&keynum, "key", 0, "key number: the record's position in YCSB's key space, 0 or more (required)")
 	fl.Uint64Var(&seed, "seed", 1, "seed of the documents")
 	fl.BoolVar(&compact, "compact", false, "print compact JSON, as stored")
 	fl.BoolVar(&paths, "paths", false, "list the documents' paths and types instead")
@@ -112,15 +118,15 @@ or "corrupt" otherwise. Missing or corrupt records make the exit status non-zero
 			if err != nil {
 				return err
 			}
+			wl, plan, err := buildPlan(cfg, seed)
+			if err != nil {
+				return err
+			}
 			store, err := a.open(cmd.Context(), target, cfg)
 			if err != nil {
 				return err
 			}
 			defer store.Close()
-			wl, plan, err := buildPlan(cfg, seed)
-			if err != nil {
-				return err
-			}
 			return a.verify(cmd.Context(), store, wl, plan, max(threads, 1))
 		},
 	}

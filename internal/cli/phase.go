@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
@@ -53,6 +54,11 @@ func (a *app) phaseCommand(phase runner.Phase) *cobra.Command {
 			if err != nil {
 				return err
 			}
+			if f.out != "" {
+				if err := report.CheckWritable(f.out); err != nil {
+					return &ExitError{Code: exitUsage, Err: fmt.Errorf("--out %s: %w", f.out, err)}
+				}
+			}
 			res, err := a.execute(cmd.Context(), spec)
 			if res != nil {
 				if werr := a.emit(res, f.format, f.out); werr != nil {
@@ -63,19 +69,19 @@ func (a *app) phaseCommand(phase runner.Phase) *cobra.Command {
 		},
 	}
 	fl := cmd.Flags()
-	fl.StringVarP(&f.target, "target", "t", "", "database target (see `docbench targets`)")
+	fl.StringVarP(&f.target, "target", "t", "", "database target, e.g. sqlite:t.db or postgres://user@host/db (docbench targets lists them)")
 	fl.StringArrayVarP(&f.workloads, "workload", "P", nil, "workload file or built-in name (workloada…workloadf); repeatable, later files override earlier")
 	fl.StringArrayVarP(&f.props, "property", "p", nil, "property key=value; overrides workload files; repeatable")
-	fl.IntVar(&f.threads, "threads", 0, "client threads (overrides threadcount)")
-	fl.StringVar(&f.out, "out", "", "write the result JSON to this file (atomically)")
+	fl.IntVar(&f.threads, "threads", 0, "client threads (overrides threadcount; default: the workload's threadcount, else 1)")
+	fl.StringVar(&f.out, "out", "", "write the result JSON to this file, atomically (default: none; checked before the first operation)")
 	fl.StringVar(&f.format, "format", "text", "report format on stdout: text, ycsb or json")
 	fl.DurationVar(&f.status, "status", 10*time.Second, "status line interval on stderr (0 = none)")
 	fl.Uint64Var(&f.seed, "seed", 1, "seed of documents and key choices (same seed, same data)")
 	f.shard.add(fl)
 	if phase == runner.Run {
-		fl.Float64Var(&f.rate, "rate", 0, "target operations/s over all threads (open loop; overrides target); 0 = as fast as possible")
-		fl.DurationVar(&f.duration, "duration", 0, "stop after this long (overrides maxexecutiontime)")
-		fl.DurationVar(&f.warmup, "warmup", 0, "run this long first and discard its measurements")
+		fl.Float64Var(&f.rate, "rate", 0, "target operations/s over all threads: an open loop (overrides target; default 0: as fast as possible)")
+		fl.DurationVar(&f.duration, "duration", 0, "stop after this long, e.g. 30s or 5m (overrides maxexecutiontime; default 0: at operationcount)")
+		fl.DurationVar(&f.warmup, "warmup", 0, "run this long first, e.g. 10s, and discard its measurements (default 0: none)")
 	}
 	_ = cmd.MarkFlagRequired("target")
 	_ = cmd.MarkFlagRequired("workload")
@@ -140,6 +146,14 @@ func (a *app) execute(ctx context.Context, sp *spec) (*report.Result, error) {
 	if err != nil {
 		return nil, err
 	}
+	// Everything is validated before the target is touched: a bad document
+	// property must not leave a database file behind.
+	if err := db.Check(sp.target, cfg.Props); err != nil {
+		return nil, &ExitError{Code: exitUsage, Err: err}
+	}
+	if _, _, err := buildPlan(cfg, sp.opts.Seed); err != nil {
+		return nil, err
+	}
 	store, err := a.open(ctx, sp.target, cfg)
 	if err != nil {
 		return nil, err
@@ -150,6 +164,9 @@ func (a *app) execute(ctx context.Context, sp *spec) (*report.Result, error) {
 
 // open opens a target for a validated configuration.
 func (a *app) open(ctx context.Context, target string, cfg *workload.Config) (db.Store, error) {
+	if err := db.Check(target, cfg.Props); err != nil {
+		return nil, &ExitError{Code: exitUsage, Err: err}
+	}
 	logf := func(format string, args ...any) { fmt.Fprintf(a.stderr, format+"\n", args...) }
 	return db.Open(ctx, db.Config{Target: target, Props: cfg.Props, Threads: int(cfg.ThreadCount), Log: logf})
 }
@@ -243,22 +260,33 @@ func buildPlan(cfg *workload.Config, seed uint64) (*workload.Workload, *runner.P
 	return wl, plan, nil
 }
 
-// emit prints a result in the chosen format and writes the JSON file.
+// emit prints a result in the chosen format and writes the JSON file. A
+// result is never lost: when the file cannot be written, the JSON goes to a
+// fallback file whose path is printed (or, failing that, to stdout).
 func (a *app) emit(res *report.Result, format, out string) error {
-	if out != "" {
-		b, err := report.Marshal(res)
-		if err != nil {
-			return err
-		}
-		if err := report.WriteFileAtomic(out, b); err != nil {
-			return fmt.Errorf("--out %s: %w", out, err)
-		}
-	}
 	if err := report.Write(a.stdout, format, res); err != nil {
 		return err
 	}
 	if f := strings.ToLower(format); f == "" || f == "text" {
 		probe.WriteText(a.stdout, res.Server, res.Audit)
 	}
-	return nil
+	if out == "" {
+		return nil
+	}
+	b, err := report.Marshal(res)
+	if err != nil {
+		return err
+	}
+	werr := report.WriteFileAtomic(out, b)
+	if werr == nil {
+		return nil
+	}
+	fallback := filepath.Join(os.TempDir(), fmt.Sprintf("docbench-result-%s.json", time.Now().Format("20060102-150405.000")))
+	if err := report.WriteFileAtomic(fallback, b); err == nil {
+		return fmt.Errorf("--out %s: %w; the result is in %s", out, werr, fallback)
+	}
+	if _, err := a.stdout.Write(append(b, '\n')); err != nil {
+		return fmt.Errorf("--out %s: %w; printing the result failed too: %v", out, werr, err)
+	}
+	return fmt.Errorf("--out %s: %w; the result JSON is printed above", out, werr)
 }

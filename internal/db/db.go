@@ -259,14 +259,30 @@ func Lookup(target string) (*Backend, error) {
 // only other backends understand, set to something else than their default,
 // is an error: a capability the target lacks is never silently ignored.
 func Open(ctx context.Context, cfg Config) (Store, error) {
-	b, err := Lookup(cfg.Target)
+	b, err := check(cfg.Target, cfg.Props)
 	if err != nil {
 		return nil, err
 	}
-	if err := foreignOptions(b, cfg.Props); err != nil {
+	return b.Open(ctx, cfg)
+}
+
+// Check reports, without touching the target, what Open would refuse
+// before connecting: an unknown backend, or properties the backend cannot
+// honour. Callers validate with it before any work starts.
+func Check(target string, props map[string]string) error {
+	_, err := check(target, props)
+	return err
+}
+
+func check(target string, props map[string]string) (*Backend, error) {
+	b, err := Lookup(target)
+	if err != nil {
 		return nil, err
 	}
-	return b.Open(ctx, cfg)
+	if err := foreignOptions(b, props); err != nil {
+		return nil, err
+	}
+	return b, nil
 }
 
 // foreignOptions reports values b's own options do not allow, and

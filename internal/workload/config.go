@@ -181,7 +181,11 @@ func (c *configParser) int(key string, def, min, max int64) int64 {
 		return def
 	}
 	if n < min {
-		c.fail(key, "must be at least %d", min)
+		if min == 0 {
+			c.fail(key, "must be zero or more")
+		} else {
+			c.fail(key, "must be at least %d", min)
+		}
 		return def
 	}
 	if n > max {
@@ -203,10 +207,36 @@ func (c *configParser) float(key string, def, min, max float64) float64 {
 		return def
 	}
 	if f < min || f > max {
-		c.fail(key, "must be between %g and %g", min, max)
+		c.fail(key, "must be %s", rangeWords(min, max))
 		return def
 	}
 	return f
+}
+
+// rangeWords says which values [min, max] allows in a user's words: no
+// float64 limits, "more than 0" for the smallest positive number.
+func rangeWords(min, max float64) string {
+	var lower, upper string
+	switch {
+	case min == 0:
+		lower = "zero or more"
+	case min > 0 && min < 1e-300:
+		lower = "more than 0"
+	default:
+		lower = fmt.Sprintf("at least %g", min)
+	}
+	switch {
+	case max >= 1e9: // no limit a user can reach (292 years of seconds, float64)
+		return lower
+	case math.Nextafter(math.Ceil(max), 0) == max:
+		upper = fmt.Sprintf("less than %g", math.Ceil(max))
+	default:
+		upper = fmt.Sprintf("at most %g", max)
+	}
+	if min == 0 {
+		return fmt.Sprintf("between 0 and %g", max)
+	}
+	return lower + " and " + upper
 }
 
 func (c *configParser) bool(key string, def bool) bool {

@@ -1,6 +1,7 @@
 package workload
 
 import (
+	"math"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -145,13 +146,13 @@ func TestConfigAllErrorsAtOnce(t *testing.T) {
 		`workloads/x:3: readproportion="1.5": must be between 0 and 1`,
 		`workloads/x:2: requestdistribution="zipfan": unknown distribution (want uniform, zipfian, latest, hotspot, exponential, sequential)`,
 		`-p: hotspotopnfraction="2": must be between 0 and 1`,
-		`-p: exponential.percentile="100": must be between`,
+		`-p: exponential.percentile="100": must be more than 0 and less than 100`,
 		`-p: minscanlength="50": greater than maxscanlength (10)`,
 		`-p: scanlengthdistribution="latest": unknown scan length distribution (want uniform, zipfian)`,
 		`-p: insertorder="random": unknown insert order (want hashed, ordered)`,
-		`workloads/x:1: recordcount="-5": must be at least 0`,
+		`workloads/x:1: recordcount="-5": must be zero or more`,
 		`-p: threadcount="0": must be at least 1`,
-		`-p: target="-1": must be between 0 and`,
+		`-p: target="-1": must be zero or more`,
 		`-p: unknown property "recrodcount" (did you mean "recordcount"?)`,
 		`-p: workload="site.ycsb.workloads.TimeSeriesWorkload": docbench implements only YCSB's CoreWorkload`,
 	}
@@ -241,6 +242,25 @@ func TestLevenshtein(t *testing.T) {
 	}{{"", "", 0}, {"a", "", 1}, {"kitten", "sitting", 3}, {"recrodcount", "recordcount", 2}} {
 		if got := levenshtein(tc.a, tc.b); got != tc.d {
 			t.Errorf("levenshtein(%q,%q) = %d", tc.a, tc.b, got)
+		}
+	}
+}
+
+// TestRangeWords: range errors speak a user's words, never float64 limits.
+func TestRangeWords(t *testing.T) {
+	for _, tc := range []struct {
+		min, max float64
+		want     string
+	}{
+		{0, math.MaxFloat64, "zero or more"},
+		{0, float64(math.MaxInt64 / int64(time.Second)), "zero or more"},
+		{0, 1, "between 0 and 1"},
+		{math.SmallestNonzeroFloat64, math.MaxFloat64, "more than 0"},
+		{math.SmallestNonzeroFloat64, math.Nextafter(100, 0), "more than 0 and less than 100"},
+		{1, 10, "at least 1 and at most 10"},
+	} {
+		if got := rangeWords(tc.min, tc.max); got != tc.want {
+			t.Errorf("rangeWords(%g, %g) = %q, want %q", tc.min, tc.max, got, tc.want)
 		}
 	}
 }

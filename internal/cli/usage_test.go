@@ -1,0 +1,143 @@
+package cli
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// TestCommandLineMistakes: every ordinary mistake gets one line, in a
+// user's words, and exit status 2 (README, "Exit codes").
+func TestCommandLineMistakes(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		want string // in the one line on stderr
+	}{
+		{[]string{"runn"}, `unknown command "runn" for "docbench"; did you mean "run"?`},
+		{[]string{"--bogus"}, "unknown flag: --bogus"},
+		{[]string{"run", "-P", "workloada"}, `required flag "target" not set`},
+		{[]string{"run", "-t", "foo:x", "-P", "workloada"}, `unknown backend "foo"`},
+		{[]string{"run", "-t", "null:", "-P", "workloada", "-p", "nosuch=1"}, "nosuch"},
+		{[]string{"run", "-t", "null:", "-P", "workloada", "--rate", "abc"}, `--rate "abc": want a number`},
+		{[]string{"run", "-t", "null:", "-P", "workloada", "--threads", "x"}, `--threads "x": want a whole number`},
+		{[]string{"run", "-t", "null:", "-P", "workloada", "--duration", "-5s"}, "must be zero or more"},
+		{[]string{"run", "-t", "null:", "-P", "workloada", "--rate", "-10"}, "must be zero or more"},
+		{[]string{"run", "-t", "null:", "-P", "workloada", "extra"}, `unknown command "extra"`},
+		{[]string{"load", "-load"}, "docbench spells the load phase `docbench load`"},
+		{[]string{"run", "-t", "-P", "workloada"}, "spells it `docbench run`"},
+		{[]string{"run", "-db", "site.ycsb.BasicDB"}, "-t/--target"},
+		{[]string{"doc", "--key", "-1"}, "--key -1: want a key number, 0 or more"},
+		{[]string{"doc"}, "--key N is required"},
+	} {
+		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {
+			_, stderr, code := docbench(t, tc.args...)
+			lines := strings.Split(strings.TrimSpace(stderr), "\n")
+			if code != 2 || len(lines) != 1 || !strings.Contains(lines[0], tc.want) {
+				t.Fatalf("exit %d, stderr %q; want exit 2 and one line with %q", code, stderr, tc.want)
+			}
+			if strings.HasPrefix(lines[0], "docbench: docbench:") || strings.Contains(lines[0], "strconv.") ||
+				strings.Contains(lines[0], "e+") {
+				t.Errorf("doubled prefix or Go-speak: %q", lines[0])
+			}
+		})
+	}
+}
+
+// TestYCSBFlags: YCSB's single-dash client flags keep their YCSB meaning.
+func TestYCSBFlags(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "r.json")
+	_, stderr, code := docbench(t, "run", "-t", "null:", "-P", "workloadc", "-p", "operationcount=200",
+		"-threads", "3", "-target", "2000", "-s", "--out", out, "--format", "json")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	b, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var r struct {
+		Options struct {
+			Threads    int     `json:"threads"`
+			TargetRate float64 `json:"target_ops_per_sec"`
+		} `json:"options"`
+	}
+	if err := json.Unmarshal(b, &r); err != nil {
+		t.Fatal(err)
+	}
+	if r.Options.Threads != 3 || r.Options.TargetRate != 2000 {
+		t.Errorf("-threads 3 -target 2000 gave %+v", r.Options)
+	}
+}
+
+func TestVersionFlag(t *testing.T) {
+	for _, f := range []string{"--version", "-v"} {
+		out, stderr, code := docbench(t, f)
+		if code != 0 || !strings.HasPrefix(out, "docbench ") || stderr != "" {
+			t.Errorf("%s: exit %d, %q %q", f, code, out, stderr)
+		}
+	}
+}
+
+// TestNothingTouchedOnBadInput: a bad property or output path is refused
+// before the target is opened: no database file is created, nothing runs.
+func TestNothingTouchedOnBadInput(t *testing.T) {
+	dir := t.TempDir()
+	dbfile := filepath.Join(dir, "t.db")
+	for _, args := range [][]string{
+		{"run", "-t", "sqlite:" + dbfile, "-P", "workloada", "-p", "document.size=abc"},
+		{"load", "-t", "sqlite:" + dbfile, "-P", "workloada", "-p", "document.sample=" + filepath.Join(dir, "missing.ndjson")},
+		{"run", "-t", "sqlite:" + dbfile, "-P", "workloada", "--out", dir},
+		{"run", "-t", "sqlite:" + dbfile, "-P", "workloada", "--out", "/proc/docbench-result.json"},
+	} {
+		start := time.Now()
+		_, stderr, code := docbench(t, args...)
+		if code != 2 || strings.Count(strings.TrimSpace(stderr), "\n") != 0 {
+			t.Errorf("%v: exit %d, stderr %q; want exit 2 and one line", args, code, stderr)
+		}
+		if _, err := os.Stat(dbfile); err == nil {
+			t.Fatalf("%v left %s behind", args, dbfile)
+		}
+		if time.Since(start) > 5*time.Second {
+			t.Errorf("%v took %v: the check must come before the work", args, time.Since(start))
+		}
+	}
+}
+
+// TestResultKeptWhenOutFailsAtEnd: --out passes the up-front check, then
+// becomes unwritable during the run; the report is still printed and the
+// result JSON lands in a fallback file whose path is said; exit non-zero.
+func TestResultKeptWhenOutFailsAtEnd(t *testing.T) {
+	dir := t.TempDir()
+	out := filepath.Join(dir, "sub", "r.json")
+	go func() {
+		time.Sleep(300 * time.Millisecond)
+		os.WriteFile(filepath.Join(dir, "sub"), []byte("now a file"), 0o644) // MkdirAll will fail
+	}()
+	stdout, stderr, code := docbench(t, "run", "-t", "null:", "-P", "workloadc", "-p", "operationcount=0",
+		"--duration", "1500ms", "--status", "0", "--out", out)
+	if code != 1 {
+		t.Fatalf("exit %d, want 1; stderr %q", code, stderr)
+	}
+	if !strings.Contains(stdout, "READ") {
+		t.Errorf("the report was not printed:\n%s", stdout)
+	}
+	i := strings.Index(stderr, "the result is in ")
+	if i < 0 {
+		t.Fatalf("no fallback path on stderr: %q", stderr)
+	}
+	fallback := strings.TrimSpace(stderr[i+len("the result is in "):])
+	defer os.Remove(fallback)
+	b, err := os.ReadFile(fallback)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var r struct {
+		Operations int64 `json:"operations"`
+	}
+	if err := json.Unmarshal(b, &r); err != nil || r.Operations == 0 {
+		t.Errorf("fallback result: %v, %d operations", err, r.Operations)
+	}
+}
