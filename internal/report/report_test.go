@@ -35,8 +35,34 @@ func outcome(intended bool) *runner.Outcome {
 		rec.Record(1, 0, 0, errors.New("deadlock detected"))
 	}
 	start := time.Date(2026, 11, 22, 1, 0, 0, 0, time.UTC)
-	return &runner.Outcome{Phase: runner.Run, Start: start, End: start.Add(2 * time.Second), Names: names,
+	o := &runner.Outcome{Phase: runner.Run, Start: start, End: start.Add(2 * time.Second), Names: names,
 		Totals: reg.Totals(), Ops: 1103, Complete: true, Batch: 1}
+	if intended { // schedule lags of 1..100 µs, 7 operations behind
+		o.ScheduleLag = measure.NewHistogram()
+		for i := range 1103 {
+			_ = o.ScheduleLag.RecordValue(int64(1+i%100) * 1000)
+		}
+		o.Behind = 7
+	}
+	return o
+}
+
+func TestScheduleLag(t *testing.T) {
+	r := result(true)
+	l := r.ScheduleLag
+	if l == nil || l.P50 < 49 || l.P50 > 51 || l.P99 < 98 || l.P99 > 100 || l.Max < 99.9 || l.Behind != 7 {
+		t.Fatalf("schedule lag %+v, want p50 ≈ 50 µs, p99 ≈ 99 µs, max ≈ 100 µs, 7 behind", l)
+	}
+	// READ service p50 is ≈ 600 µs: a 99 µs lag p99 is more than a tenth of it.
+	if len(r.Notes) == 0 || !strings.Contains(r.Notes[len(r.Notes)-1], "schedule lag") {
+		t.Fatalf("no note on a large schedule lag: %q", r.Notes)
+	}
+	if note := lagNote(&ScheduleLag{P99: 20}, r.Ops); note != "" {
+		t.Fatalf("note on a 20 µs lag against 600 µs service: %s", note)
+	}
+	if result(false).ScheduleLag != nil {
+		t.Fatal("a closed-loop result has a schedule lag")
+	}
 }
 
 func result(intended bool) *Result {

@@ -51,6 +51,9 @@ type Result struct {
 	Shard *Shard `json:"shard,omitempty"`
 	// Shards is set on a merged result: one entry per shard merged.
 	Shards []ShardSummary `json:"shards,omitempty"`
+	// ScheduleLag is the harness's own lateness in starting operations
+	// (open loop only).
+	ScheduleLag *ScheduleLag `json:"schedule_lag,omitempty"`
 }
 
 // Tool names the program that produced a result.
@@ -114,6 +117,23 @@ type Latency struct {
 	P9999     float64 `json:"p99_99_us"`
 	Histogram string  `json:"hdr,omitempty"`
 }
+
+// ScheduleLag summarises how late an open-loop run started its operations:
+// for each, the time from its intended start (or from the moment its worker
+// became free, when that was later) to its actual start. It is the
+// instrument's own share of every "intended" latency.
+type ScheduleLag struct {
+	P50 float64 `json:"p50_us"`
+	P99 float64 `json:"p99_us"`
+	Max float64 `json:"max_us"`
+	// Behind counts operations whose intended start passed while their
+	// worker was still busy with an earlier one (the target fell behind).
+	Behind int64 `json:"behind"`
+}
+
+// lagNoteRatio: a schedule lag p99 above this share of the service time
+// p50 is called out in the notes.
+const lagNoteRatio = 0.1
 
 // Point is one second of the time series.
 type Point struct {
@@ -187,6 +207,13 @@ func Build(o *runner.Outcome, info db.Info, target string) *Result {
 		}
 		r.Ops = append(r.Ops, op)
 	}
+	if h := o.ScheduleLag; h != nil && h.TotalCount() > 0 {
+		r.ScheduleLag = &ScheduleLag{P50: us(h.ValueAtQuantile(50)), P99: us(h.ValueAtQuantile(99)),
+			Max: us(h.Max()), Behind: o.Behind}
+		if note := lagNote(r.ScheduleLag, r.Ops); note != "" {
+			r.Notes = append(r.Notes, note)
+		}
+	}
 	for _, iv := range o.Series {
 		p := Point{T: iv.End.Sub(o.Start).Seconds(), Ops: map[string]PointOp{}}
 		for i, h := range iv.Ops {
@@ -237,6 +264,23 @@ func CheckWritable(path string) error {
 	name := f.Name()
 	f.Close()
 	return os.Remove(name)
+}
+
+// lagNote says when the schedule lag is large compared with the service
+// time of the busiest operation, so "intended" latencies are partly the
+// harness's.
+func lagNote(l *ScheduleLag, ops []Op) string {
+	var busiest *Op
+	for i := range ops {
+		if ops[i].Service != nil && (busiest == nil || ops[i].Count > busiest.Count) {
+			busiest = &ops[i]
+		}
+	}
+	if busiest == nil || l.P99 <= lagNoteRatio*busiest.Service.P50 {
+		return ""
+	}
+	return fmt.Sprintf("the harness's own schedule lag (p99 %.1f µs) is large against the %s service time (p50 %.1f µs): "+
+		"it is part of every \"intended\" latency, not the target's; a busy client machine or more workers than cores causes it", l.P99, busiest.Name, busiest.Service.P50)
 }
 
 // WriteFileAtomic writes data to path through a temporary file and a rename,

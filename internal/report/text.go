@@ -47,6 +47,10 @@ func WriteText(w io.Writer, r *Result) error {
 	}
 	if r.Options.TargetRate > 0 {
 		fmt.Fprintf(w, "\ntarget %.0f ops/s: \"intended\" rows measure from each operation's scheduled start (coordinated omission corrected)\n", r.Options.TargetRate)
+		if l := r.ScheduleLag; l != nil {
+			fmt.Fprintf(w, "schedule lag (the harness's own): p50 %.1f µs · p99 %.1f µs · max %.1f µs · %d ops found their worker busy\n",
+				l.P50, l.P99, l.Max, l.Behind)
+		}
 	}
 	for _, n := range r.Notes {
 		fmt.Fprintf(w, "note: %s\n", n)

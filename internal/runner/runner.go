@@ -15,6 +15,8 @@ import (
 	"sync/atomic"
 	"time"
 
+	hdr "github.com/HdrHistogram/hdrhistogram-go"
+
 	"github.com/docbench/docbench/internal/db"
 	"github.com/docbench/docbench/internal/doc"
 	"github.com/docbench/docbench/internal/measure"
@@ -52,6 +54,9 @@ type Options struct {
 	// before the measured part starts (after the warm-up): server-side
 	// snapshots taken there count exactly the measured operations.
 	OnMeasure func()
+	// Pacer names the open-loop pacing mechanism (NewPacer; "" is
+	// DefaultPacer).
+	Pacer string
 }
 
 // Outcome is what a phase measured.
@@ -68,6 +73,13 @@ type Outcome struct {
 	// Stopped says why an incomplete phase ended (signal, duration, …).
 	Stopped string
 	Batch   int
+	// ScheduleLag (open loop only) is how late each operation started
+	// after its intended start, or after the moment its worker became free
+	// when that was later: the instrument's own share of "intended" latency.
+	ScheduleLag *hdr.Histogram
+	// Behind counts the operations (open loop) whose intended start passed
+	// while their worker was still busy: the target did not keep up.
+	Behind int64
 }
 
 // Elapsed is the measured wall time.
@@ -209,8 +221,18 @@ func Execute(ctx context.Context, store db.Store, wl *workload.Workload, plan *P
 		if o.Rate > 0 {
 			workers[i].interval = time.Duration(float64(time.Second) * float64(o.Threads) / o.Rate)
 			workers[i].offset = time.Duration(float64(time.Second) * float64(i) / o.Rate)
+			workers[i].pacer = NewPacer(o.Pacer)
+			workers[i].lag = measure.NewHistogram()
 		}
 	}
+
+	defer func() {
+		for _, w := range workers {
+			if c, ok := w.pacer.(io.Closer); ok {
+				c.Close()
+			}
+		}
+	}()
 
 	// Worker context: cancelled only after the drain bound once stopped.
 	wctx, wcancel := context.WithCancel(context.Background())
@@ -247,6 +269,10 @@ func Execute(ctx context.Context, store db.Store, wl *workload.Workload, plan *P
 		done.Store(0)
 		for i, w := range workers {
 			w.stop, w.ops = stop, share(i)
+			if w.lag != nil {
+				w.lag.Reset()
+				w.behind = 0
+			}
 		}
 	}
 	if o.OnMeasure != nil && ctx.Err() == nil {
@@ -313,6 +339,19 @@ loop:
 	out.Totals = reg.Totals()
 	out.Ops = done.Load()
 	st.finish(done.Load())
+	if o.Rate > 0 {
+		// Every worker has returned (or is abandoned after the drain bound,
+		// in which case its lag is left out rather than read while written).
+		select {
+		case <-finished:
+			out.ScheduleLag = measure.NewHistogram()
+			for _, w := range workers {
+				out.ScheduleLag.Merge(w.lag)
+				out.Behind += w.behind
+			}
+		default:
+		}
+	}
 	if r, ok := stopReason.Load().(string); ok {
 		out.Stopped = r
 	}

@@ -10,6 +10,8 @@ import (
 	"sync/atomic"
 	"time"
 
+	hdr "github.com/HdrHistogram/hdrhistogram-go"
+
 	"github.com/docbench/docbench/internal/db"
 	"github.com/docbench/docbench/internal/doc"
 	"github.com/docbench/docbench/internal/measure"
@@ -32,13 +34,16 @@ type worker struct {
 	stop  <-chan struct{}
 	drng  *doc.Rand
 
-	interval time.Duration // open loop: time between this worker's operations
-	offset   time.Duration // open loop: this worker's phase within the schedule
+	interval time.Duration  // open loop: time between this worker's operations
+	offset   time.Duration  // open loop: this worker's phase within the schedule
+	pacer    Pacer          // open loop: waits for each intended start
+	lag      *hdr.Histogram // open loop: schedule lag of each operation
+	from     time.Time      // open loop: when the current operation could start
+	behind   int64          // open loop: operations whose start found the worker busy
 
 	key, buf, doc []byte
 	vals          []byte // partial update values, back to back
 	keys, docs    [][]byte
-	timer         *time.Timer
 	upd           db.Update
 	args          []any // statement parameters
 }
@@ -143,9 +148,8 @@ func (w *worker) run(ctx context.Context, cfg *workload.Config, base time.Time) 
 	var k int64 // operations issued (schedule index)
 	var n int64 // operations measured
 	r := w.th.Rand()
-	if w.interval > 0 {
-		w.timer = time.NewTimer(time.Hour)
-		w.timer.Stop()
+	if w.interval > 0 && w.pacer == nil {
+		w.pacer = NewPacer(DefaultPacer)
 	}
 	for n < w.ops {
 		if stopped(w.stop) {
@@ -154,13 +158,17 @@ func (w *worker) run(ctx context.Context, cfg *workload.Config, base time.Time) 
 		var intended time.Time
 		if w.interval > 0 {
 			intended = base.Add(w.offset + time.Duration(k)*w.interval)
-			if d := time.Until(intended); d > 0 {
-				w.timer.Reset(d)
-				select {
-				case <-w.timer.C:
-				case <-w.stop:
-					return nil
+			// The schedule lag counts from the intended start, or from now
+			// when the worker is already late: a backlog is the target's
+			// doing, not the instrument's.
+			w.from = intended
+			if now := time.Now(); now.After(intended) {
+				w.from = now
+				if k > 0 {
+					w.behind++
 				}
+			} else if !w.pacer.Wait(intended, w.stop) {
+				return nil
 			}
 		}
 		k++
@@ -178,6 +186,8 @@ func (w *worker) step(ctx context.Context, cfg *workload.Config, r *rand.Rand, i
 	t0 := time.Now()
 	if intended.IsZero() {
 		intended = t0
+	} else if w.lag != nil {
+		recordLag(w.lag, t0.Sub(w.from))
 	}
 	var err error
 	switch op {

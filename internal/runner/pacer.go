@@ -1,0 +1,152 @@
+package runner
+
+import (
+	"runtime"
+	"time"
+
+	hdr "github.com/HdrHistogram/hdrhistogram-go"
+)
+
+// Pacer holds an open-loop worker until each operation's intended start.
+//
+// The Go runtime's timers wake a sleeping goroutine up to about a
+// millisecond late (their deadline passes through the network poller, whose
+// timeout has millisecond resolution), and that lateness would be charged to
+// the database as "intended" latency. The pacers below trade it for CPU in
+// different ways; docs/performance.md has the measurements that chose
+// DefaultPacer, and BenchmarkPacer reproduces them.
+type Pacer interface {
+	// Wait returns at or just after intended, never before it, or false as
+	// soon as stop is closed.
+	Wait(intended time.Time, stop <-chan struct{}) bool
+}
+
+// Pacing mechanisms, by name.
+const (
+	// PaceTimer sleeps on a runtime timer (the netpoller): cheap, up to
+	// about 1 ms late.
+	PaceTimer = "timer"
+	// PaceSpin sleeps on a runtime timer until spinMargin before the
+	// intended start, then spins on the clock.
+	PaceSpin = "sleep+spin"
+	// PaceNanosleep sleeps on a runtime timer until coarseMargin before the
+	// intended start, then in clock_nanosleep(TIMER_ABSTIME) on a locked OS
+	// thread whose timer slack is 1 ns (Linux; elsewhere it is PaceSpin).
+	PaceNanosleep = "nanosleep"
+	// PaceNanospin is PaceNanosleep up to nanospinMargin before the
+	// intended start, then a spin on the clock.
+	PaceNanospin = "nanosleep+spin"
+	// PaceTimerfd sleeps on a runtime timer until coarseMargin before the
+	// intended start, then parks the goroutine on a timerfd (Linux; an
+	// hrtimer without slack) through the network poller; no OS thread is
+	// blocked. Elsewhere it is PaceSpin.
+	PaceTimerfd = "timerfd"
+	// PaceTimerfdSpin is PaceTimerfd up to nanospinMargin before the
+	// intended start, then a spin on the clock.
+	PaceTimerfdSpin = "timerfd+spin"
+)
+
+// DefaultPacer is the mechanism open-loop runs use (see docs/performance.md).
+const DefaultPacer = PaceTimerfdSpin
+
+// Pacers lists the mechanisms NewPacer knows.
+var Pacers = []string{PaceTimer, PaceSpin, PaceNanosleep, PaceNanospin, PaceTimerfd, PaceTimerfdSpin}
+
+const (
+	// coarseMargin: a runtime timer is trusted to wake no later than this
+	// before the intended start; the rest is slept or spun precisely.
+	coarseMargin = 2 * time.Millisecond
+	// spinMargin: PaceSpin spins at most this long (a runtime timer wakes
+	// up to ~1.1 ms late, so less would often miss the start).
+	spinMargin = 1200 * time.Microsecond
+	// nanospinMargin: PaceNanospin spins the last this-much of each wait.
+	nanospinMargin = 20 * time.Microsecond
+	// stopCheck bounds a precise sleep, so that stop is noticed quickly.
+	stopCheck = 5 * time.Millisecond
+)
+
+// NewPacer returns a pacer of the named mechanism (DefaultPacer for "").
+// Each worker has its own: a pacer keeps per-worker state.
+func NewPacer(kind string) Pacer {
+	switch kind {
+	case PaceTimer:
+		return &timerPacer{}
+	case PaceSpin:
+		return &spinPacer{margin: spinMargin}
+	case PaceNanosleep:
+		return newNanoPacer(0)
+	case PaceNanospin:
+		return newNanoPacer(nanospinMargin)
+	case PaceTimerfd:
+		return newFDPacer(0)
+	default:
+		return newFDPacer(nanospinMargin)
+	}
+}
+
+// timerPacer waits on a runtime timer.
+type timerPacer struct{ t *time.Timer }
+
+func (p *timerPacer) Wait(intended time.Time, stop <-chan struct{}) bool {
+	d := time.Until(intended)
+	if d <= 0 {
+		return !stopped(stop)
+	}
+	return p.sleep(d, stop)
+}
+
+func (p *timerPacer) sleep(d time.Duration, stop <-chan struct{}) bool {
+	if p.t == nil {
+		p.t = time.NewTimer(d)
+	} else {
+		p.t.Reset(d)
+	}
+	select {
+	case <-p.t.C:
+		return true
+	case <-stop:
+		p.t.Stop()
+		return false
+	}
+}
+
+// spinPacer sleeps on a runtime timer until margin before the intended
+// start, then spins.
+type spinPacer struct {
+	timerPacer
+	margin time.Duration
+}
+
+func (p *spinPacer) Wait(intended time.Time, stop <-chan struct{}) bool {
+	if d := time.Until(intended) - p.margin; d > 0 && !p.sleep(d, stop) {
+		return false
+	}
+	return spinUntil(intended, stop)
+}
+
+// spinUntil busy-waits on the clock until intended, looking at stop now
+// and then.
+func spinUntil(intended time.Time, stop <-chan struct{}) bool {
+	for i := 0; time.Now().Before(intended); i++ {
+		if i&63 == 63 {
+			if stopped(stop) {
+				return false
+			}
+			// Let the other workers on this P run: with more workers than
+			// Ps, a spinner would otherwise hold its P until preempted.
+			runtime.Gosched()
+		}
+	}
+	return !stopped(stop)
+}
+
+// recordLag adds one schedule lag to h (clamped to its range).
+func recordLag(h *hdr.Histogram, d time.Duration) {
+	v := int64(d)
+	if v < 0 {
+		v = 0
+	} else if v > h.HighestTrackableValue() {
+		v = h.HighestTrackableValue()
+	}
+	_ = h.RecordValue(v)
+}

@@ -1,0 +1,120 @@
+package runner
+
+import (
+	"errors"
+	"os"
+	"runtime"
+	"time"
+
+	"golang.org/x/sys/unix"
+)
+
+// nanoPacer sleeps on a runtime timer while the intended start is far, then
+// in clock_nanosleep with an absolute CLOCK_MONOTONIC deadline on a locked
+// OS thread whose timer slack is 1 ns (the kernel's default slack of 50 µs
+// would otherwise be added to every wake-up), and spins the last spin.
+type nanoPacer struct {
+	timerPacer
+	spin time.Duration
+	// ref and refMono are one instant on Go's clock and on CLOCK_MONOTONIC.
+	ref     time.Time
+	refMono int64
+}
+
+func newNanoPacer(spin time.Duration) Pacer {
+	p := &nanoPacer{spin: spin}
+	var ts unix.Timespec
+	t1 := time.Now()
+	if err := unix.ClockGettime(unix.CLOCK_MONOTONIC, &ts); err != nil {
+		return &spinPacer{margin: spinMargin}
+	}
+	t2 := time.Now()
+	p.ref = t1.Add(t2.Sub(t1) / 2)
+	p.refMono = ts.Nano()
+	return p
+}
+
+func (p *nanoPacer) Wait(intended time.Time, stop <-chan struct{}) bool {
+	if d := time.Until(intended) - coarseMargin; d > 0 && !p.sleep(d, stop) {
+		return false
+	}
+	wake := intended.Add(-p.spin)
+	for {
+		now := time.Now()
+		rem := wake.Sub(now)
+		if rem <= 0 {
+			break
+		}
+		if stopped(stop) {
+			return false
+		}
+		until := wake
+		if rem > stopCheck {
+			until = now.Add(stopCheck)
+		}
+		p.nanosleep(until)
+	}
+	// The two clocks were read a few hundred nanoseconds apart: finish on
+	// Go's clock so that Wait never returns before intended.
+	return spinUntil(intended, stop)
+}
+
+// nanosleep sleeps the calling thread until t.
+func (p *nanoPacer) nanosleep(t time.Time) {
+	ts := unix.NsecToTimespec(p.refMono + int64(t.Sub(p.ref)))
+	runtime.LockOSThread()
+	// The slack is the thread's: set it on whichever thread this is.
+	_ = unix.Prctl(unix.PR_SET_TIMERSLACK, 1, 0, 0, 0)
+	for {
+		err := unix.ClockNanosleep(unix.CLOCK_MONOTONIC, unix.TIMER_ABSTIME, &ts, nil)
+		if !errors.Is(err, unix.EINTR) { // the runtime's preemption signal interrupts
+			break
+		}
+	}
+	runtime.UnlockOSThread()
+}
+
+// fdPacer parks the worker's goroutine on a timerfd armed with the
+// absolute deadline: the kernel's hrtimer fires on time (timerfd has no
+// timer slack), the network poller wakes the goroutine, and no OS thread
+// blocks in a system call.
+type fdPacer struct {
+	timerPacer
+	spin time.Duration
+	ref  time.Time
+	mono int64
+	fd   int // not f.Fd(): that would make the descriptor blocking
+	f    *os.File
+	buf  [8]byte
+	spec unix.ItimerSpec
+}
+
+func newFDPacer(spin time.Duration) Pacer {
+	fd, err := unix.TimerfdCreate(unix.CLOCK_MONOTONIC, unix.TFD_NONBLOCK|unix.TFD_CLOEXEC)
+	if err != nil {
+		return &spinPacer{margin: spinMargin}
+	}
+	n := newNanoPacer(0).(*nanoPacer)
+	p := &fdPacer{spin: spin, ref: n.ref, mono: n.refMono, fd: fd, f: os.NewFile(uintptr(fd), "timerfd")}
+	return p
+}
+
+// Close releases the timerfd.
+func (p *fdPacer) Close() error { return p.f.Close() }
+
+func (p *fdPacer) Wait(intended time.Time, stop <-chan struct{}) bool {
+	if d := time.Until(intended) - coarseMargin; d > 0 && !p.sleep(d, stop) {
+		return false
+	}
+	wake := intended.Add(-p.spin)
+	if time.Until(wake) > 0 {
+		if stopped(stop) {
+			return false
+		}
+		p.spec.Value = unix.NsecToTimespec(p.mono + int64(wake.Sub(p.ref)))
+		if err := unix.TimerfdSettime(p.fd, unix.TFD_TIMER_ABSTIME, &p.spec, nil); err == nil {
+			_, _ = p.f.Read(p.buf[:])
+		}
+	}
+	return spinUntil(intended, stop)
+}

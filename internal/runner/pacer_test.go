@@ -1,0 +1,120 @@
+package runner
+
+import (
+	"fmt"
+	"io"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/docbench/docbench/internal/measure"
+)
+
+func TestPacerNeverEarly(t *testing.T) {
+	for _, kind := range Pacers {
+		t.Run(kind, func(t *testing.T) {
+			p := NewPacer(kind)
+			base := time.Now()
+			for i := range 20 {
+				intended := base.Add(time.Duration(i) * 300 * time.Microsecond)
+				if !p.Wait(intended, nil) {
+					t.Fatal("Wait returned false without a stop")
+				}
+				if now := time.Now(); now.Before(intended) {
+					t.Fatalf("woke %v early", intended.Sub(now))
+				}
+			}
+		})
+	}
+}
+
+func TestPacerStops(t *testing.T) {
+	for _, kind := range Pacers {
+		t.Run(kind, func(t *testing.T) {
+			p := NewPacer(kind)
+			stop := make(chan struct{})
+			go func() { time.Sleep(20 * time.Millisecond); close(stop) }()
+			done := make(chan bool)
+			go func() { done <- p.Wait(time.Now().Add(time.Hour), stop) }()
+			select {
+			case ok := <-done:
+				if ok {
+					t.Fatal("Wait returned true after stop")
+				}
+			case <-time.After(5 * time.Second):
+				t.Fatal("Wait did not notice stop")
+			}
+		})
+	}
+}
+
+func cpuTime() time.Duration {
+	var ru syscall.Rusage
+	_ = syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// BenchmarkPacer measures each pacing mechanism as the runner uses it: the
+// workers share the target rate, each with its own schedule and pacer, and
+// do nothing between waits (the target keeps up). It reports the schedule
+// lag (how late each wait returned) and the process CPU spent per paced
+// operation and as a share of one core. Run it with, e.g.,
+//
+//	go test -run '^$' -bench Pacer -benchtime 3s ./internal/runner/
+func BenchmarkPacer(b *testing.B) {
+	for _, kind := range Pacers {
+		for _, rate := range []float64{1_000, 10_000, 100_000} {
+			for _, workers := range []int{1, 4} {
+				b.Run(fmt.Sprintf("%s/rate=%.0f/workers=%d", kind, rate, workers), func(b *testing.B) {
+					benchPacer(b, kind, rate, workers)
+				})
+			}
+		}
+	}
+}
+
+func benchPacer(b *testing.B, kind string, rate float64, workers int) {
+	interval := time.Duration(float64(time.Second) * float64(workers) / rate)
+	lags := make([]*measure.Recorder, workers)
+	reg := measure.NewRegistry([]string{"LAG"}, false)
+	for i := range lags {
+		lags[i] = reg.NewRecorder()
+	}
+	var wg sync.WaitGroup
+	cpu0 := cpuTime()
+	b.ResetTimer()
+	base := time.Now()
+	for i := range workers {
+		n := b.N / workers
+		if i < b.N%workers {
+			n++
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			p := NewPacer(kind)
+			if c, ok := p.(io.Closer); ok {
+				defer c.Close()
+			}
+			offset := time.Duration(float64(time.Second) * float64(i) / rate)
+			for k := range n {
+				intended := base.Add(offset + time.Duration(k)*interval)
+				p.Wait(intended, nil)
+				lag := time.Since(intended)
+				lags[i].Record(0, lag, lag, nil)
+			}
+		}()
+	}
+	wg.Wait()
+	wall := time.Since(base)
+	b.StopTimer()
+	cpu := cpuTime() - cpu0
+	h := reg.Totals().Service[0]
+	b.ReportMetric(float64(h.ValueAtQuantile(50))/1e3, "lag-p50-µs")
+	b.ReportMetric(float64(h.ValueAtQuantile(99))/1e3, "lag-p99-µs")
+	b.ReportMetric(float64(h.Max())/1e3, "lag-max-µs")
+	b.ReportMetric(100*cpu.Seconds()/wall.Seconds(), "cpu-%")
+	b.ReportMetric(float64(cpu.Nanoseconds())/float64(b.N), "cpu-ns/op")
+	b.ReportMetric(0, "ns/op") // the wall time per op is the schedule's, not a cost
+}
