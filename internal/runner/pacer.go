@@ -47,7 +47,7 @@ const (
 )
 
 // DefaultPacer is the mechanism open-loop runs use (see docs/performance.md).
-const DefaultPacer = PaceTimerfdSpin
+const DefaultPacer = PaceNanospin
 
 // Pacers lists the mechanisms NewPacer knows.
 var Pacers = []string{PaceTimer, PaceSpin, PaceNanosleep, PaceNanospin, PaceTimerfd, PaceTimerfdSpin}
@@ -61,6 +61,13 @@ const (
 	spinMargin = 1200 * time.Microsecond
 	// nanospinMargin: PaceNanospin spins the last this-much of each wait.
 	nanospinMargin = 20 * time.Microsecond
+	// yieldAfter is the number of clock reads (≈ 25 ns each) after which
+	// a spin starts yielding its P (a few microseconds).
+	yieldAfter = 256
+	// minSleep: a precise pacer spins rather than sleeps a shorter wait
+	// (a wake-up costs about as much, and at such rates the worker's thread
+	// would otherwise lose its P to the runtime at every sleep).
+	minSleep = 50 * time.Microsecond
 	// stopCheck bounds a precise sleep, so that stop is noticed quickly.
 	stopCheck = 5 * time.Millisecond
 )
@@ -75,12 +82,12 @@ func NewPacer(kind string) Pacer {
 		return &spinPacer{margin: spinMargin}
 	case PaceNanosleep:
 		return newNanoPacer(0)
-	case PaceNanospin:
-		return newNanoPacer(nanospinMargin)
 	case PaceTimerfd:
 		return newFDPacer(0)
-	default:
+	case PaceTimerfdSpin:
 		return newFDPacer(nanospinMargin)
+	default:
+		return newNanoPacer(nanospinMargin)
 	}
 }
 
@@ -125,16 +132,20 @@ func (p *spinPacer) Wait(intended time.Time, stop <-chan struct{}) bool {
 }
 
 // spinUntil busy-waits on the clock until intended, looking at stop now
-// and then.
+// and then. A spin longer than a few microseconds lets the other
+// goroutines of its P run: with more workers than Ps, a long spinner would
+// otherwise hold its P until preempted. Short spins do not yield: yielding
+// spinners keep the run queue full, and the scheduler then stops looking at
+// the network poller (where the timerfd pacer's goroutines wait).
 func spinUntil(intended time.Time, stop <-chan struct{}) bool {
 	for i := 0; time.Now().Before(intended); i++ {
 		if i&63 == 63 {
 			if stopped(stop) {
 				return false
 			}
-			// Let the other workers on this P run: with more workers than
-			// Ps, a spinner would otherwise hold its P until preempted.
-			runtime.Gosched()
+			if i >= yieldAfter {
+				runtime.Gosched()
+			}
 		}
 	}
 	return !stopped(stop)

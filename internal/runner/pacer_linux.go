@@ -12,7 +12,8 @@ import (
 // nanoPacer sleeps on a runtime timer while the intended start is far, then
 // in clock_nanosleep with an absolute CLOCK_MONOTONIC deadline on a locked
 // OS thread whose timer slack is 1 ns (the kernel's default slack of 50 µs
-// would otherwise be added to every wake-up), and spins the last spin.
+// would otherwise be added to every wake-up), and spins the last spin. A
+// wait shorter than minSleep is spun whole.
 type nanoPacer struct {
 	timerPacer
 	spin time.Duration
@@ -42,7 +43,7 @@ func (p *nanoPacer) Wait(intended time.Time, stop <-chan struct{}) bool {
 	for {
 		now := time.Now()
 		rem := wake.Sub(now)
-		if rem <= 0 {
+		if rem < minSleep {
 			break
 		}
 		if stopped(stop) {

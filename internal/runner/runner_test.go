@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strconv"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -248,12 +249,26 @@ func TestOpenLoopMeasuresFromIntendedStart(t *testing.T) {
 	if el := out.Elapsed(); el < 900*time.Millisecond || el > 2*time.Second {
 		t.Fatalf("1000 ops at 1000/s took %s", el)
 	}
+	// The queue behind the stall is the target's doing: those operations
+	// count as behind, and not as the harness's schedule lag.
+	lag := out.ScheduleLag
+	if lag == nil || lag.TotalCount() != 1000 {
+		t.Fatalf("schedule lag %v, want one value per operation", lag)
+	}
+	if out.Behind < 150 || out.Behind > 260 {
+		t.Fatalf("%d operations behind schedule, want about 200 (due during the 200 ms stall)", out.Behind)
+	}
+	if p90 := time.Duration(lag.ValueAtQuantile(90)); p90 > 10*time.Millisecond {
+		t.Fatalf("schedule lag p90 %v: the stall's backlog was charged to the harness", p90)
+	}
 }
 
 // BenchmarkStep measures the per-operation path against null: (workload A).
 func BenchmarkStep(b *testing.B) {
-	for _, wlName := range []string{"workloada", "workloadb", "workloade", "workloadf"} {
-		b.Run(wlName, func(b *testing.B) {
+	for _, name := range []string{"workloada", "workloadb", "workloade", "workloadf", "workloada+rate"} {
+		// +rate: the open-loop path (schedule lag, latency from the intended start).
+		wlName, paced := strings.CutSuffix(name, "+rate")
+		b.Run(name, func(b *testing.B) {
 			p := workload.NewProperties()
 			if err := p.LoadFile(wlName); err != nil {
 				b.Fatal(err)
@@ -271,15 +286,21 @@ func BenchmarkStep(b *testing.B) {
 			if err != nil {
 				b.Fatal(err)
 			}
-			reg := measure.NewRegistry(opNames(plan, false), false)
+			reg := measure.NewRegistry(opNames(plan, false), paced)
 			w := &worker{sess: sess, wl: wl, th: wl.NewThread(0), plan: plan,
 				rec: reg.NewRecorder(), drng: doc.NewRand()}
 			w.prepare()
+			var intended time.Time
+			if paced {
+				w.lag = measure.NewHistogram()
+				intended = time.Now()
+				w.from = intended
+			}
 			ctx := context.Background()
 			r := w.th.Rand()
 			b.ReportAllocs()
 			for b.Loop() {
-				w.step(ctx, cfg, r, time.Time{})
+				w.step(ctx, cfg, r, intended)
 			}
 		})
 	}
