@@ -35,6 +35,7 @@ type phaseFlags struct {
 	format    string
 	seed      uint64
 	shard     shardFlags
+	prof      profileFlags
 }
 
 func (a *app) phaseCommand(phase runner.Phase) *cobra.Command {
@@ -59,13 +60,15 @@ func (a *app) phaseCommand(phase runner.Phase) *cobra.Command {
 					return &ExitError{Code: exitUsage, Err: fmt.Errorf("--out %s: %w", f.out, err)}
 				}
 			}
-			res, err := a.execute(cmd.Context(), spec)
-			if res != nil {
-				if werr := a.emit(res, f.format, f.out); werr != nil {
-					return errors.Join(err, werr)
+			return f.prof.profiled(func() error {
+				res, err := a.execute(cmd.Context(), spec)
+				if res != nil {
+					if werr := a.emit(res, f.format, f.out); werr != nil {
+						return errors.Join(err, werr)
+					}
 				}
-			}
-			return err
+				return err
+			})
 		},
 	}
 	fl := cmd.Flags()
@@ -78,6 +81,7 @@ func (a *app) phaseCommand(phase runner.Phase) *cobra.Command {
 	fl.DurationVar(&f.status, "status", 10*time.Second, "status line interval on stderr (0 = none)")
 	fl.Uint64Var(&f.seed, "seed", 1, "seed of documents and key choices (same seed, same data)")
 	f.shard.add(fl)
+	f.prof.add(fl)
 	if phase == runner.Run {
 		fl.Float64Var(&f.rate, "rate", 0, "target operations/s over all threads: an open loop (overrides target; default 0: as fast as possible)")
 		fl.DurationVar(&f.duration, "duration", 0, "stop after this long, e.g. 30s or 5m (overrides maxexecutiontime; default 0: at operationcount)")

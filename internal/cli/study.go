@@ -53,6 +53,7 @@ func (a *app) studyCommand() *cobra.Command {
 	var out string
 	var quick bool
 	var targets []string
+	var prof profileFlags
 	cmd := &cobra.Command{
 		Use:   "study FILE|NAME [--quick] [--out DIR] [-t TARGET]...",
 		Short: "Run a study (a matrix of targets, workloads, sweeps and rounds) and write its report",
@@ -69,10 +70,11 @@ round), results.csv, summary.md and report.html.`,
 			if out == "" {
 				out = filepath.Join("docbench-results", f.Name+"-"+time.Now().UTC().Format("20060102-150405"))
 			}
-			return a.runStudy(cmd.Context(), f, out, quick, targets)
+			return prof.profiled(func() error { return a.runStudy(cmd.Context(), f, out, quick, targets) })
 		},
 	}
 	fl := cmd.Flags()
+	prof.add(fl)
 	fl.StringVar(&out, "out", "", "study directory (default ./docbench-results/<study>-<timestamp>/)")
 	fl.BoolVar(&quick, "quick", false, "shrink the study to a smoke run of about a minute")
 	fl.StringArrayVarP(&targets, "target", "t", nil, "also run on this target (repeatable)")
