@@ -3,6 +3,7 @@ package postgres
 import (
 	"context"
 	"fmt"
+	"strconv"
 	"strings"
 
 	"github.com/jackc/pgx/v5"
@@ -104,7 +105,7 @@ func (s *store) NewSession(ctx context.Context) (db.Session, error) {
 		return nil, fmt.Errorf("target %s: %v", db.Redact(s.cfg.Target), err)
 	}
 	pred, order := s.keyPred()
-	ss := &session{conn: conn, st: s, pred: pred, order: order, proj: map[string]string{},
+	ss := &session{conn: conn, pg: conn.PgConn(), st: s, pred: pred, order: order, proj: map[string]string{},
 		segs: map[string][]string{}, queries: map[string]string{}}
 	stmts := map[string]string{
 		"read":   "SELECT " + s.docExpr() + " FROM " + s.table + " WHERE " + pred,
@@ -126,17 +127,29 @@ func (s *store) NewSession(ctx context.Context) (db.Session, error) {
 			stmts[k] = q
 		}
 	}
+	ss.descs = make(map[string]*pgconn.StatementDescription, len(stmts))
 	for name, q := range stmts {
-		if _, err := conn.Prepare(ctx, name, q); err != nil {
+		d, err := conn.Prepare(ctx, name, q)
+		if err != nil {
 			conn.Close(ctx)
 			return nil, fmt.Errorf("postgres prepare: %w (statement: %s)", err, q)
 		}
+		ss.descs[name] = d
 	}
 	return ss, nil
 }
 
 type session struct {
-	conn    *pgx.Conn
+	conn *pgx.Conn
+	// pg is conn's protocol connection. The core operations of the column
+	// and document layouts run their prepared statements on it directly,
+	// with text parameters and results in reused buffers: pgx's Query
+	// (argument boxing and encoding, its Rows, the statement cache) cost a
+	// few microseconds of client CPU per operation (docs/performance.md).
+	pg      *pgconn.PgConn
+	params  [][]byte                                // parameters of the current statement
+	descs   map[string]*pgconn.StatementDescription // prepared statements by name
+	num     []byte                                  // a number parameter as text
 	st      *store
 	pred    string
 	order   string
@@ -191,11 +204,11 @@ func (s *session) Insert(ctx context.Context, key, doc []byte) error {
 	var err error
 	switch s.st.v.layout {
 	case "document":
-		_, err = s.conn.Exec(ctx, "insert", s.withKey(key, doc))
+		_, err = s.execTag(ctx, "insert", s.withKey(key, doc))
 	case "relational":
 		err = s.rel.insert(ctx, s.conn, key, doc)
 	default:
-		_, err = s.conn.Exec(ctx, "insert", key, doc)
+		_, err = s.execTag(ctx, "insert", key, doc)
 	}
 	return err
 }
@@ -236,9 +249,11 @@ func (s *session) projection(ctx context.Context, fields []string, scan bool) (s
 		q += " WHERE " + s.pred
 	}
 	name := fmt.Sprintf("proj%d", len(s.proj))
-	if _, err := s.conn.Prepare(ctx, name, q); err != nil {
+	d, err := s.conn.Prepare(ctx, name, q)
+	if err != nil {
 		return "", fmt.Errorf("postgres prepare: %w (statement: %s)", err, q)
 	}
+	s.descs[name] = d
 	s.proj[k] = name
 	return name, nil
 }
@@ -265,17 +280,6 @@ func (s *store) projectExpr(fields []string) string {
 	return "(" + strings.Join(parts, " || ") + ")"
 }
 
-// jsonValue returns a json/jsonb column value as JSON text, whichever
-// format the server sent it in.
-func jsonValue(rows pgx.Rows, i int) []byte {
-	v := rows.RawValues()[i]
-	fd := rows.FieldDescriptions()[i]
-	if fd.Format == pgx.BinaryFormatCode && fd.DataTypeOID == 3802 && len(v) > 0 {
-		v = v[1:] // jsonb binary format: version byte 1, then the text
-	}
-	return v
-}
-
 func (s *session) Read(ctx context.Context, key []byte, fields []string, dst []byte) ([]byte, error) {
 	stmt := "read"
 	if fields != nil {
@@ -284,21 +288,53 @@ func (s *session) Read(ctx context.Context, key []byte, fields []string, dst []b
 			return dst, err
 		}
 	}
-	rows, err := s.conn.Query(ctx, stmt, s.keyArg(key))
-	if err != nil {
+	rr := s.exec(ctx, stmt, s.keyParam(key))
+	found := false
+	for rr.NextRow() {
+		if !found {
+			dst = append(dst, rr.Values()[0]...)
+			found = true
+		}
+	}
+	if _, err := rr.Close(); err != nil {
 		return dst, err
 	}
-	defer rows.Close()
-	if !rows.Next() {
-		rows.Close()
-		if err := rows.Err(); err != nil {
-			return dst, err
-		}
+	if !found {
 		return dst, db.ErrNotFound
 	}
-	dst = append(dst, jsonValue(rows, 0)...)
-	rows.Close()
-	return dst, rows.Err()
+	return dst, nil
+}
+
+// exec runs a prepared statement on the protocol connection with the given
+// text parameters (kept in s.params; nil is SQL NULL) and text results. The
+// statement's description, kept from preparing it, spares a Describe (and
+// the decoding of a row description) per execution.
+func (s *session) exec(ctx context.Context, stmt string, params ...[]byte) *pgconn.ResultReader {
+	s.params = append(s.params[:0], params...)
+	if d := s.descs[stmt]; d != nil {
+		return s.pg.ExecStatement(ctx, d, s.params, nil, nil)
+	}
+	return s.pg.ExecPrepared(ctx, stmt, s.params, nil, nil)
+}
+
+// execTag runs a prepared statement that returns no rows, for its tag.
+func (s *session) execTag(ctx context.Context, stmt string, params ...[]byte) (pgconn.CommandTag, error) {
+	return s.exec(ctx, stmt, params...).Close()
+}
+
+// keyParam is keyArg as a text parameter.
+func (s *session) keyParam(key []byte) []byte {
+	switch {
+	case s.st.v.layout != "document":
+		return key
+	case s.st.v.keylookup == "contains":
+		s.keyBuf = append(append(append(s.keyBuf[:0], `{"YCSB_KEY":"`...), key...), `"}`...)
+		return s.keyBuf
+	case s.st.v.keylookup == "jsonpath":
+		s.keyBuf = append(append(append(s.keyBuf[:0], `$.YCSB_KEY == "`...), key...), '"')
+		return s.keyBuf
+	}
+	return key
 }
 
 func (s *session) Update(ctx context.Context, key []byte, u *db.Update) error {
@@ -309,13 +345,13 @@ func (s *session) Update(ctx context.Context, key []byte, u *db.Update) error {
 	var err error
 	switch u.Mode {
 	case db.Merge:
-		tag, err = s.conn.Exec(ctx, "merge", s.keyArg(key), u.Doc)
+		tag, err = s.execTag(ctx, "merge", s.keyParam(key), u.Doc)
 	case db.Replace:
 		doc := u.Doc
 		if s.st.v.layout == "document" {
 			doc = s.withKey(key, doc)
 		}
-		tag, err = s.conn.Exec(ctx, "replace", s.keyArg(key), doc)
+		tag, err = s.execTag(ctx, "replace", s.keyParam(key), doc)
 	case db.Partial:
 		var name string
 		if name, err = s.partialStmt(ctx, len(u.Paths)); err != nil {
@@ -378,24 +414,22 @@ func (s *session) Scan(ctx context.Context, start []byte, count int, fields []st
 			return 0, err
 		}
 	}
-	rows, err := s.conn.Query(ctx, stmt, start, count)
-	if err != nil {
-		return 0, err
-	}
-	defer rows.Close()
+	s.num = strconv.AppendInt(s.num[:0], int64(count), 10)
+	rr := s.exec(ctx, stmt, start, s.num)
 	n := 0
-	for rows.Next() {
-		_ = jsonValue(rows, 0)
+	for rr.NextRow() {
+		_ = rr.Values()[0]
 		n++
 	}
-	return n, rows.Err()
+	_, err := rr.Close()
+	return n, err
 }
 
 func (s *session) Delete(ctx context.Context, key []byte) error {
 	if s.st.v.layout == "relational" {
 		return s.rel.delete(ctx, s.conn, key)
 	}
-	tag, err := s.conn.Exec(ctx, "delete", s.keyArg(key))
+	tag, err := s.execTag(ctx, "delete", s.keyParam(key))
 	if err != nil {
 		return err
 	}
