@@ -1,0 +1,56 @@
+package runner
+
+import (
+	"bufio"
+	"context"
+	"os"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+)
+
+// peakRSS is the process's peak resident set (VmHWM), in bytes.
+func peakRSS(t *testing.T) int64 {
+	t.Helper()
+	f, err := os.Open("/proc/self/status")
+	if err != nil {
+		t.Skipf("no /proc/self/status: %v", err)
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		if rest, ok := strings.CutPrefix(sc.Text(), "VmHWM:"); ok {
+			kb, err := strconv.ParseInt(strings.TrimSuffix(strings.TrimSpace(rest), " kB"), 10, 64)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return kb << 10
+		}
+	}
+	t.Skip("no VmHWM in /proc/self/status")
+	return 0
+}
+
+// TestMemoryFlatInKeyspace runs a 100,000,000-record keyspace (zipfian,
+// inserts) against null: for a few seconds: no state of the generators or
+// the runner may grow with the keyspace. bench/memory-keyspace.sh is the
+// 60-second version of the same check, on the binary.
+func TestMemoryFlatInKeyspace(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs for 3 s")
+	}
+	store, wl, plan := setup(t, "null:", map[string]string{
+		"recordcount": "100000000", "operationcount": "0",
+		"readproportion": "0.45", "updateproportion": "0.45", "insertproportion": "0.1",
+	})
+	out, err := Execute(context.Background(), store, wl, plan, Options{Phase: Run, Threads: 2, Duration: 3 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rss := peakRSS(t); rss > 100<<20 {
+		t.Fatalf("peak RSS %d MB after %d operations on a 100,000,000-record keyspace, want under 100 MB", rss>>20, out.Ops)
+	} else {
+		t.Logf("peak RSS %d MB after %d operations", rss>>20, out.Ops)
+	}
+}
