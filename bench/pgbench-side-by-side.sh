@@ -6,7 +6,8 @@
 # docbench's ratios to pgbench.
 #
 # usage: bench/pgbench-side-by-side.sh DOCBENCH_BINARY HOST PORT USER [RECORDS=50000] [SECONDS=20] [CLIENTS=4] [ROUNDS=3]
-# env:   PGBENCH (default /usr/lib/postgresql/15/bin/pgbench), DB (default sbs_pgbench)
+# env:   PGBENCH (default /usr/lib/postgresql/15/bin/pgbench), DB (default sbs_pgbench),
+#        DOCBENCH_ARGS: more arguments of docbench run (e.g. "-p pg.blockingio=true")
 #
 # The table is docbench's own (docbench load, workloadc, insertorder=ordered, so keys are
 # user0…userN-1). docbench runs workloadc with requestdistribution=uniform:
@@ -49,7 +50,7 @@ run_pgbench() {
 run_docbench() {
   /usr/bin/time -f "%e %U %S" -o "$tmp/t" "$bin" run -t "$url" -P workloadc "${props[@]}" \
     -p requestdistribution=uniform -p operationcount=1000000000 --duration "${secs}s" --threads "$clients" \
-    --status 0 --format ycsb >"$tmp/o" 2>"$tmp/e" || { tail -3 "$tmp/e" >&2; exit 1; }
+    --status 0 --format ycsb ${DOCBENCH_ARGS:-} >"$tmp/o" 2>"$tmp/e" || { tail -3 "$tmp/e" >&2; exit 1; }
   local n tp
   n=$(awk -F', ' '$1 == "[READ]" && $2 == "Operations" {print $3}' "$tmp/o")
   tp=$(awk -F', ' '$1 == "[OVERALL]" && $2 == "Throughput(ops/sec)" {print $3}' "$tmp/o")

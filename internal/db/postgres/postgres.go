@@ -50,6 +50,8 @@ func init() {
 			{Name: "pg.compression", Values: []string{"pglz", "lz4"}, Help: "SET COMPRESSION of the document column (default: the server's default_toast_compression)"},
 			{Name: "pg.storage", Values: []string{"extended", "external", "main"}, Help: "SET STORAGE of the document column (default extended)"},
 			{Name: "pg.schema", Default: "docbench", Help: "schema docbench creates its tables in (created if missing)"},
+			{Name: "pg.blockingio", Values: []string{"false", "true"}, Default: "false",
+				Help: "workers' connections read and write on blocking sockets (a thread blocks in the kernel per worker, as in a C client) instead of through Go's network poller"},
 			{Name: "pg.datadir", Default: server.DefaultDataDir(""),
 				Help: "postgres:embedded: cluster directory kept between commands (so load then run works); temp = a fresh cluster removed at exit"},
 		},

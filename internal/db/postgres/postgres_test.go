@@ -5,8 +5,10 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/docbench/docbench/internal/db"
 	"github.com/docbench/docbench/internal/db/dbtest"
@@ -43,6 +45,7 @@ func TestConformance(t *testing.T) {
 		"pathop-arrow":            {"pg.pathop": "arrow", "pg.arrayop": "jsonpath_match"},
 		"pathop-subscript":        {"pg.pathop": "subscript", "pg.arrayop": "jsonpath_exists"},
 		"pathop-jsonpath":         {"pg.pathop": "jsonpath", "pg.arrayop": "exists"},
+		"column-blockingio":       {"layout": "column", "pg.blockingio": "true"},
 	}
 	for _, kind := range servers {
 		for name, props := range variants {
@@ -307,4 +310,33 @@ func BenchmarkSession(b *testing.B) {
 			}
 		}
 	})
+}
+
+// A blocking connection (pg.blockingio) still honours a cancelled context:
+// the statement stops long before it would have finished.
+func TestBlockingIOCancels(t *testing.T) {
+	url := testutil.FreshDatabase(t, testutil.Postgres(t, "debian"))
+	cfg, err := pgconn.ParseConfig(url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.DialFunc = blockingDial(cfg.DialFunc)
+	conn, err := pgconn.ConnectConfig(context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(context.Background())
+	if _, ok := conn.Conn().(*blockingConn); !ok {
+		t.Fatalf("connection is a %T, not a blocking one", conn.Conn())
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
+	defer cancel()
+	start := time.Now()
+	_, err = conn.Exec(ctx, "SELECT pg_sleep(30)").ReadAll()
+	if err == nil {
+		t.Fatal("pg_sleep(30) finished under a 200 ms context")
+	}
+	if el := time.Since(start); el > 10*time.Second {
+		t.Fatalf("cancelled after %s", el)
+	}
 }

@@ -100,7 +100,12 @@ func (s *store) jsonbData() string {
 }
 
 func (s *store) NewSession(ctx context.Context) (db.Session, error) {
-	conn, err := pgx.ConnectConfig(ctx, s.connCfg)
+	cc := s.connCfg
+	if s.cfg.Prop("pg.blockingio", "false") == "true" {
+		cc = cc.Copy()
+		cc.DialFunc = blockingDial(cc.DialFunc)
+	}
+	conn, err := pgx.ConnectConfig(ctx, cc)
 	if err != nil {
 		return nil, fmt.Errorf("target %s: %v", db.Redact(s.cfg.Target), err)
 	}
