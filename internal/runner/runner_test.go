@@ -255,11 +255,14 @@ func TestOpenLoopMeasuresFromIntendedStart(t *testing.T) {
 	if lag == nil || lag.TotalCount() != 1000 {
 		t.Fatalf("schedule lag %v, want one value per operation", lag)
 	}
-	if out.Behind < 150 || out.Behind > 260 {
-		t.Fatalf("%d operations behind schedule, want about 200 (due during the 200 ms stall)", out.Behind)
+	if out.Behind < 150 {
+		t.Fatalf("%d operations behind schedule, want at least the ~200 due during the 200 ms stall", out.Behind)
 	}
-	if p90 := time.Duration(lag.ValueAtQuantile(90)); p90 > 10*time.Millisecond {
-		t.Fatalf("schedule lag p90 %v: the stall's backlog was charged to the harness", p90)
+	// Charged to the harness, the backlog would put the lag's p90 near the
+	// response time's (tens of ms).
+	if p90 := lag.ValueAtQuantile(90); p90 > response.ValueAtQuantile(90)/2 {
+		t.Fatalf("schedule lag p90 %v against response p90 %v: the stall's backlog was charged to the harness",
+			time.Duration(p90), time.Duration(response.ValueAtQuantile(90)))
 	}
 }
 
