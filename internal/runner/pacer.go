@@ -29,9 +29,10 @@ const (
 	// PaceSpin sleeps on a runtime timer until spinMargin before the
 	// intended start, then spins on the clock.
 	PaceSpin = "sleep+spin"
-	// PaceNanosleep sleeps on a runtime timer until coarseMargin before the
-	// intended start, then in clock_nanosleep(TIMER_ABSTIME) on a locked OS
-	// thread whose timer slack is 1 ns (Linux; elsewhere it is PaceSpin).
+	// PaceNanosleep sleeps in clock_nanosleep(TIMER_ABSTIME) on a locked
+	// OS thread whose timer slack is 1 ns (Linux; elsewhere it is PaceSpin),
+	// after a runtime timer to coarseMargin before the start when the wait
+	// is longer than longWait.
 	PaceNanosleep = "nanosleep"
 	// PaceNanospin is PaceNanosleep up to nanospinMargin before the
 	// intended start, then a spin on the clock.
@@ -68,6 +69,9 @@ const (
 	// (a wake-up costs about as much, and at such rates the worker's thread
 	// would otherwise lose its P to the runtime at every sleep).
 	minSleep = 50 * time.Microsecond
+	// longWait: the nanosleep pacers wait on a runtime timer first (to
+	// coarseMargin before the start) only when the wait is longer.
+	longWait = 10 * time.Millisecond
 	// stopCheck bounds a precise sleep, so that stop is noticed quickly.
 	stopCheck = 5 * time.Millisecond
 )

@@ -36,7 +36,9 @@ func newNanoPacer(spin time.Duration) Pacer {
 }
 
 func (p *nanoPacer) Wait(intended time.Time, stop <-chan struct{}) bool {
-	if d := time.Until(intended) - coarseMargin; d > 0 && !p.sleep(d, stop) {
+	// A runtime timer first only for a long wait: two wake-ups per
+	// operation cost twice the CPU of one.
+	if d := time.Until(intended); d > longWait && !p.sleep(d-coarseMargin, stop) {
 		return false
 	}
 	wake := intended.Add(-p.spin)
