@@ -122,6 +122,7 @@ func Merge(in []Input) (*report.Result, error) {
 	var seriesNote string
 	m.Series, seriesNote = mergeSeries(in, m.Start, window)
 	m.Server = mergeServer(in, m.Start, m.End)
+	m.ScheduleLag = mergeLag(in)
 	m.Notes = append(m.Notes, windowNote(in, len(in), n))
 	if seriesNote != "" {
 		m.Notes = append(m.Notes, seriesNote)
@@ -479,4 +480,24 @@ func windowNote(in []Input, got, n int) string {
 		}
 	}
 	return note
+}
+
+// mergeLag merges the shards' schedule lags exactly (nil unless every
+// shard carries one with its histogram).
+func mergeLag(in []Input) *report.ScheduleLag {
+	h := measure.NewHistogram()
+	var behind int64
+	for _, x := range in {
+		l := x.Result.ScheduleLag
+		if l == nil || l.Histogram == "" {
+			return nil
+		}
+		sh, err := report.DecodeHistogram(l.Histogram)
+		if err != nil {
+			return nil
+		}
+		h.Merge(sh)
+		behind += l.Behind
+	}
+	return report.SummarizeLag(h, behind)
 }

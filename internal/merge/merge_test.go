@@ -112,3 +112,28 @@ func FuzzRead(f *testing.F) {
 		_, _ = Merge(in) // must not panic
 	})
 }
+
+func TestScheduleLagMergesExactly(t *testing.T) {
+	start := time.Date(2026, 11, 23, 8, 0, 0, 0, time.UTC)
+	a, b := shard(0, 2, start, 1), shard(1, 2, start, 1)
+	ha, hb, all := measure.NewHistogram(), measure.NewHistogram(), measure.NewHistogram()
+	for i := range 1000 {
+		_ = ha.RecordValue(int64(i) * 1000) // 0..999 µs
+		_ = hb.RecordValue(5000)            // 5 ms
+	}
+	all.Merge(ha)
+	all.Merge(hb)
+	a.ScheduleLag, b.ScheduleLag = report.SummarizeLag(ha, 3), report.SummarizeLag(hb, 4)
+	m, err := Merge([]Input{{Result: a, Source: "a"}, {Result: b, Source: "b"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := report.SummarizeLag(all, 7)
+	if got := m.ScheduleLag; got == nil || got.P50 != want.P50 || got.P99 != want.P99 || got.Max != want.Max || got.Behind != 7 {
+		t.Fatalf("merged schedule lag %+v, want %+v", got, want)
+	}
+	a.ScheduleLag = nil
+	if m, _ := Merge([]Input{{Result: a, Source: "a"}, {Result: b, Source: "b"}}); m.ScheduleLag != nil {
+		t.Fatal("a schedule lag merged from only some shards")
+	}
+}

@@ -129,6 +129,18 @@ type ScheduleLag struct {
 	// Behind counts operations whose intended start passed while their
 	// worker was still busy with an earlier one (the target fell behind).
 	Behind int64 `json:"behind"`
+	// Histogram is the whole lag histogram (as in Latency), so shards'
+	// lags merge exactly.
+	Histogram string `json:"hdr,omitempty"`
+}
+
+// SummarizeLag reads a schedule lag off h (nanoseconds); nil when h is empty.
+func SummarizeLag(h *hdr.Histogram, behind int64) *ScheduleLag {
+	if h == nil || h.TotalCount() == 0 {
+		return nil
+	}
+	return &ScheduleLag{P50: us(h.ValueAtQuantile(50)), P99: us(h.ValueAtQuantile(99)), Max: us(h.Max()),
+		Behind: behind, Histogram: EncodeHistogram(h)}
 }
 
 // lagNoteRatio: a schedule lag p99 above this share of the service time
@@ -207,9 +219,7 @@ func Build(o *runner.Outcome, info db.Info, target string) *Result {
 		}
 		r.Ops = append(r.Ops, op)
 	}
-	if h := o.ScheduleLag; h != nil && h.TotalCount() > 0 {
-		r.ScheduleLag = &ScheduleLag{P50: us(h.ValueAtQuantile(50)), P99: us(h.ValueAtQuantile(99)),
-			Max: us(h.Max()), Behind: o.Behind}
+	if r.ScheduleLag = SummarizeLag(o.ScheduleLag, o.Behind); r.ScheduleLag != nil {
 		if note := lagNote(r.ScheduleLag, r.Ops); note != "" {
 			r.Notes = append(r.Notes, note)
 		}
