@@ -21,8 +21,8 @@ func TestVersionIdentifiesTheBuild(t *testing.T) {
 		t.Skipf("not a git checkout: %v", err)
 	}
 	commit := strings.TrimSpace(string(head))
-	gitDir, _ := exec.Command("git", "rev-parse", "--git-dir").Output()
-	common, _ := exec.Command("git", "rev-parse", "--git-common-dir").Output()
+	gitDir, _ := exec.Command("git", "rev-parse", "--path-format=absolute", "--git-dir").Output()
+	common, _ := exec.Command("git", "rev-parse", "--path-format=absolute", "--git-common-dir").Output()
 	if string(gitDir) != string(common) {
 		// go build does not stamp version-control information in a linked
 		// worktree (its .git is a file); CI runs in a clone.
