@@ -85,10 +85,16 @@ func cacheRoot() (string, error) {
 // lockCache takes an exclusive, cross-process lock on the cache root, so that
 // concurrent test binaries download once and create the system user once.
 func lockCache(root string) (unlock func(), err error) {
+	return lockCacheFile(root, ".lock")
+}
+
+// lockCacheFile is lockCache with a lock file of its own, for work that
+// takes long and must not hold up the others (building the MySQL 8 peer).
+func lockCacheFile(root, name string) (unlock func(), err error) {
 	if err := os.MkdirAll(root, 0o755); err != nil {
 		return nil, err
 	}
-	f, err := os.OpenFile(filepath.Join(root, ".lock"), os.O_CREATE|os.O_RDWR, 0o644)
+	f, err := os.OpenFile(filepath.Join(root, name), os.O_CREATE|os.O_RDWR, 0o644)
 	if err != nil {
 		return nil, err
 	}

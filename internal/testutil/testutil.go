@@ -33,8 +33,9 @@ const startTimeout = 5 * time.Minute
 // A starter starts a server and returns its URL and a function stopping it.
 type starter func(ctx context.Context) (url string, stop func() error, err error)
 
-// kinds lists the servers tests can ask for, by "family:kind". MariaDB and
-// the MongoDB wire peer join as "mariadb:local" and "mongodb:java".
+// kinds lists the servers tests can ask for, by "family:kind". MariaDB, the
+// MongoDB wire peer and the MySQL 8 peer join as "mariadb:local",
+// "mongodb:java" and "mysql:peer".
 var kinds = map[string]starter{
 	"postgres:embedded": postgresStarter(server.StartPostgres),
 	"postgres:debian":   postgresStarter(server.StartLocalPostgres),

@@ -71,11 +71,20 @@ var settingsReported = []string{
 
 // dialect is what differs between the servers.
 type dialect struct {
-	mariadb  bool
+	mariadb bool
+	// compat names a MySQL-compatible engine that is not MySQL, which
+	// speaks MySQL 8's dialect without all of its features:
+	// "go-mysql-server" (VERSION() 8.0.31-go-mysql-server, the MySQL 8 peer
+	// docbench's tests run against) has no MEMBER OF, multi-valued indexes,
+	// EXPLAIN FORMAT=JSON or InnoDB counters. "" for MySQL and MariaDB.
+	compat   string
 	version  string // VERSION()
 	major    int
 	memberOf bool // MySQL 8.0.17+: MEMBER OF, multi-valued indexes
 }
+
+// gmsCompat is the compat of go-mysql-server (and what VERSION() carries).
+const gmsCompat = "go-mysql-server"
 
 // jsonArg is a placeholder whose text is parsed as a JSON value.
 func (d dialect) jsonArg() string {
@@ -86,8 +95,11 @@ func (d dialect) jsonArg() string {
 }
 
 func (d dialect) flavour() string {
-	if d.mariadb {
+	switch {
+	case d.mariadb:
 		return "mariadb"
+	case d.compat != "":
+		return "mysql8-compatible " + d.compat
 	}
 	return "mysql"
 }
@@ -100,6 +112,10 @@ func detect(version string) dialect {
 		nums[i], _ = strconv.Atoi(f[i])
 	}
 	d.major = nums[0]
+	if strings.Contains(strings.ToLower(version), gmsCompat) {
+		d.compat = gmsCompat
+		return d // none of MySQL 8.0.17's MEMBER OF and multi-valued indexes
+	}
 	if !d.mariadb {
 		d.memberOf = nums[0] > 8 || (nums[0] == 8 && (nums[1] > 0 || nums[2] >= 17))
 	}
@@ -295,6 +311,18 @@ func (s *store) Setup(ctx context.Context, sc db.Schema, recreate bool) error {
 	} else {
 		cols = "data JSON NOT NULL, " + s.keyColumn()
 	}
+	if s.d.compat == gmsCompat {
+		// go-mysql-server (v0.20.0) fails updates of a table with a
+		// generated key once ALTER TABLE has added a generated column
+		// ("unable to find field with index 3 in row of 3 columns"): a new
+		// table gets its index columns at once.
+		for _, ix := range sc.Indexes {
+			if !ix.Array {
+				name := quoteIdent(indexName(ix.Path))
+				cols += ", " + s.indexColumn(ix.Path, numericPath(sc.Columns, ix.Path)) + ", INDEX " + name + " (" + name + ")"
+			}
+		}
+	}
 	stmts = append(stmts, "CREATE TABLE IF NOT EXISTS "+s.table+" ("+cols+") ENGINE=InnoDB DEFAULT CHARSET=utf8mb4")
 	for _, q := range stmts {
 		if _, err := s.sqlDB.ExecContext(ctx, q); err != nil {
@@ -315,28 +343,50 @@ func (s *store) Setup(ctx context.Context, sc db.Schema, recreate bool) error {
 			s.cfg.Logf("%s %s has no multi-valued indexes: array queries on %s scan the table", s.d.flavour(), s.d.version, ix.Path)
 			continue
 		}
-		name := indexName(ix.Path)
-		var q string
-		if ix.Array {
-			// MySQL 8 multi-valued index on the string elements; queries use
-			// MEMBER OF on the same expression.
-			q = fmt.Sprintf("ALTER TABLE %s ADD INDEX %s ((CAST(JSON_EXTRACT(data, %s) AS CHAR(255) ARRAY))) COMMENT %s",
-				s.table, quoteIdent(name), quoteLiteral(jsonPath(ix.Path)), quoteLiteral(pathComment+ix.Path))
-		} else {
-			path := quoteLiteral(jsonPath(ix.Path))
-			def := "VARCHAR(255) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin GENERATED ALWAYS AS (JSON_UNQUOTE(JSON_EXTRACT(data, " + path + ")))"
-			if numericPath(sc.Columns, ix.Path) {
-				def = "DOUBLE GENERATED ALWAYS AS (CAST(JSON_EXTRACT(data, " + path + ") AS DOUBLE))"
-			}
-			q = fmt.Sprintf("ALTER TABLE %s ADD COLUMN %s %s VIRTUAL COMMENT %s, ADD INDEX %s (%s)",
-				s.table, quoteIdent(name), def, quoteLiteral(pathComment+ix.Path), quoteIdent(name), quoteIdent(name))
-		}
+		q := s.indexDDL(ix, numericPath(sc.Columns, ix.Path))
 		if _, err := s.sqlDB.ExecContext(ctx, q); err != nil {
 			return fmt.Errorf("%s setup: %s: %w", s.d.flavour(), q, err)
 		}
 	}
 	s.loaded = false
 	return s.loadIndexes(ctx)
+}
+
+// indexDDL is the statement that indexes a secondary path: a MySQL 8
+// multi-valued index on an array's string elements (queries use MEMBER OF
+// on the same expression), else a generated column (DOUBLE when numeric,
+// else the unquoted text) with a btree index.
+func (s *store) indexDDL(ix db.Index, numeric bool) string {
+	name := indexName(ix.Path)
+	path := quoteLiteral(jsonPath(ix.Path))
+	if ix.Array {
+		return fmt.Sprintf("ALTER TABLE %s ADD INDEX %s ((CAST(JSON_EXTRACT(data, %s) AS CHAR(255) ARRAY))) COMMENT %s",
+			s.table, quoteIdent(name), path, quoteLiteral(pathComment+ix.Path))
+	}
+	return fmt.Sprintf("ALTER TABLE %s ADD COLUMN %s, ADD INDEX %s (%s)",
+		s.table, s.indexColumn(ix.Path, numeric), quoteIdent(name), quoteIdent(name))
+}
+
+// indexColumn is the definition of a secondary path's generated column.
+func (s *store) indexColumn(path string, numeric bool) string {
+	jp := quoteLiteral(jsonPath(path))
+	def := "VARCHAR(255) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin GENERATED ALWAYS AS (JSON_UNQUOTE(JSON_EXTRACT(data, " + jp + ")))"
+	if numeric {
+		def = "DOUBLE GENERATED ALWAYS AS (CAST(JSON_EXTRACT(data, " + jp + ") AS DOUBLE))"
+	}
+	return quoteIdent(indexName(path)) + " " + def + " " + s.d.indexColumnKind() + " COMMENT " + quoteLiteral(pathComment+path)
+}
+
+// indexColumnKind is how a secondary path's generated column is kept:
+// VIRTUAL (computed on read, only the index stored), except on
+// go-mysql-server, whose queries on a table with a VIRTUAL column fail
+// (v0.20.0: "unable to find field with index 1 in row of 1 columns", or a
+// panic), so there it is STORED.
+func (d dialect) indexColumnKind() string {
+	if d.compat == gmsCompat {
+		return "STORED"
+	}
+	return "VIRTUAL"
 }
 
 // numericPath reports whether the schema declares path a number (a
@@ -454,18 +504,28 @@ func (s *store) Info(ctx context.Context) (db.Info, error) {
 	if s.managed != nil {
 		info.Settings["managed"] = "local MariaDB " + s.managed.Version
 	}
+	if s.d.compat != "" {
+		info.Settings["compatible_with"] = "MySQL 8 (" + s.d.compat + ", not MySQL: no InnoDB, no MEMBER OF or multi-valued indexes)"
+	}
 	switch {
+	case s.layout == layoutColumn && s.d.compat != "":
+		info.Layout["key"] = "ycsb_key VARCHAR(255) PRIMARY KEY"
 	case s.layout == layoutColumn:
 		info.Layout["key"] = "ycsb_key VARCHAR(255) PRIMARY KEY (clustered)"
+	case s.d.compat != "":
+		info.Layout["key"] = "ycsb_key STORED generated from data's YCSB_KEY, PRIMARY KEY"
 	case s.d.mariadb:
 		info.Layout["key"] = "ycsb_key STORED generated from data's YCSB_KEY, UNIQUE KEY (MariaDB refuses a PRIMARY KEY on a generated column: rows are clustered by a hidden row id)"
 	default:
 		info.Layout["key"] = "ycsb_key STORED generated from data's YCSB_KEY, PRIMARY KEY (clustered)"
 	}
 	info.Layout["merge"] = "JSON_SET of each top-level member (values replaced whole, nulls kept, as PostgreSQL's ||)"
-	if s.d.mariadb {
+	switch {
+	case s.d.mariadb:
 		info.Layout["partial"] = "JSON_SET (MariaDB rewrites the whole value)"
-	} else {
+	case s.d.compat != "":
+		info.Layout["partial"] = "JSON_SET"
+	default:
 		info.Layout["partial"] = "JSON_SET (in place when possible)"
 	}
 	if err := s.loadIndexes(ctx); err == nil {
@@ -474,9 +534,9 @@ func (s *store) Info(ctx context.Context) (db.Info, error) {
 			case ix.col == "":
 				info.Layout["index "+p] = "multi-valued index on the array elements"
 			case ix.numeric:
-				info.Layout["index "+p] = "generated column " + ix.col + " DOUBLE (VIRTUAL) with a btree index"
+				info.Layout["index "+p] = "generated column " + ix.col + " DOUBLE (" + s.d.indexColumnKind() + ") with a btree index"
 			default:
-				info.Layout["index "+p] = "generated column " + ix.col + " VARCHAR(255) (VIRTUAL) with a btree index"
+				info.Layout["index "+p] = "generated column " + ix.col + " VARCHAR(255) (" + s.d.indexColumnKind() + ") with a btree index"
 			}
 		}
 	}

@@ -32,12 +32,24 @@ func openStore(t *testing.T, url string, props map[string]string) *store {
 	return st.(*store)
 }
 
+// servers are the servers the backend's tests run against: MariaDB 10.11
+// of the local install, and go-mysql-server, the MySQL 8 peer.
+var servers = []struct {
+	name string
+	url  func(testing.TB) string
+}{
+	{"mariadb", testutil.MariaDB},
+	{"mysql8peer", testutil.MySQLPeer},
+}
+
 func TestConformance(t *testing.T) {
-	for _, layout := range []string{layoutGenerated, layoutColumn} {
-		t.Run("mariadb/"+layout, func(t *testing.T) {
-			url := testutil.FreshMySQLDatabase(t, testutil.MariaDB(t))
-			dbtest.Run(t, openStore(t, url, map[string]string{"layout": layout}))
-		})
+	for _, srv := range servers {
+		for _, layout := range []string{layoutGenerated, layoutColumn} {
+			t.Run(srv.name+"/"+layout, func(t *testing.T) {
+				url := testutil.FreshMySQLDatabase(t, srv.url(t))
+				dbtest.Run(t, openStore(t, url, map[string]string{"layout": layout}))
+			})
+		}
 	}
 }
 

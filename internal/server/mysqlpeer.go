@@ -1,0 +1,310 @@
+package server
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"sort"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+)
+
+// The MySQL 8 peer is go-mysql-server (github.com/dolthub/go-mysql-server),
+// an in-memory engine that speaks MySQL 8's protocol and dialect, served by
+// the small program in tools/mysql-peer. That directory is a Go module of its
+// own, so that docbench's module does not take go-mysql-server's
+// dependencies; the peer is built from a checkout of the repository with the
+// go command, for docbench's tests (no MySQL 8 server can be installed on the
+// machines docbench is developed on). It checks that docbench's MySQL 8 SQL
+// parses and means what it should; it is never a performance reference.
+//
+// Each peer lives in its own runtime directory,
+// os.TempDir()/docbench-mysqlpeer-*, holding ownerFile, peerPIDFile and the
+// port file the peer writes once it listens, and the peer's log.
+const mysqlPeerRunDirPattern = "docbench-mysqlpeer-*"
+
+// MySQLPeerOptions configures a MySQL 8 peer.
+type MySQLPeerOptions struct {
+	// Source is the peer's module directory (tools/mysql-peer); empty: found
+	// beside this source file, else above the working directory.
+	Source string
+	// Log receives progress messages (the first build); may be nil.
+	Log io.Writer
+}
+
+// MySQLPeer is a running MySQL 8 peer (go-mysql-server, in memory), owned by
+// this process: it listens on 127.0.0.1 only, accepts root without a
+// password, and dies with us (parent-death signal, and it exits when its
+// standard input, a pipe from us, closes). Stop it with Stop.
+type MySQLPeer struct {
+	URL     string // mysql://root@127.0.0.1:PORT/docbench
+	Port    int
+	Binary  string // the peer's executable (in the cache)
+	LogFile string // the peer's stdout and stderr
+
+	serverProc           // runtime directory and peer process
+	stdin      io.Closer // closing it asks the peer to exit
+}
+
+// StartMySQLPeer starts a private MySQL 8 peer on a free loopback port. On
+// first use it builds the peer with `go build` (needing the go command and
+// the Go module proxy for go-mysql-server) and caches the binary under a
+// hash of the peer's sources; when that or the start fails, the error starts
+// "MySQL 8 peer unavailable:".
+func StartMySQLPeer(ctx context.Context, o MySQLPeerOptions) (*MySQLPeer, error) {
+	CleanStaleMySQLPeers()
+	bin, err := MySQLPeerBinary(ctx, o.Source, o.Log)
+	if err != nil {
+		return nil, fmt.Errorf("MySQL 8 peer unavailable: %w", err)
+	}
+	p, err := startMySQLPeer(ctx, bin)
+	if err != nil {
+		return nil, fmt.Errorf("MySQL 8 peer unavailable: %w", err)
+	}
+	return p, nil
+}
+
+func startMySQLPeer(ctx context.Context, bin string) (_ *MySQLPeer, err error) {
+	runDir, err := newRunDir(mysqlPeerRunDirPattern)
+	if err != nil {
+		return nil, err
+	}
+	defer func() {
+		if err != nil {
+			os.RemoveAll(runDir)
+		}
+	}()
+	p := &MySQLPeer{Binary: bin, LogFile: filepath.Join(runDir, "peer.log"), serverProc: serverProc{runDir: runDir}}
+	logf, err := os.OpenFile(p.LogFile, os.O_CREATE|os.O_WRONLY|os.O_TRUNC, 0o644)
+	if err != nil {
+		return nil, err
+	}
+	defer logf.Close() // the child has its own copy
+	// The peer binds port 0 and writes the port it got to the ready file,
+	// which is in the runtime directory: the command line names the
+	// directory, which is how stale cleanup recognises our peers.
+	portFile := filepath.Join(runDir, peerPortFile)
+	cmd := exec.Command(bin, "--host", "127.0.0.1", "--port", "0", "--ready", portFile, "--exit-on-stdin-eof")
+	prepare(cmd, runDir, nil)
+	cmd.Stdout, cmd.Stderr = logf, logf
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		return nil, err
+	}
+	done, err := startOwned(cmd, syscall.SIGKILL)
+	if err != nil {
+		stdin.Close()
+		return nil, fmt.Errorf("%s: %w", bin, err)
+	}
+	p.cmd, p.stdin, p.done = cmd, stdin, done
+	writePID(filepath.Join(runDir, peerPIDFile), cmd.Process.Pid)
+
+	port, err := waitListening(ctx, done, "MySQL 8 peer", func() int { return readPID(portFile) })
+	if err != nil {
+		p.stopPeer()
+		log, _ := os.ReadFile(p.LogFile)
+		return nil, fmt.Errorf("%s: %w; log:\n%s", bin, err, tail(log, 15))
+	}
+	p.Port = port
+	p.URL = fmt.Sprintf("mysql://root@127.0.0.1:%d/docbench", port)
+	return p, nil
+}
+
+// Stop shuts the peer down (its data is in memory and is gone) and removes
+// its runtime directory. It is idempotent.
+func (p *MySQLPeer) Stop() error {
+	return p.shutdown(p.stopPeer, nil)
+}
+
+// stopPeer closes the peer's standard input (it exits on end of file), then
+// escalates SIGTERM → SIGKILL until it has exited.
+func (p *MySQLPeer) stopPeer() error {
+	p.stdin.Close()
+	return stopProcess(p.cmd, p.done, "MySQL 8 peer",
+		stopStep{0, 5 * time.Second}, stopStep{syscall.SIGTERM, 5 * time.Second}, stopStep{syscall.SIGKILL, 5 * time.Second})
+}
+
+// CleanStaleMySQLPeers kills peers whose docbench process is gone and
+// removes their runtime directories; StartMySQLPeer calls it. A peer is
+// killed only when its command line names its runtime directory.
+func CleanStaleMySQLPeers() {
+	cleanStaleDirs(mysqlPeerRunDirPattern, func(dir string) bool {
+		if pid := readPID(filepath.Join(dir, peerPIDFile)); alive(pid) {
+			cmdline, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/cmdline")
+			if err != nil || !strings.Contains(string(cmdline), "\x00--ready\x00"+filepath.Join(dir, peerPortFile)+"\x00") {
+				return false // cannot prove it is ours: leave it
+			}
+			killAndWait(pid, 5*time.Second)
+		}
+		return true
+	})
+}
+
+// mysqlPeerSource finds tools/mysql-peer: beside this source file (a test
+// binary built from the checkout), else in the working directory or one of
+// its parents.
+func mysqlPeerSource() (string, error) {
+	const rel = "tools/mysql-peer"
+	isPeer := func(dir string) bool {
+		b, err := os.ReadFile(filepath.Join(dir, "go.mod"))
+		return err == nil && strings.Contains(string(b), "module github.com/docbench/docbench/tools/mysql-peer")
+	}
+	if _, file, _, ok := runtime.Caller(0); ok && filepath.IsAbs(file) {
+		if dir := filepath.Join(filepath.Dir(file), "..", "..", rel); isPeer(dir) {
+			return filepath.Clean(dir), nil
+		}
+	}
+	wd, err := os.Getwd()
+	if err != nil {
+		return "", err
+	}
+	for dir := wd; ; dir = filepath.Dir(dir) {
+		if isPeer(filepath.Join(dir, rel)) {
+			return filepath.Join(dir, rel), nil
+		}
+		if filepath.Dir(dir) == dir {
+			return "", fmt.Errorf("the peer's sources (%s of the docbench repository) are not beside %s or above %s: it is built from a checkout, for docbench's tests", rel, "internal/server", wd)
+		}
+	}
+}
+
+// goTool finds the go command: on $PATH, else in the GOROOT docbench was
+// built with.
+func goTool() (string, error) {
+	if g, err := exec.LookPath("go"); err == nil {
+		return g, nil
+	}
+	if g := filepath.Join(runtime.GOROOT(), "bin", "go"); isExecutableFile(g) {
+		return g, nil
+	}
+	return "", errors.New("no go command on PATH (the peer is built with it)")
+}
+
+// mysqlPeerKey hashes the peer's module (every file but hidden ones, by
+// path) and the go command's version: the cached binary is rebuilt when
+// either changes.
+func mysqlPeerKey(ctx context.Context, goCmd, src string) (string, error) {
+	out, err := exec.CommandContext(ctx, goCmd, "env", "GOVERSION").Output()
+	if err != nil {
+		return "", fmt.Errorf("%s env GOVERSION: %w", goCmd, err)
+	}
+	h := sha256.New()
+	fmt.Fprintf(h, "%s\x00", strings.TrimSpace(string(out)))
+	var files []string
+	err = filepath.WalkDir(src, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if strings.HasPrefix(d.Name(), ".") && path != src {
+			if d.IsDir() {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if !d.IsDir() {
+			files = append(files, path)
+		}
+		return nil
+	})
+	if err != nil {
+		return "", err
+	}
+	sort.Strings(files)
+	for _, f := range files {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			return "", err
+		}
+		rel, _ := filepath.Rel(src, f)
+		fmt.Fprintf(h, "%s\x00%d\x00", filepath.ToSlash(rel), len(b))
+		h.Write(b)
+	}
+	return hex.EncodeToString(h.Sum(nil)[:6]), nil
+}
+
+// MySQLPeerBinary returns the path of the peer's executable, building it
+// from src (empty: found by mysqlPeerSource) into the cache (next to the
+// PostgreSQL binaries) on first use.
+func MySQLPeerBinary(ctx context.Context, src string, log io.Writer) (string, error) {
+	if src == "" {
+		var err error
+		if src, err = mysqlPeerSource(); err != nil {
+			return "", err
+		}
+	}
+	goCmd, err := goTool()
+	if err != nil {
+		return "", err
+	}
+	root, err := cacheRoot()
+	if err != nil {
+		return "", err
+	}
+	key, err := mysqlPeerKey(ctx, goCmd, src)
+	if err != nil {
+		return "", fmt.Errorf("hash the peer's sources: %w", err)
+	}
+	dir := filepath.Join(root, "mysql-peer-"+key)
+	bin := filepath.Join(dir, "mysql-peer")
+	if isExecutableFile(bin) {
+		return bin, nil
+	}
+	// A lock of its own: a build of minutes must not hold up the starts of
+	// other servers in parallel test binaries.
+	unlock, err := lockCacheFile(root, ".mysql-peer.lock")
+	if err != nil {
+		return "", fmt.Errorf("cache directory: %w", err)
+	}
+	defer unlock()
+	if isExecutableFile(bin) {
+		return bin, nil // built by another process while we waited
+	}
+	if err := buildMySQLPeer(ctx, goCmd, src, root, dir, log); err != nil {
+		return "", err
+	}
+	return bin, nil
+}
+
+// buildMySQLPeer runs `go build` in src with the output in a temporary
+// directory under root, then renames that directory to dir. The caller holds
+// the cache lock.
+func buildMySQLPeer(ctx context.Context, goCmd, src, root, dir string, log io.Writer) error {
+	start := time.Now()
+	tmp, err := os.MkdirTemp(root, "mysql-peer-build-*")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(tmp) // no-op after a successful rename
+	if log != nil {
+		fmt.Fprintf(log, "building the MySQL 8 peer (go-mysql-server) from %s; the first build downloads its modules and takes minutes…\n", src)
+	}
+	cmd := exec.CommandContext(ctx, goCmd, "build", "-trimpath", "-ldflags=-s -w", "-o", filepath.Join(tmp, "mysql-peer"), ".")
+	cmd.Dir = src
+	// The caller's environment (GOPROXY, GOMODCACHE, GOFLAGS…), outside any
+	// go.work, without cgo: go-mysql-server is pure Go.
+	cmd.Env = append(os.Environ(), "GOWORK=off", "CGO_ENABLED=0")
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		return fmt.Errorf("build the MySQL 8 peer: go build in %s: %v:\n%s", src, err, tail(out, 15))
+	}
+	if err := os.Chmod(tmp, 0o755); err != nil { // MkdirTemp makes 0700
+		return err
+	}
+	if err := os.Rename(tmp, dir); err != nil {
+		return err
+	}
+	if log != nil {
+		fmt.Fprintf(log, "MySQL 8 peer built in %s: %s\n", time.Since(start).Round(time.Millisecond), filepath.Join(dir, "mysql-peer"))
+	}
+	return nil
+}
