@@ -165,8 +165,14 @@ func trimHash(s string) string { return hashed.ReplaceAllString(s, "ix_address_z
 var hashed = regexp.MustCompile(`ix_address_zip_[0-9a-f]{8}`)
 
 func TestGeneratedLayoutKeepsKeyInside(t *testing.T) {
+	for _, srv := range servers {
+		t.Run(srv.name, func(t *testing.T) { testGeneratedLayout(t, srv.url) })
+	}
+}
+
+func testGeneratedLayout(t *testing.T, server func(testing.TB) string) {
 	ctx := context.Background()
-	url := testutil.FreshMySQLDatabase(t, testutil.MariaDB(t))
+	url := testutil.FreshMySQLDatabase(t, server(t))
 	st := openStore(t, url, nil) // generated is the default
 	if err := st.Setup(ctx, db.Schema{Table: "usertable"}, true); err != nil {
 		t.Fatal(err)
@@ -185,7 +191,7 @@ func TestGeneratedLayoutKeepsKeyInside(t *testing.T) {
 	if err := s.Update(ctx, []byte("user2"), &db.Update{Mode: db.Replace, Doc: []byte(`{"field0":"c"}`)}); err != nil {
 		t.Fatal(err)
 	}
-	got := query(t, st, "SELECT ycsb_key, JSON_VALUE(data, '$.YCSB_KEY') FROM "+st.table+" ORDER BY ycsb_key")
+	got := query(t, st, "SELECT ycsb_key, JSON_UNQUOTE(JSON_EXTRACT(data, '$.YCSB_KEY')) FROM "+st.table+" ORDER BY ycsb_key")
 	if want := []string{"user1 user1", "user2 user2", "user3 user3"}; !reflect.DeepEqual(got, want) {
 		t.Fatalf("keys in column and document: %q, want %q", got, want)
 	}
@@ -252,12 +258,22 @@ func TestInfoReportsSettings(t *testing.T) {
 }
 
 // TestQueries plants documents and checks every query kind returns them, on
-// indexed and unindexed paths.
+// indexed and unindexed paths, on both servers.
 func TestQueries(t *testing.T) {
+	for _, srv := range servers {
+		for _, indexed := range []bool{false, true} {
+			t.Run(fmt.Sprintf("%s/indexed=%v", srv.name, indexed), func(t *testing.T) {
+				testQueries(t, srv.url, indexed)
+			})
+		}
+	}
+}
+
+func testQueries(t *testing.T, server func(testing.TB) string, indexed bool) {
 	ctx := context.Background()
-	for _, indexed := range []bool{false, true} {
-		t.Run(fmt.Sprintf("indexed=%v", indexed), func(t *testing.T) {
-			url := testutil.FreshMySQLDatabase(t, testutil.MariaDB(t))
+	{
+		{
+			url := testutil.FreshMySQLDatabase(t, server(t))
 			st := openStore(t, url, nil)
 			schema := db.Schema{Table: "usertable"}
 			if indexed {
@@ -331,7 +347,10 @@ func TestQueries(t *testing.T) {
 			if want := []string{"z11", "z12", "z13"}; !reflect.DeepEqual(zips, want) {
 				t.Errorf("range rows %q, want %q", zips, want)
 			}
-			if indexed {
+			if indexed && st.d.compat != "" && !strings.Contains(text, "`ix_address_zip_") {
+				t.Errorf("indexed range query does not name the generated column: %s", text)
+			}
+			if indexed && st.d.compat == "" { // the peer has no EXPLAIN of this shape
 				if !strings.Contains(text, "`ix_address_zip_") {
 					t.Errorf("indexed range query does not name the generated column: %s", text)
 				}
@@ -349,7 +368,7 @@ func TestQueries(t *testing.T) {
 					t.Errorf("numeric range %s: plan %q does not use ix_n", text, plan)
 				}
 			}
-		})
+		}
 	}
 }
 

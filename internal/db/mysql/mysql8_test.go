@@ -1,0 +1,299 @@
+package mysql
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/docbench/docbench/internal/db"
+	"github.com/docbench/docbench/internal/probe"
+	"github.com/docbench/docbench/internal/testutil"
+)
+
+// The MySQL 8 paths. No MySQL 8 server runs here; go-mysql-server (the
+// MySQL 8 peer, testutil.MySQLPeer) runs the conformance suite in the
+// dialect docbench detects for it, and the tests below record, each with
+// the peer's exact error, what the peer cannot do that MySQL 8 does. When a
+// future peer gains a feature, its test fails and says so. The SQL of those
+// paths is checked by the unit tests at the end. docs/backends.md lists
+// what is verified where.
+
+// mysql8 is the store of a MySQL 8.0.36 server (no connection).
+func mysql8(layout string) *store {
+	s := &store{d: detect("8.0.36"), layout: layout, indexes: map[string]indexCol{}}
+	s.database = quoteIdent("bench")
+	s.setTable("usertable")
+	return s
+}
+
+func TestMySQL8PeerDetected(t *testing.T) {
+	ctx := context.Background()
+	url := testutil.FreshMySQLDatabase(t, testutil.MySQLPeer(t))
+	st := openStore(t, url, nil)
+	if st.d.compat != gmsCompat || st.d.mariadb || st.d.memberOf || st.d.major != 8 || st.d.jsonArg() != "CAST(? AS JSON)" {
+		t.Fatalf("peer %q detected as %+v", st.d.version, st.d)
+	}
+	schema := db.Schema{Table: "usertable", Columns: []db.Column{{Name: "n", Type: "integer"}},
+		Indexes: []db.Index{{Path: "n"}, {Path: "city"}, {Path: "tags", Array: true}}}
+	if err := st.Setup(ctx, schema, true); err != nil {
+		t.Fatal(err)
+	}
+	info, err := st.Info(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("%+v", info)
+	for k, want := range map[string]string{
+		"flavour":         "mysql8-compatible go-mysql-server",
+		"compatible_with": "MySQL 8 (go-mysql-server, not MySQL: no InnoDB, no MEMBER OF or multi-valued indexes)",
+	} {
+		if info.Settings[k] != want {
+			t.Errorf("Settings[%s] = %q, want %q", k, info.Settings[k], want)
+		}
+	}
+	if info.Version != "8.0.31-go-mysql-server" || info.Settings["transaction_isolation"] == "" {
+		t.Errorf("version %q, settings %v", info.Version, info.Settings)
+	}
+	for k, want := range map[string]string{
+		"key":         "ycsb_key STORED generated from data's YCSB_KEY, PRIMARY KEY",
+		"index n":     "generated column ix_n DOUBLE (STORED) with a btree index",
+		"index city":  "generated column ix_city VARCHAR(255) (STORED) with a btree index",
+		"index tags":  "none: mysql8-compatible go-mysql-server has no multi-valued indexes, array queries scan",
+		"partial":     "JSON_SET",
+		"merge":       "JSON_SET of each top-level member (values replaced whole, nulls kept, as PostgreSQL's ||)",
+		"document":    "data JSON",
+		"layout":      layoutGenerated,
+		"table":       st.table,
+		"index other": "",
+	} {
+		if info.Layout[k] != want {
+			t.Errorf("Layout[%s] = %q, want %q", k, info.Layout[k], want)
+		}
+	}
+	// The catalog shows the generated primary key and the index columns.
+	var name, create string
+	if err := st.sqlDB.QueryRow("SHOW CREATE TABLE "+st.table).Scan(&name, &create); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{
+		"`ycsb_key` varchar(255) COLLATE utf8mb4_bin NOT NULL GENERATED ALWAYS AS (json_unquote(json_extract(`data`, '$.YCSB_KEY'))) STORED",
+		"PRIMARY KEY (`ycsb_key`)",
+		"`ix_n` double GENERATED ALWAYS AS (convert(json_extract(`data`, '$.n'), double)) STORED COMMENT 'docbench path: n'",
+		"KEY `ix_n` (`ix_n`)",
+		"KEY `ix_city` (`ix_city`)",
+	} {
+		if !strings.Contains(create, want) {
+			t.Errorf("SHOW CREATE TABLE lacks %q:\n%s", want, create)
+		}
+	}
+}
+
+// TestMySQL8PeerLimitations runs MySQL 8 SQL docbench generates for MySQL
+// itself on the peer and checks the peer's exact failure: each is a feature
+// of MySQL 8 the peer (go-mysql-server v0.20.0) lacks.
+func TestMySQL8PeerLimitations(t *testing.T) {
+	ctx := context.Background()
+	url := testutil.FreshMySQLDatabase(t, testutil.MySQLPeer(t))
+	peer := openStore(t, url, map[string]string{"layout": layoutColumn})
+	if err := peer.Setup(ctx, db.Schema{Table: "usertable"}, true); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := peer.sqlDB.Exec("INSERT INTO " + peer.table + ` (ycsb_key, data) VALUES ('k1', '{"n":1,"city":"x","tags":["a","b"]}')`); err != nil {
+		t.Fatal(err)
+	}
+	// my8 renders statements as docbench does for MySQL 8.0.36, on the
+	// peer's table.
+	my8 := mysql8(layoutColumn)
+	my8.table, my8.dbName, my8.tableNm = peer.table, peer.dbName, peer.tableNm
+	my8sess := &session{d: my8.d, table: my8.table, indexes: map[string]indexCol{}, paths: map[string]string{}, readAll: "data"}
+
+	exec := func(q string, args ...any) string {
+		t.Helper()
+		_, err := peer.sqlDB.Exec(q, args...)
+		if err == nil {
+			return ""
+		}
+		return err.Error()
+	}
+	queryErr := func(q string, args ...any) string {
+		t.Helper()
+		rows, err := peer.sqlDB.Query(q, args...)
+		if err == nil {
+			for rows.Next() {
+			}
+			err = rows.Err()
+			rows.Close()
+		}
+		if err == nil {
+			return ""
+		}
+		return err.Error()
+	}
+	// check: got is the peer's error, containing one of wants.
+	check := func(feature, got string, wants ...string) {
+		t.Helper()
+		if got == "" {
+			t.Errorf("%s: the peer now accepts it: verify it on the peer (the conformance suite, docs/backends.md)", feature)
+			return
+		}
+		for _, w := range wants {
+			if strings.Contains(got, w) {
+				return
+			}
+		}
+		t.Errorf("%s: the peer's error changed: %q, want one of %q", feature, got, wants)
+	}
+
+	t.Run("multi-valued index", func(t *testing.T) {
+		q := my8.indexDDL(db.Index{Path: "tags", Array: true}, false)
+		check(q, exec(q), "syntax error at position")
+		check(q, exec(q), "near 'ix_tags'")
+	})
+	t.Run("MEMBER OF", func(t *testing.T) {
+		for _, class := range []valueClass{classString, classJSON} {
+			q, _, err := my8sess.querySQL(&db.Query{Kind: db.QueryArray, Path: "tags"}, class)
+			if err != nil {
+				t.Fatal(err)
+			}
+			arg := any("a")
+			if class == classJSON {
+				arg = `"a"`
+			}
+			check(q, queryErr(q, arg, int64(10), int64(0)), "near 'MEMBER'")
+		}
+	})
+	t.Run("EXPLAIN FORMAT=JSON", func(t *testing.T) {
+		plans, err := peer.Explain(ctx, &db.ExplainRequest{Key: []byte("k1"), Ops: []string{"READ"}, Reads: [][]string{nil}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(plans) != 1 {
+			t.Fatalf("plans %+v", plans)
+		}
+		p := plans[0]
+		check("EXPLAIN FORMAT=JSON", strings.TrimPrefix(p.Access, "not explained: "), "syntax error at position 20 near 'JSON'")
+		if p.Plan != "" || p.Flag != "" || !strings.HasPrefix(p.Access, "not explained: ") {
+			t.Errorf("plan %+v: want not explained, no flag", p)
+		}
+	})
+	t.Run("InnoDB counters", func(t *testing.T) {
+		// The peer's status counters stay 0 however much is written, so the
+		// probe reports none.
+		for i := range 20 {
+			if err := exec("INSERT INTO "+peer.table+" (ycsb_key, data) VALUES (?, ?)", fmt.Sprintf("w%d", i), `{"n":1}`); err != "" {
+				t.Fatal(err)
+			}
+		}
+		for _, name := range []string{"Innodb_rows_inserted", "Handler_write", "Innodb_redo_log_current_lsn"} {
+			var n, v string
+			if err := peer.sqlDB.QueryRow("SHOW GLOBAL STATUS LIKE '"+name+"'").Scan(&n, &v); err != nil {
+				t.Fatal(err)
+			}
+			if v != "0" {
+				t.Errorf("%s = %s after writes: the peer counts now; let the probe read it", name, v)
+			}
+		}
+		snap := probe.Take(ctx, peer)
+		if snap.Err != nil {
+			t.Fatal(snap.Err)
+		}
+		for _, k := range []string{"redo_bytes", "rows_inserted", "handler_write"} {
+			if f := snap.Snap.Counters[k]; f.OK() || f.Absent != "go-mysql-server has no InnoDB: its status counters stay 0" {
+				t.Errorf("counter %s = %+v: want absent with the reason", k, f)
+			}
+		}
+		if f := snap.Snap.Gauges["documents"]; !f.OK() || f.Value != 21 {
+			t.Errorf("documents = %+v, want 21", f)
+		}
+	})
+	t.Run("VIRTUAL generated column", func(t *testing.T) {
+		q := my8.indexDDL(db.Index{Path: "city"}, false)
+		if !strings.Contains(q, " VIRTUAL COMMENT ") {
+			t.Fatalf("MySQL 8 index column is not VIRTUAL: %s", q)
+		}
+		if err := exec(q); err != "" {
+			t.Fatalf("%s: %s", q, err)
+		}
+		check("a query of a table with a VIRTUAL column",
+			queryErr("SELECT data FROM "+peer.table+" WHERE JSON_CONTAINS(data, CAST(? AS JSON)) LIMIT ? OFFSET ?", `{"n":1}`, int64(10), int64(0)),
+			// the same bug, reported either way from one run to the next
+			"unable to find field with index 1 in row of 1 columns", "handler caught panic: runtime error: index out of range [1] with length 1")
+	})
+	t.Run("generated column added next to a generated key", func(t *testing.T) {
+		gen := openStore(t, url, nil) // generated layout
+		if err := gen.Setup(ctx, db.Schema{Table: "gentable"}, true); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := gen.sqlDB.Exec("INSERT INTO " + gen.table + ` (data) VALUES ('{"YCSB_KEY":"k1","n":1}')`); err != nil {
+			t.Fatal(err)
+		}
+		if err := gen.Setup(ctx, db.Schema{Table: "gentable", Indexes: []db.Index{{Path: "city"}}}, false); err != nil {
+			t.Fatal(err) // the table exists: ALTER TABLE adds the column
+		}
+		_, err := gen.sqlDB.Exec("UPDATE "+gen.table+" SET data = JSON_SET(data, ?, CAST(? AS JSON)) WHERE ycsb_key = ?", "$.n", "2", "k1")
+		got := ""
+		if err != nil {
+			got = err.Error()
+		}
+		check("an update after ALTER TABLE ADD COLUMN … GENERATED next to a generated key", got, "unable to find field with index 3 in row of 3 columns")
+	})
+}
+
+// TestMySQL8SQL checks the text of the statements docbench prepares for
+// MySQL 8 where the peer cannot run them (and some it runs, for their
+// exact MySQL 8 form).
+func TestMySQL8SQL(t *testing.T) {
+	d := detect("8.0.36")
+	if d.mariadb || d.compat != "" || !d.memberOf || d.flavour() != "mysql" || d.indexColumnKind() != "VIRTUAL" || d.jsonArg() != "CAST(? AS JSON)" {
+		t.Fatalf("8.0.36 detected as %+v", d)
+	}
+	s := mysql8(layoutGenerated)
+	for _, tc := range []struct{ got, want string }{
+		{s.keyColumn(), "ycsb_key VARCHAR(255) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin GENERATED ALWAYS AS (JSON_UNQUOTE(JSON_EXTRACT(data, '$.YCSB_KEY'))) STORED NOT NULL PRIMARY KEY"},
+		{s.indexDDL(db.Index{Path: "tags", Array: true}, false),
+			"ALTER TABLE `bench`.`usertable` ADD INDEX `ix_tags` ((CAST(JSON_EXTRACT(data, '$.tags') AS CHAR(255) ARRAY))) COMMENT 'docbench path: tags'"},
+		{s.indexDDL(db.Index{Path: "n"}, true),
+			"ALTER TABLE `bench`.`usertable` ADD COLUMN `ix_n` DOUBLE GENERATED ALWAYS AS (CAST(JSON_EXTRACT(data, '$.n') AS DOUBLE)) VIRTUAL COMMENT 'docbench path: n', ADD INDEX `ix_n` (`ix_n`)"},
+		{s.indexDDL(db.Index{Path: "city"}, false),
+			"ALTER TABLE `bench`.`usertable` ADD COLUMN `ix_city` VARCHAR(255) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin GENERATED ALWAYS AS (JSON_UNQUOTE(JSON_EXTRACT(data, '$.city'))) VIRTUAL COMMENT 'docbench path: city', ADD INDEX `ix_city` (`ix_city`)"},
+	} {
+		if tc.got != tc.want {
+			t.Errorf("got  %s\nwant %s", tc.got, tc.want)
+		}
+	}
+
+	// Queries: an array path with a multi-valued index (no column), and one
+	// without.
+	ss := &session{d: d, table: s.table, readAll: "JSON_REMOVE(data, '$.YCSB_KEY')", paths: map[string]string{},
+		indexes: map[string]indexCol{"tags": {}}}
+	for _, tc := range []struct {
+		q     db.Query
+		class valueClass
+		want  string
+	}{
+		{db.Query{Kind: db.QueryArray, Path: "tags"}, classString,
+			"SELECT JSON_REMOVE(data, '$.YCSB_KEY') FROM `bench`.`usertable` WHERE ? MEMBER OF (JSON_EXTRACT(data, '$.tags')) LIMIT ? OFFSET ?"},
+		{db.Query{Kind: db.QueryArray, Path: "tags"}, classJSON,
+			"SELECT JSON_REMOVE(data, '$.YCSB_KEY') FROM `bench`.`usertable` WHERE CAST(? AS JSON) MEMBER OF (JSON_EXTRACT(data, '$.tags')) LIMIT ? OFFSET ?"},
+		{db.Query{Kind: db.QueryField, Path: "flag"}, classJSON,
+			"SELECT JSON_REMOVE(data, '$.YCSB_KEY') FROM `bench`.`usertable` WHERE JSON_EXTRACT(data, '$.flag') = CAST(? AS JSON) LIMIT ? OFFSET ?"},
+		{db.Query{Kind: db.QueryContains, Path: "items"}, classJSON,
+			"SELECT JSON_REMOVE(data, '$.YCSB_KEY') FROM `bench`.`usertable` WHERE JSON_CONTAINS(data, CAST(? AS JSON), '$.items') LIMIT ? OFFSET ?"},
+	} {
+		got, _, err := ss.querySQL(&tc.q, tc.class)
+		if err != nil || got != tc.want {
+			t.Errorf("%v %s (%c):\ngot  %s (%v)\nwant %s", tc.q.Kind, tc.q.Path, tc.class, got, err, tc.want)
+		}
+	}
+	// Query binds an array query's string value unquoted for MEMBER OF.
+	text, args, err := ss.queryArgs(&db.Query{Kind: db.QueryArray, Path: "tags", Value: []byte(`"z"`), Limit: 5})
+	if err != nil || !strings.Contains(text, "WHERE ? MEMBER OF") || string(args[0].([]byte)) != "z" || args[1] != int64(5) {
+		t.Errorf("array query %s %v, %v", text, args, err)
+	}
+	// The multi-valued index is reported as such, and its plan note.
+	s.indexes = ss.indexes
+	if note := s.indexNote(&db.Query{Kind: db.QueryArray, Path: "tags"}); note != "the path has a multi-valued index, which the plan does not use" {
+		t.Errorf("note %q", note)
+	}
+}
