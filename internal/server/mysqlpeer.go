@@ -155,10 +155,6 @@ func CleanStaleMySQLPeers() {
 // its parents.
 func mysqlPeerSource() (string, error) {
 	const rel = "tools/mysql-peer"
-	isPeer := func(dir string) bool {
-		b, err := os.ReadFile(filepath.Join(dir, "go.mod"))
-		return err == nil && strings.Contains(string(b), "module github.com/docbench/docbench/tools/mysql-peer")
-	}
 	if _, file, _, ok := runtime.Caller(0); ok && filepath.IsAbs(file) {
 		if dir := filepath.Join(filepath.Dir(file), "..", "..", rel); isPeer(dir) {
 			return filepath.Clean(dir), nil
@@ -176,6 +172,12 @@ func mysqlPeerSource() (string, error) {
 			return "", fmt.Errorf("the peer's sources (%s of the docbench repository) are not beside %s or above %s: it is built from a checkout, for docbench's tests", rel, "internal/server", wd)
 		}
 	}
+}
+
+// isPeer reports whether dir holds the peer's module.
+func isPeer(dir string) bool {
+	b, err := os.ReadFile(filepath.Join(dir, "go.mod"))
+	return err == nil && strings.Contains(string(b), "module github.com/docbench/docbench/tools/mysql-peer\n")
 }
 
 // goTool finds the go command: on $PATH, else in the GOROOT docbench was
@@ -241,6 +243,8 @@ func MySQLPeerBinary(ctx context.Context, src string, log io.Writer) (string, er
 		if src, err = mysqlPeerSource(); err != nil {
 			return "", err
 		}
+	} else if !isPeer(src) {
+		return "", fmt.Errorf("%s is not the peer's module (tools/mysql-peer of the docbench repository)", src)
 	}
 	goCmd, err := goTool()
 	if err != nil {
