@@ -6,8 +6,10 @@
 #
 #   scripts/install-test-deps.sh          install what is missing
 #   scripts/install-test-deps.sh --warm   also download the embedded
-#                                         PostgreSQL 18 binaries now (the Go
-#                                         code otherwise does it on first use)
+#                                         PostgreSQL 18 binaries and build the
+#                                         MySQL 8 peer (tools/mysql-peer) now
+#                                         (the tests otherwise do it on first
+#                                         use)
 set -euo pipefail
 
 export DEBIAN_FRONTEND=noninteractive
@@ -88,5 +90,5 @@ fi
 
 if [[ ${1:-} == --warm ]]; then
 	cd "$(dirname "$0")/.."
-	go test -count=1 -run '^TestEmbeddedPostgres$' ./internal/server/ >>"$log" 2>&1 || { cat "$log" >&2; exit 1; }
+	go test -count=1 -run '^(TestEmbeddedPostgres|TestMySQLPeer)$' ./internal/server/ >>"$log" 2>&1 || { cat "$log" >&2; exit 1; }
 fi
