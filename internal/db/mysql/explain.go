@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/docbench/docbench/internal/db"
@@ -23,6 +24,9 @@ var _ db.Explainer = (*store)(nil)
 // scan or secondary query that reads a table with access_type ALL (a full
 // scan) is flagged; const, eq_ref, ref, range, index… with a key use an
 // index.
+//
+// go-mysql-server (the MySQL 8 peer) has no EXPLAIN FORMAT=JSON: its plan
+// is EXPLAIN FORMAT=TREE, read by treeSteps.
 //
 // MariaDB uses an index on a generated column only when the query names the
 // column, not the expression the column is defined by: queries on a path
@@ -179,13 +183,22 @@ func (s *session) explain(ctx context.Context, op, text string, args []any, note
 		p.Access = "not explained: the statement's text is unknown"
 		return p
 	}
-	var raw string
-	if err := s.conn.QueryRowContext(ctx, "EXPLAIN FORMAT=JSON "+text, args...).Scan(&raw); err != nil {
-		p.Access = "not explained: " + oneLine(err).Error()
-		return p
+	var steps []step
+	var err error
+	if s.d.compat == gmsCompat {
+		p.Plan, err = s.explainTree(ctx, text, args)
+		if err != nil {
+			p.Access = "not explained: " + oneLine(err).Error()
+			return p
+		}
+		steps, err = treeSteps(p.Plan)
+	} else {
+		if err := s.conn.QueryRowContext(ctx, "EXPLAIN FORMAT=JSON "+text, args...).Scan(&p.Plan); err != nil {
+			p.Access = "not explained: " + oneLine(err).Error()
+			return p
+		}
+		steps, err = planSteps(p.Plan)
 	}
-	p.Plan = raw
-	steps, err := planSteps(raw)
 	if err != nil {
 		p.Access = "not explained: EXPLAIN output: " + err.Error()
 		return p
@@ -211,6 +224,122 @@ func (s *session) explain(ctx context.Context, op, text string, args []any, note
 		}
 	}
 	return p
+}
+
+// explainTree returns go-mysql-server's plan of a statement, which has no
+// EXPLAIN FORMAT=JSON: EXPLAIN FORMAT=TREE, one row per line. Its prepared
+// EXPLAIN takes no parameters (v0.20.0: "expected 0 arguments"), so the
+// arguments are written into the text as literals.
+func (s *session) explainTree(ctx context.Context, text string, args []any) (string, error) {
+	text, err := interpolate(text, args)
+	if err != nil {
+		return "", err
+	}
+	rows, err := s.conn.QueryContext(ctx, "EXPLAIN FORMAT=TREE "+text)
+	if err != nil {
+		return "", err
+	}
+	defer rows.Close()
+	var lines []string
+	for rows.Next() {
+		var line string
+		if err := rows.Scan(&line); err != nil {
+			return "", err
+		}
+		lines = append(lines, line)
+	}
+	return strings.Join(lines, "\n"), rows.Err()
+}
+
+// interpolate replaces the placeholders of text (the ? outside quotes) with
+// args as literals: strings and []byte quoted, integers in decimal.
+func interpolate(text string, args []any) (string, error) {
+	var b strings.Builder
+	n := 0
+	var quote byte
+	for i := 0; i < len(text); i++ {
+		c := text[i]
+		switch {
+		case quote != 0:
+			if c == '\\' && quote == '\'' && i+1 < len(text) {
+				b.WriteByte(c)
+				i++
+				c = text[i]
+			} else if c == quote {
+				quote = 0
+			}
+		case c == '\'' || c == '"' || c == '`':
+			quote = c
+		case c == '?':
+			if n == len(args) {
+				return "", fmt.Errorf("more placeholders than the %d arguments in %s", len(args), text)
+			}
+			switch v := args[n].(type) {
+			case string:
+				b.WriteString(quoteLiteral(v))
+			case []byte:
+				b.WriteString(quoteLiteral(string(v)))
+			case int64:
+				b.WriteString(strconv.FormatInt(v, 10))
+			case int:
+				b.WriteString(strconv.Itoa(v))
+			default:
+				return "", fmt.Errorf("argument %d of %s: %T", n+1, text, v)
+			}
+			n++
+			continue
+		}
+		b.WriteByte(c)
+	}
+	if n != len(args) {
+		return "", fmt.Errorf("%d arguments for the %d placeholders of %s", len(args), n, text)
+	}
+	return b.String(), nil
+}
+
+// treeSteps finds the table accesses of a go-mysql-server plan tree: an
+// IndexedTableAccess(t) node with its "index: [t.col]" line reads an index;
+// a Table node with its "name: t" line reads the whole table (a full scan,
+// reported as access_type ALL).
+func treeSteps(tree string) ([]step, error) {
+	var out []step
+	lines := strings.Split(tree, "\n")
+	// child returns the value of "key: value" among the lines after node i
+	// that are deeper than it.
+	child := func(i int, key string) string {
+		depth := strings.Index(lines[i], strings.TrimLeft(lines[i], " │├└─"))
+		for _, l := range lines[i+1:] {
+			body := strings.TrimLeft(l, " │├└─")
+			if strings.Index(l, body) <= depth {
+				break
+			}
+			if v, ok := strings.CutPrefix(body, key+": "); ok {
+				return v
+			}
+		}
+		return ""
+	}
+	for i, l := range lines {
+		node := strings.TrimLeft(l, " │├└─")
+		switch {
+		case strings.HasPrefix(node, "IndexedTableAccess(") && strings.HasSuffix(node, ")"):
+			st := step{table: strings.TrimSuffix(strings.TrimPrefix(node, "IndexedTableAccess("), ")"), access: "index"}
+			cols := strings.Split(strings.Trim(child(i, "index"), "[]"), ", ")
+			for j, c := range cols {
+				cols[j] = c[strings.LastIndex(c, ".")+1:] // t.col → col
+			}
+			st.key = strings.Join(cols, ",")
+			out = append(out, st)
+		case node == "Table":
+			if name := child(i, "name"); name != "" {
+				out = append(out, step{table: name, access: "ALL"})
+			}
+		}
+	}
+	if len(out) == 0 {
+		return nil, fmt.Errorf("no table access in %q", tree)
+	}
+	return out, nil
 }
 
 // step is one table access (or message) of an EXPLAIN FORMAT=JSON plan.

@@ -35,6 +35,9 @@ func loadExplain(t *testing.T, st *store, indexes ...db.Index) {
 			t.Fatal(err)
 		}
 	}
+	if st.d.compat != "" {
+		return // the peer's ANALYZE TABLE fails (TestMySQL8PeerLimitations)
+	}
 	if _, err := st.sqlDB.ExecContext(ctx, "ANALYZE TABLE "+st.table); err != nil {
 		t.Fatal(err)
 	}

@@ -329,6 +329,9 @@ func (s *store) Setup(ctx context.Context, sc db.Schema, recreate bool) error {
 			return fmt.Errorf("%s setup: %s: %w", s.d.flavour(), q, err)
 		}
 	}
+	// The table may be new (recreated, or another one): what it has is in
+	// the catalog, not in what an earlier Setup read.
+	s.loaded = false
 	if err := s.loadIndexes(ctx); err != nil {
 		return err
 	}
