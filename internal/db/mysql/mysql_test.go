@@ -457,3 +457,23 @@ func TestJSONPath(t *testing.T) {
 		}
 	}
 }
+
+// TestSetupRecreateKeepsIndexes: a second Setup that recreates the table
+// creates its index columns again (it once trusted what the first read).
+func TestSetupRecreateKeepsIndexes(t *testing.T) {
+	ctx := context.Background()
+	for _, srv := range servers {
+		t.Run(srv.name, func(t *testing.T) {
+			st := openStore(t, testutil.FreshMySQLDatabase(t, srv.url(t)), nil)
+			schema := db.Schema{Table: "usertable", Indexes: []db.Index{{Path: "n"}}, Columns: []db.Column{{Name: "n", Type: "integer"}}}
+			for range 2 {
+				if err := st.Setup(ctx, schema, true); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if got := query(t, st, "SELECT COLUMN_NAME FROM information_schema.COLUMNS WHERE TABLE_SCHEMA = ? AND TABLE_NAME = 'usertable' AND COLUMN_NAME = 'ix_n'", st.dbName); len(got) != 1 || st.indexes["n"].col != "ix_n" {
+				t.Errorf("after the second Setup: catalog %q, indexes %v", got, st.indexes)
+			}
+		})
+	}
+}
