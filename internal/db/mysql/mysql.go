@@ -3,8 +3,10 @@
 // mariadb://…), or "mariadb:local" for a private MariaDB of the local install
 // that docbench starts and stops itself.
 //
-// The server is detected from SELECT VERSION() (MySQL 8.x or MariaDB) and
-// spoken to in its dialect. Layouts: "generated" (the seeds': data JSON plus
+// The server is detected from SELECT VERSION() (MySQL 8.x or MariaDB; also
+// go-mysql-server, the MySQL 8 peer of the tests, as a MySQL-8-compatible
+// flavour without MySQL's MEMBER OF and multi-valued indexes: see
+// docs/backends.md) and spoken to in its dialect. Layouts: "generated" (the seeds': data JSON plus
 // a STORED generated key column extracted from the document's YCSB_KEY) and
 // "column" (a plain key column plus data JSON). Secondary indexes are
 // generated columns with indexes, which queries name (MariaDB uses such an
