@@ -27,6 +27,7 @@ type quickFlags struct {
 	duration time.Duration
 	warmup   time.Duration
 	quick    bool
+	force    bool
 	targets  []string
 }
 
@@ -49,7 +50,8 @@ func (a *app) quickstartCommand() *cobra.Command {
 	fl.IntVar(&f.threads, "threads", 4, "client threads")
 	fl.DurationVar(&f.duration, "duration", 15*time.Second, "measured time per workload")
 	fl.DurationVar(&f.warmup, "warmup", 3*time.Second, "discarded warm-up per workload")
-	fl.BoolVar(&f.quick, "quick", false, "a smoke run of a few seconds per target")
+	fl.BoolVar(&f.quick, "quick", false, quickUsage)
+	fl.BoolVar(&f.force, "force", false, "write into a --out directory that is not empty")
 	fl.StringArrayVarP(&f.targets, "target", "t", nil, "also run on this target (repeatable), e.g. mysql://… or mongodb://…")
 	return cmd
 }
@@ -80,6 +82,12 @@ func (a *app) quickstart(ctx context.Context, cmd *cobra.Command, f *quickFlags)
 	}
 	if !f.quick || fl.Changed("warmup") {
 		st.Warmup = study.Duration(f.warmup)
+	}
+	if err := checkOutDir(f.out, f.force); err != nil {
+		return err
+	}
+	if err := a.preflight(ctx, st, f.targets); err != nil {
+		return err
 	}
 	fmt.Fprintf(a.stderr, "docbench quickstart: %s records, workloads A and C, %s each (+%s warm-up), %d threads; results in %s\n",
 		st.Properties["recordcount"], st.Duration.D(), st.Warmup.D(), st.Threads, f.out)

@@ -16,6 +16,9 @@ import (
 	"github.com/docbench/docbench/internal/workload"
 )
 
+// quickUsage is the one description of --quick (study and quickstart).
+const quickUsage = "a smoke run that checks the study works, not figures to quote: one round, 2 s runs, at most the first and last value of each sweep, the study's quick properties (docs/studies.md)"
+
 // executor runs a study's phases through the same path as load and run.
 type executor struct{ a *app }
 
@@ -51,7 +54,7 @@ func (e executor) Phase(ctx context.Context, store db.Store, target string, file
 
 func (a *app) studyCommand() *cobra.Command {
 	var out string
-	var quick bool
+	var quick, force bool
 	var targets []string
 	var prof profileFlags
 	cmd := &cobra.Command{
@@ -70,13 +73,20 @@ round), results.csv, summary.md and report.html.`,
 			if out == "" {
 				out = filepath.Join("docbench-results", f.Name+"-"+time.Now().UTC().Format("20060102-150405"))
 			}
+			if err := checkOutDir(out, force); err != nil {
+				return err
+			}
+			if err := a.preflight(cmd.Context(), f, targets); err != nil {
+				return err
+			}
 			return prof.profiled(func() error { return a.runStudy(cmd.Context(), f, out, quick, targets) })
 		},
 	}
 	fl := cmd.Flags()
 	prof.add(fl)
 	fl.StringVar(&out, "out", "", "study directory (default ./docbench-results/<study>-<timestamp>/)")
-	fl.BoolVar(&quick, "quick", false, "shrink the study to a smoke run of about a minute")
+	fl.BoolVar(&quick, "quick", false, quickUsage)
+	fl.BoolVar(&force, "force", false, "write into a --out directory that is not empty")
 	fl.StringArrayVarP(&targets, "target", "t", nil, "also run on this target (repeatable)")
 	return cmd
 }

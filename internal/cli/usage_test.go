@@ -141,3 +141,44 @@ func TestResultKeptWhenOutFailsAtEnd(t *testing.T) {
 		t.Errorf("fallback result: %v, %d operations", err, r.Operations)
 	}
 }
+
+// TestStudyRefusesNonEmptyOut: earlier results are never overwritten
+// silently; --force writes over them.
+func TestStudyRefusesNonEmptyOut(t *testing.T) {
+	out := t.TempDir()
+	if err := os.WriteFile(filepath.Join(out, "runs.json"), []byte("{}"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, cmd := range []string{"study", "quickstart"} {
+		args := []string{cmd, "--quick", "--out", out}
+		if cmd == "study" {
+			args = []string{cmd, "document-size", "--quick", "--out", out}
+		}
+		_, stderr, code := docbench(t, args...)
+		if code != 2 || !strings.Contains(stderr, "is not empty") || !strings.Contains(stderr, "--force") {
+			t.Errorf("%s into a non-empty --out: exit %d, %q", cmd, code, stderr)
+		}
+	}
+	if b, _ := os.ReadFile(filepath.Join(out, "runs.json")); string(b) != "{}" {
+		t.Errorf("runs.json was overwritten: %q", b)
+	}
+}
+
+// TestStudyUnreachableTargetFailsFirst: a server the user named that cannot
+// be reached fails the study at once, before any work, with non-zero exit.
+func TestStudyUnreachableTargetFailsFirst(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "s")
+	start := time.Now()
+	_, stderr, code := docbench(t, "study", "document-size", "--quick", "--out", out,
+		"-t", "postgres://u:secret@127.0.0.1:1/db")
+	if code != 1 || !strings.Contains(stderr, "cannot reach") || strings.Contains(stderr, "not applicable") ||
+		strings.Contains(stderr, "secret") {
+		t.Fatalf("exit %d, stderr %q", code, stderr)
+	}
+	if time.Since(start) > 20*time.Second {
+		t.Errorf("took %v: the check must come before the study", time.Since(start))
+	}
+	if _, err := os.Stat(out); err == nil {
+		t.Errorf("%s was created although nothing ran", out)
+	}
+}

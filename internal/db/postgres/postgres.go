@@ -171,9 +171,25 @@ func open(ctx context.Context, cfg db.Config) (db.Store, error) {
 	s.admin, err = pgx.ConnectConfig(ctx, cc)
 	if err != nil {
 		s.Close()
-		return nil, fmt.Errorf("target %s: %v", db.Redact(cfg.Target), err)
+		return nil, fmt.Errorf("target %s: %s", db.Redact(cfg.Target), connectError(err))
 	}
 	return s, nil
+}
+
+// connectError folds pgconn's multi-line connection error (one line per
+// attempt: with TLS, then without, for sslmode=prefer) into one line, each
+// distinct attempt once.
+func connectError(err error) string {
+	var parts []string
+	seen := map[string]bool{}
+	for _, l := range strings.Split(err.Error(), "\n") {
+		l = strings.TrimSuffix(strings.TrimSpace(l), ":")
+		if l != "" && !seen[l] {
+			seen[l] = true
+			parts = append(parts, l)
+		}
+	}
+	return strings.Join(parts, ": ")
 }
 
 func (s *store) setTable(name string) {

@@ -340,3 +340,17 @@ func TestBlockingIOCancels(t *testing.T) {
 		t.Fatalf("cancelled after %s", el)
 	}
 }
+
+// TestConnectErrorOneLine: an unreachable server gives one clean line: no
+// stray ":;", each attempt's dial error once.
+func TestConnectErrorOneLine(t *testing.T) {
+	_, err := db.Open(context.Background(), db.Config{Target: "postgres://u:secret@127.0.0.1:1/db?connect_timeout=2"})
+	if err == nil {
+		t.Fatal("connected to port 1")
+	}
+	msg := err.Error()
+	if strings.Contains(msg, "\n") || strings.Contains(msg, ":;") || strings.Contains(msg, "secret") ||
+		strings.Count(msg, "connection refused") != 1 {
+		t.Errorf("connection error: %q", msg)
+	}
+}
