@@ -224,6 +224,7 @@ func (a *app) runPhase(ctx context.Context, store db.Store, sp *spec, cfg *workl
 	res.Options = report.Options{Threads: opts.Threads, TargetRate: opts.Rate, DurationS: opts.Duration.Seconds(),
 		WarmupS: opts.Warmup.Seconds(), Seed: opts.Seed, BatchSize: out.Batch}
 	res.Notes = append(res.Notes, cfg.Notes...)
+	res.EndedBy, res.Notes = endedBy(out, sp.phase, cfg, opts.Duration, res.Notes)
 	if sp.shard.used() {
 		shardResult(res, out, sp.shard, wl)
 	}
@@ -293,4 +294,26 @@ func (a *app) emit(res *report.Result, format, out string) error {
 		return fmt.Errorf("--out %s: %w; printing the result failed too: %v", out, werr, err)
 	}
 	return fmt.Errorf("--out %s: %w; the result JSON is printed above", out, werr)
+}
+
+// endedBy names the limit that ended a phase and, when the user set both a
+// count and a duration, says which one ended it first.
+func endedBy(out *runner.Outcome, phase runner.Phase, cfg *workload.Config, limit time.Duration, notes []string) (string, []string) {
+	count, n := "operationcount", cfg.OperationCount
+	if phase == runner.Load {
+		count, n = "insertcount", cfg.InsertCount
+	}
+	switch out.EndedBy {
+	case "count":
+		if limit > 0 {
+			notes = append(notes, fmt.Sprintf("%s=%d ended the phase after %.3g s, before its duration of %s (-p %s=0 runs for the whole duration)",
+				count, n, out.Elapsed().Seconds(), limit, count))
+		}
+		return count, notes
+	case "duration":
+		if n > 0 {
+			notes = append(notes, fmt.Sprintf("the duration (%s) ended the phase before %s=%d: %d done", limit, count, n, out.Ops))
+		}
+	}
+	return out.EndedBy, notes
 }

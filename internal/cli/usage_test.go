@@ -182,3 +182,63 @@ func TestStudyUnreachableTargetFailsFirst(t *testing.T) {
 		t.Errorf("%s was created although nothing ran", out)
 	}
 }
+
+// TestCache: `docbench cache` names the directory ($DOCBENCH_CACHE) and
+// what it holds; `cache clean` empties it.
+func TestCache(t *testing.T) {
+	dir := t.TempDir()
+	t.Setenv("DOCBENCH_CACHE", dir)
+	if err := os.MkdirAll(filepath.Join(dir, "postgres-18.6.0", "bin"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "postgres-18.6.0", "bin", "postgres"), make([]byte, 3000), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	out, stderr, code := docbench(t, "cache")
+	if code != 0 || !strings.Contains(out, dir) || !strings.Contains(out, "postgres-18.6.0") || !strings.Contains(out, "2.9 KiB") {
+		t.Fatalf("cache: exit %d %q %q", code, out, stderr)
+	}
+	out, stderr, code = docbench(t, "cache", "clean")
+	if code != 0 || !strings.Contains(out, "removed 1 entries") {
+		t.Fatalf("cache clean: exit %d %q %q", code, out, stderr)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "postgres-18.6.0")); err == nil {
+		t.Error("cache clean left the binaries")
+	}
+}
+
+// TestEndedBy: a run says which limit ended it, in JSON and, when both a
+// count and a duration were set, in a note.
+func TestEndedBy(t *testing.T) {
+	for _, tc := range []struct {
+		args     []string
+		want     string
+		noteWant string
+	}{
+		{[]string{"-p", "operationcount=500", "--duration", "60s"}, "operationcount", "operationcount=500 ended the phase"},
+		{[]string{"-p", "operationcount=1000000000000", "--duration", "300ms"}, "duration", "the duration (300ms) ended the phase"},
+		{[]string{"-p", "operationcount=500"}, "operationcount", ""},
+	} {
+		out := filepath.Join(t.TempDir(), "r.json")
+		args := append([]string{"run", "-t", "null:", "-P", "workloada", "--status", "0", "--out", out}, tc.args...)
+		if _, stderr, code := docbench(t, args...); code != 0 {
+			t.Fatalf("%v: exit %d %s", tc.args, code, stderr)
+		}
+		b, err := os.ReadFile(out)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var r struct {
+			EndedBy string   `json:"ended_by"`
+			Notes   []string `json:"notes"`
+		}
+		if err := json.Unmarshal(b, &r); err != nil {
+			t.Fatal(err)
+		}
+		note := strings.Join(r.Notes, "\n")
+		if r.EndedBy != tc.want || (tc.noteWant != "" && !strings.Contains(note, tc.noteWant)) ||
+			(tc.noteWant == "" && strings.Contains(note, "ended the phase")) {
+			t.Errorf("%v: ended_by %q, notes %q", tc.args, r.EndedBy, r.Notes)
+		}
+	}
+}

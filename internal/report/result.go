@@ -24,11 +24,14 @@ const Schema = "docbench/result/v1"
 
 // Result is one phase run against one target.
 type Result struct {
-	Schema      string            `json:"schema"`
-	Tool        Tool              `json:"tool"`
-	Phase       string            `json:"phase"`
-	Complete    bool              `json:"complete"`
-	Stopped     string            `json:"stopped,omitempty"`
+	Schema   string `json:"schema"`
+	Tool     Tool   `json:"tool"`
+	Phase    string `json:"phase"`
+	Complete bool   `json:"complete"`
+	Stopped  string `json:"stopped,omitempty"`
+	// EndedBy names the limit that ended the phase: "operationcount" (a
+	// run), "insertcount" (a load), "duration" or "interrupted".
+	EndedBy     string            `json:"ended_by,omitempty"`
 	Error       string            `json:"error,omitempty"`
 	Target      Target            `json:"target"`
 	Environment Environment       `json:"environment"`

@@ -72,6 +72,9 @@ type Outcome struct {
 	Complete bool
 	// Stopped says why an incomplete phase ended (signal, duration, …).
 	Stopped string
+	// EndedBy names the limit that ended the phase: "count" (every
+	// operation or record issued), "duration", or "interrupted".
+	EndedBy string
 	Batch   int
 	// ScheduleLag (open loop only) is how late each operation started
 	// after its intended start, or after the moment its worker became free
@@ -354,6 +357,14 @@ loop:
 	}
 	if r, ok := stopReason.Load().(string); ok {
 		out.Stopped = r
+	}
+	switch {
+	case interrupted:
+		out.EndedBy = "interrupted"
+	case out.Stopped == "duration":
+		out.EndedBy = "duration"
+	case out.Stopped == "":
+		out.EndedBy = "count"
 	}
 	out.Complete = !interrupted
 	for _, err := range errs {
