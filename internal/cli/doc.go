@@ -122,12 +122,12 @@ or "corrupt" otherwise. Missing or corrupt records make the exit status non-zero
 			if err != nil {
 				return err
 			}
-			store, err := a.open(cmd.Context(), target, cfg)
+			store, err := a.open(cmd.Context(), target, cfg, true)
 			if err != nil {
-				return err
+				return notLoaded(err, target, files, overrides)
 			}
 			defer store.Close()
-			return a.verify(cmd.Context(), store, wl, plan, max(threads, 1))
+			return notLoaded(a.verify(cmd.Context(), store, wl, plan, max(threads, 1)), target, files, overrides)
 		},
 	}
 	fl := cmd.Flags()

@@ -62,6 +62,7 @@ func (a *app) phaseCommand(phase runner.Phase) *cobra.Command {
 			}
 			return f.prof.profiled(func() error {
 				res, err := a.execute(cmd.Context(), spec)
+				err = notLoaded(err, f.target, f.workloads, f.props)
 				if res != nil {
 					if werr := a.emit(res, f.format, f.out); werr != nil {
 						return errors.Join(err, werr)
@@ -158,7 +159,7 @@ func (a *app) execute(ctx context.Context, sp *spec) (*report.Result, error) {
 	if _, _, err := buildPlan(cfg, sp.opts.Seed); err != nil {
 		return nil, err
 	}
-	store, err := a.open(ctx, sp.target, cfg)
+	store, err := a.open(ctx, sp.target, cfg, sp.phase == runner.Run)
 	if err != nil {
 		return nil, err
 	}
@@ -167,12 +168,30 @@ func (a *app) execute(ctx context.Context, sp *spec) (*report.Result, error) {
 }
 
 // open opens a target for a validated configuration.
-func (a *app) open(ctx context.Context, target string, cfg *workload.Config) (db.Store, error) {
+// existing says the phase needs loaded data (run, verify).
+func (a *app) open(ctx context.Context, target string, cfg *workload.Config, existing bool) (db.Store, error) {
 	if err := db.Check(target, cfg.Props); err != nil {
 		return nil, &ExitError{Code: exitUsage, Err: err}
 	}
 	logf := func(format string, args ...any) { fmt.Fprintf(a.stderr, format+"\n", args...) }
-	return db.Open(ctx, db.Config{Target: target, Props: cfg.Props, Threads: int(cfg.ThreadCount), Log: logf})
+	return db.Open(ctx, db.Config{Target: target, Props: cfg.Props, Threads: int(cfg.ThreadCount), Log: logf, Existing: existing})
+}
+
+// notLoaded turns a backend's ErrNoTable into the command that loads the
+// target, with the same workload files and properties.
+func notLoaded(err error, target string, files, props []string) error {
+	if !errors.Is(err, db.ErrNoTable) {
+		return err
+	}
+	load := []string{"docbench", "load", "-t", db.Redact(target)}
+	for _, f := range files {
+		load = append(load, "-P", f)
+	}
+	for _, p := range props {
+		load = append(load, "-p", p)
+	}
+	return &ExitError{Code: exitUsage, Err: fmt.Errorf("%s holds no docbench table: load it first: %s (%v)",
+		db.Redact(target), strings.Join(load, " "), err)}
 }
 
 // runPhase runs one phase against an opened store.

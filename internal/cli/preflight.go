@@ -52,7 +52,7 @@ func (a *app) preflight(ctx context.Context, f *study.File, extra []string) erro
 			return err
 		}
 		cctx, cancel := context.WithTimeout(ctx, preflightTimeout)
-		st, err := a.open(cctx, u, cfg)
+		st, err := a.open(cctx, u, cfg, false)
 		cancel()
 		if err != nil {
 			var ee *ExitError

@@ -38,7 +38,7 @@ func (e executor) Open(ctx context.Context, target string, props *workload.Prope
 	if err != nil {
 		return nil, err
 	}
-	return e.a.open(ctx, target, cfg)
+	return e.a.open(ctx, target, cfg, false)
 }
 
 func (e executor) Phase(ctx context.Context, store db.Store, target string, files []string, props *workload.Properties,

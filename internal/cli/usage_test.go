@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/docbench/docbench/internal/testutil"
 )
 
 // TestCommandLineMistakes: every ordinary mistake gets one line, in a
@@ -240,5 +242,32 @@ func TestEndedBy(t *testing.T) {
 			(tc.noteWant == "" && strings.Contains(note, "ended the phase")) {
 			t.Errorf("%v: ended_by %q, notes %q", tc.args, r.EndedBy, r.Notes)
 		}
+	}
+}
+
+// TestRunBeforeLoad: run (and verify) against a target that was never
+// loaded say so and give the load command with the same -P/-p, on every
+// SQL backend the suite starts; SQLite creates no file.
+func TestRunBeforeLoad(t *testing.T) {
+	dbfile := filepath.Join(t.TempDir(), "never.db")
+	targets := map[string]string{
+		"sqlite":            "sqlite:" + dbfile,
+		"postgres-embedded": testutil.FreshDatabase(t, testutil.Postgres(t, "embedded")),
+		"postgres-debian":   testutil.FreshDatabase(t, testutil.Postgres(t, "debian")),
+		"mariadb":           testutil.FreshMySQLDatabase(t, testutil.MariaDB(t)),
+	}
+	for name, target := range targets {
+		t.Run(name, func(t *testing.T) {
+			for _, cmd := range []string{"run", "verify"} {
+				_, stderr, code := docbench(t, cmd, "-t", target, "-P", "workloada", "-p", "recordcount=50")
+				if code != 2 || !strings.Contains(stderr, "holds no docbench table") ||
+					!strings.Contains(stderr, "docbench load -t ") || !strings.Contains(stderr, "-P workloada -p recordcount=50") {
+					t.Errorf("%s: exit %d, stderr %q", cmd, code, stderr)
+				}
+			}
+		})
+	}
+	if _, err := os.Stat(dbfile); err == nil {
+		t.Errorf("run created %s", dbfile)
 	}
 }

@@ -57,6 +57,10 @@ type Config struct {
 	Threads int
 	// Log receives one-line progress messages (may be nil).
 	Log func(format string, args ...any)
+	// Existing says the phase needs data already loaded (run, verify): a
+	// backend that would create a database file to open it refuses instead,
+	// with ErrNoTable.
+	Existing bool
 }
 
 // Prop returns the property value or def.
@@ -200,6 +204,10 @@ type BatchInserter interface {
 
 // ErrNotFound is returned by Read and Update when the key does not exist.
 var ErrNotFound = errors.New("record not found")
+
+// ErrNoTable is wrapped by a backend's error when the target holds no table
+// (or collection, or database file) of docbench's: it was never loaded.
+var ErrNoTable = errors.New("the target holds no docbench table")
 
 var (
 	mu       sync.RWMutex

@@ -9,6 +9,8 @@ import (
 	"math"
 	"strings"
 
+	mysqldrv "github.com/go-sql-driver/mysql"
+
 	"github.com/docbench/docbench/internal/db"
 	"github.com/docbench/docbench/internal/db/sqlstmt"
 )
@@ -93,6 +95,9 @@ func (s *store) NewSession(ctx context.Context) (db.Session, error) {
 	for _, st := range stmts {
 		if *st.dst, err = conn.PrepareContext(ctx, st.q); err != nil {
 			conn.Close()
+			if me := (*mysqldrv.MySQLError)(nil); errors.As(err, &me) && me.Number == 1146 { // ER_NO_SUCH_TABLE
+				return nil, fmt.Errorf("%s: %w (%v)", s.d.flavour(), db.ErrNoTable, err)
+			}
 			return nil, fmt.Errorf("%s prepare: %w (statement: %s)", s.d.flavour(), err, st.q)
 		}
 		ss.texts[*st.dst] = st.q

@@ -2,6 +2,7 @@ package postgres
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strconv"
 	"strings"
@@ -137,6 +138,10 @@ func (s *store) NewSession(ctx context.Context) (db.Session, error) {
 		d, err := conn.Prepare(ctx, name, q)
 		if err != nil {
 			conn.Close(ctx)
+			if pe := (*pgconn.PgError)(nil); errors.As(err, &pe) && (pe.Code == "42P01" || pe.Code == "3F000") {
+				// undefined_table, invalid_schema_name: never loaded
+				return nil, fmt.Errorf("postgres: %w (%v)", db.ErrNoTable, err)
+			}
 			return nil, fmt.Errorf("postgres prepare: %w (statement: %s)", err, q)
 		}
 		ss.descs[name] = d

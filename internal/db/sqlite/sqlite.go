@@ -8,7 +8,9 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"io/fs"
 	"net/url"
+	"os"
 	"strings"
 	"unsafe"
 
@@ -65,6 +67,11 @@ func open(ctx context.Context, cfg db.Config) (db.Store, error) {
 		table: cfg.Prop("table", "usertable"),
 	}
 	s.doctype = strings.ToLower(cfg.Prop("doctype", "jsonb")) // values checked by db.Open
+	if cfg.Existing {
+		if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
+			return nil, fmt.Errorf("target %s: %w: %s does not exist", cfg.Target, db.ErrNoTable, path)
+		}
+	}
 	q := url.Values{}
 	q.Set("_journal_mode", s.jmode)
 	q.Set("_synchronous", s.sync)
@@ -163,6 +170,9 @@ func (s *store) NewSession(ctx context.Context) (db.Session, error) {
 	ss.del = prep("DELETE FROM " + t + " WHERE ycsb_key = ?")
 	if err != nil {
 		conn.Close()
+		if strings.Contains(err.Error(), "no such table") {
+			return nil, fmt.Errorf("sqlite %s: %w (%v)", s.path, db.ErrNoTable, err)
+		}
 		return nil, fmt.Errorf("sqlite %s: prepare: %w", s.path, err)
 	}
 	return ss, nil
