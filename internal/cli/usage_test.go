@@ -8,6 +8,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/spf13/cobra"
+
 	"github.com/docbench/docbench/internal/testutil"
 )
 
@@ -269,5 +271,41 @@ func TestRunBeforeLoad(t *testing.T) {
 	}
 	if _, err := os.Stat(dbfile); err == nil {
 		t.Errorf("run created %s", dbfile)
+	}
+}
+
+// TestEveryCommandHasExamples: `docbench help CMD` shows examples for every
+// command of docbench's own (cobra's help and completion excepted).
+func TestEveryCommandHasExamples(t *testing.T) {
+	root := (&app{}).rootCommand()
+	var walk func(c *cobra.Command)
+	walk = func(c *cobra.Command) {
+		for _, sub := range c.Commands() {
+			if sub.Name() == "help" || sub.Name() == "completion" || sub.Hidden {
+				continue
+			}
+			if sub.Example == "" {
+				t.Errorf("%s has no Examples", sub.CommandPath())
+			}
+			walk(sub)
+		}
+	}
+	walk(root)
+}
+
+// TestHelpProperties: every property with its default and meaning, and
+// the backends' options with the backend that honours them; ≤ 100 columns.
+func TestHelpProperties(t *testing.T) {
+	out, _, code := docbench(t, "help", "properties")
+	for _, want := range []string{"recordcount", "default 0", "operationcount", "updatemode", "document.shape",
+		"layout", "postgres, default column", "sqlite"} {
+		if code != 0 || !strings.Contains(out, want) {
+			t.Errorf("help properties lacks %q (exit %d)", want, code)
+		}
+	}
+	for _, l := range strings.Split(out, "\n") {
+		if n := len([]rune(l)); n > 100 {
+			t.Errorf("line of %d columns: %q", n, l)
+		}
 	}
 }

@@ -101,6 +101,8 @@ type Config struct {
 
 	// Props holds every property as given, including those of Known.
 	Props map[string]string
+	// defaults are the defaults the validator applied, by property.
+	defaults map[string]string
 	// Notes are remarks for the user, e.g. properties that only configure
 	// YCSB itself.
 	Notes []string
@@ -414,6 +416,7 @@ func ParseConfig(p *Properties, extra Known) (*Config, error) {
 		}
 	}
 	cfg.Props = p.Map()
+	cfg.defaults = c.defaults
 	if len(c.errs) > 0 {
 		return nil, errors.Join(c.errs...)
 	}

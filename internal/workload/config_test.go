@@ -264,3 +264,26 @@ func TestRangeWords(t *testing.T) {
 		}
 	}
 }
+
+// TestHelpCoversEveryProperty: `docbench help properties` is generated from
+// the validator: every property it reads has a meaning, and no meaning
+// names a property it does not read.
+func TestHelpCoversEveryProperty(t *testing.T) {
+	cfg, err := ParseConfig(NewProperties(), Known{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for k := range cfg.defaults {
+		if meanings[k] == "" {
+			t.Errorf("property %s has no meaning in help.go", k)
+		}
+	}
+	for k := range meanings {
+		if _, ok := cfg.defaults[k]; !ok && k != "readfields" {
+			t.Errorf("help.go describes %s, which the validator does not read", k)
+		}
+	}
+	if len(Help()) != len(meanings) {
+		t.Errorf("Help() lists %d, want %d", len(Help()), len(meanings))
+	}
+}

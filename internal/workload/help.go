@@ -1,0 +1,87 @@
+package workload
+
+import "sort"
+
+// PropertyHelp describes one workload property for `docbench help
+// properties`: its name, the default the validator applies, and its meaning.
+type PropertyHelp struct {
+	Name, Default, Meaning string
+}
+
+// meanings say what each property the validator reads does; a test keeps
+// them and the validator's properties the same set.
+var meanings = map[string]string{
+	"table":                                  "table (collection) the records live in",
+	"fieldcount":                             "fields per flat record (YCSB)",
+	"fieldlength":                            "length of a field's value, or its maximum with a distribution (YCSB)",
+	"minfieldlength":                         "shortest field value with a uniform or zipfian field length distribution",
+	"fieldlengthdistribution":                "constant, uniform, zipfian or histogram (YCSB)",
+	"fieldlengthhistogram":                   "file of the field length histogram (YCSB's format)",
+	"fieldnameprefix":                        "prefix of field names: field0, field1, … (YCSB)",
+	"readallfields":                          "reads return every field (true) or one (false) (YCSB)",
+	"readallfieldsbyname":                    "read all fields by naming them rather than all columns (YCSB)",
+	"writeallfields":                         "updates write every field (true) or one (false) (YCSB)",
+	"readproportion":                         "share of reads among operations (YCSB)",
+	"updateproportion":                       "share of updates (YCSB)",
+	"insertproportion":                       "share of inserts (YCSB)",
+	"scanproportion":                         "share of scans (YCSB)",
+	"readmodifywriteproportion":              "share of read-modify-writes (YCSB)",
+	"requestdistribution":                    "key choice: uniform, zipfian (scrambled), latest, hotspot, exponential, sequential (YCSB)",
+	"hotspotdatafraction":                    "hotspot: share of the keys that are hot (YCSB)",
+	"hotspotopnfraction":                     "hotspot: share of operations on hot keys (YCSB)",
+	"exponential.percentile":                 "exponential: percentage of operations within exponential.frac of the keys (YCSB)",
+	"exponential.frac":                       "exponential: fraction of the keys (YCSB)",
+	"minscanlength":                          "shortest scan (YCSB)",
+	"maxscanlength":                          "longest scan (YCSB)",
+	"scanlengthdistribution":                 "uniform or zipfian scan lengths (YCSB)",
+	"insertorder":                            "hashed (FNV of the key number, YCSB's default) or ordered key names",
+	"zeropadding":                            "digits key numbers are padded to in key names (YCSB)",
+	"recordcount":                            "records in the key space (YCSB)",
+	"insertstart":                            "first key number this load inserts (YCSB)",
+	"insertcount":                            "records this load inserts (YCSB; default recordcount − insertstart)",
+	"operationcount":                         "operations of a run; 0 = no limit, the duration ends it (YCSB)",
+	"maxexecutiontime":                       "seconds a phase may last; 0 = no limit (YCSB; --duration)",
+	"threadcount":                            "client threads (YCSB; --threads)",
+	"target":                                 "operations per second over all threads, an open loop; 0 = as fast as possible (YCSB; --rate)",
+	"batchsize":                              "records per insert statement in a load: COPY, multi-row INSERT, insertMany (YCSB)",
+	"dataintegrity":                          "values a pure function of key and field, checked on every read (YCSB)",
+	"core_workload_insertion_retry_limit":    "retries of a failed insert (YCSB)",
+	"core_workload_insertion_retry_interval": "seconds between insert retries (YCSB)",
+	"core_workload_insertion_keep_going_on_error": "a load goes on after an insert fails (YCSB)",
+	"status":              "accepted for YCSB's -s; docbench prints a status line by default (--status)",
+	"label":               "a label recorded in the result",
+	"readfields":          "docbench: N top-level fields per read, or a share such as 10%",
+	"readpath":            "docbench: the (nested) path a read projects, e.g. address.city; @deepest for the deepest leaf",
+	"updatepath":          "docbench: the (nested) path an update writes",
+	"updatemode":          "docbench: merge (set top-level fields), partial (set a path in place) or replace (the whole document)",
+	"updatefields":        "docbench: top-level fields an update writes",
+	"queryproportion":     "docbench: share of secondary queries (QUERY-…)",
+	"querykind":           "docbench: field, contains, array, range or aggregate",
+	"query.path":          "docbench: the path a query filters on",
+	"query.limit":         "docbench: rows a query returns at most",
+	"query.offset":        "docbench: rows a query skips",
+	"query.aggpath":       "docbench: the path an aggregate query computes over",
+	"query.func":          "docbench: avg, sum or count",
+	"statementproportion": "docbench: share of the user's own statement (statement.sql)",
+	"statement.sql":       "docbench: a statement of the user's, prepared once per session",
+	"statement.name":      "docbench: the operation name its latency is reported under",
+	"statement.params":    "docbench: its parameters: key, number ranges or values drawn from documents",
+	"statement.setup":     "docbench: statements run once after the load (indexes, …)",
+	"secondaryindex":      "docbench: comma-separated paths to index for queries",
+}
+
+// Help lists every property the validator reads, with its default and
+// meaning, sorted by name.
+func Help() []PropertyHelp {
+	cfg, err := ParseConfig(NewProperties(), Known{})
+	defaults := map[string]string{}
+	if err == nil {
+		defaults = cfg.defaults
+	}
+	out := make([]PropertyHelp, 0, len(meanings))
+	for name, m := range meanings {
+		out = append(out, PropertyHelp{Name: name, Default: defaults[name], Meaning: m})
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	return out
+}
