@@ -26,12 +26,14 @@ func TestPlannedQueriesFindPlantedDocuments(t *testing.T) {
 		{"document.shape": "customer", "querykind": "field", "query.path": "address.prev_address.city"},
 		{"document.shape": "bookmarks", "querykind": "contains", "query.path": "tags.term", "secondaryindex": "tags.term"},
 		{"document.shape": "customer", "querykind": "array", "query.path": "devices"},
+		{"document.shape": "bookmarks", "querykind": "contains", "query.path": "tags.term", "query.form": "document"},
+		{"document.shape": "customer", "querykind": "contains", "query.path": "visited_places.country", "query.form": "document"},
 		{"document.shape": "reviews", "querykind": "range", "query.path": "review_date", "query.limit": "5"},
 		{"document.shape": "reviews", "querykind": "aggregate", "query.path": "product_group", "query.aggpath": "review_rating"},
 	}
 	for name, target := range targets {
 		for _, c := range cases {
-			t.Run(name+"/"+c["document.shape"]+"/"+c["querykind"]+"/"+c["query.path"], func(t *testing.T) {
+			t.Run(name+"/"+c["document.shape"]+"/"+c["querykind"]+"/"+c["query.path"]+"/"+c["query.form"], func(t *testing.T) {
 				props := map[string]string{"recordcount": "300", "queryproportion": "0.5", "readproportion": "0.5", "updateproportion": "0", "batchsize": "100"}
 				for k, v := range c {
 					props[k] = v
@@ -60,7 +62,11 @@ func TestPlannedQueriesFindPlantedDocuments(t *testing.T) {
 				}
 				indexed := c["secondaryindex"] != ""
 				noted := strings.Contains(strings.Join(plan.Notes, "\n"), "no secondary index")
-				if c["querykind"] != "aggregate" && indexed == noted {
+				if c["query.form"] == "document" {
+					if plan.queries[0].Path != "" || !strings.Contains(strings.Join(plan.Notes, "\n"), "whole document") {
+						t.Errorf("query.form=document: query on %q, notes %q; want the whole document", plan.queries[0].Path, plan.Notes)
+					}
+				} else if c["querykind"] != "aggregate" && indexed == noted {
 					t.Errorf("notes %q: an unindexed query must be noted, an indexed one not", plan.Notes)
 				}
 			})
@@ -186,5 +192,17 @@ func TestStatements(t *testing.T) {
 				t.Fatalf("%s: %d ok, %d errors %v", out.Names[i], out.Totals.Service[i].TotalCount(), out.Totals.Errors[i], out.Totals.Messages[i])
 			}
 		})
+	}
+}
+
+func TestWrapFragment(t *testing.T) {
+	for _, c := range []struct{ path, frag, want string }{
+		{"", `{"a":1}`, `{"a":1}`},
+		{"tags", `[{"term":"x"}]`, `{"tags":[{"term":"x"}]}`},
+		{"a.b", `[{"m":1}]`, `{"a":{"b":[{"m":1}]}}`},
+	} {
+		if got := string(wrapFragment(c.path, []byte(c.frag))); got != c.want {
+			t.Errorf("wrapFragment(%q, %s) = %s, want %s", c.path, c.frag, got, c.want)
+		}
 	}
 }

@@ -47,6 +47,8 @@ func TestDocOps(t *testing.T) {
 		"updatemode=upsert":   "update mode",
 		"queryproportion=0.5": "query.path",
 		"querykind=join":      "query kind",
+		"query.form=document": "query.form",
+		"query.form=whole":    "query form",
 	} {
 		p := NewProperties()
 		p.ParseOverride(kv)
@@ -69,7 +71,7 @@ func TestConfigDefaults(t *testing.T) {
 		ExponentialPercentile: 95, ExponentialFrac: 0.8571428571,
 		MinScanLength: 1, MaxScanLength: 1000, ScanLengthDistribution: "uniform", ZeroPadding: 1,
 		InsertCount: 2147483647, ThreadCount: 1, BatchSize: 1, InsertionRetryInterval: 3 * time.Second,
-		Doc: DocOps{UpdateMode: "merge", QueryKind: "field", QueryLimit: 10, QueryFunc: "avg"},
+		Doc: DocOps{UpdateMode: "merge", QueryKind: "field", QueryForm: "path", QueryLimit: 10, QueryFunc: "avg"},
 	}
 	cfg.Props, cfg.Notes = nil, nil
 	if !reflect.DeepEqual(*cfg, want) {

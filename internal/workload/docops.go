@@ -19,6 +19,7 @@ type DocOps struct {
 	QueryProp      float64 // queryproportion: share of secondary queries
 	QueryKind      string  // querykind: field, contains, array, range, aggregate
 	QueryPath      string  // query.path: the path the predicate or the grouping is on
+	QueryForm      string  // query.form: path (predicate on the value at the path) or document (whole-document containment); contains queries only
 	QueryLimit     int     // query.limit: page size of range queries
 	QueryOffset    int     // query.offset: rows skipped by range queries
 	QueryAggPath   string  // query.aggpath: path averaged/summed by aggregate queries
@@ -41,9 +42,21 @@ const (
 	UpdateReplace = "replace"
 )
 
+// Query forms (query.form) of containment queries. Path: the predicate is on
+// the value at the path's array (or the path's parent), e.g. PostgreSQL
+// (data #> '{tags}') @> '[{"term": v}]', which an index on that path
+// serves. Document: the predicate is on the whole document, e.g.
+// data @> '{"tags":[{"term": v}]}', as the seeds write it, which an index
+// over the whole document (PostgreSQL GIN jsonb_ops or jsonb_path_ops)
+// serves.
+const (
+	QueryFormPath     = "path"
+	QueryFormDocument = "document"
+)
+
 // docOpsKeys lists the properties parseDocOps reads.
 var docOpsKeys = []string{"readfields", "readpath", "updatemode", "updatefields", "updatepath", "queryproportion",
-	"querykind", "query.path", "query.limit", "query.offset", "query.aggpath", "query.func", "secondaryindex",
+	"querykind", "query.path", "query.form", "query.limit", "query.offset", "query.aggpath", "query.func", "secondaryindex",
 	"statementproportion", "statement.sql", "statement.params", "statement.name", "statement.setup"}
 
 func (c *configParser) docOps(cfg *Config) {
@@ -81,6 +94,10 @@ func (c *configParser) docOps(cfg *Config) {
 	d.QueryProp = c.float("queryproportion", 0, 0, 1)
 	d.QueryKind = c.enum("querykind", "field", "query kind", "field", "contains", "array", "range", "aggregate")
 	d.QueryPath = c.str("query.path", "")
+	d.QueryForm = c.enum("query.form", QueryFormPath, "query form", QueryFormPath, QueryFormDocument)
+	if d.QueryForm == QueryFormDocument && d.QueryKind != "contains" {
+		c.fail("query.form", "query.form=document is the whole-document form of querykind=contains; querykind is %s", d.QueryKind)
+	}
 	d.QueryLimit = int(c.int("query.limit", 10, 0, 1<<30))
 	d.QueryOffset = int(c.int("query.offset", 0, 0, 1<<30))
 	d.QueryAggPath = c.str("query.aggpath", "")
