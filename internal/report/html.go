@@ -70,6 +70,8 @@ type (
 		Charts                           []htmlChart
 		Rows                             htmlRows
 		Notes                            []string
+		Findings                         []Finding
+		PlanChecks                       []string
 	}
 	htmlChart struct {
 		ID, Title, XLabel, YLabel string
@@ -128,7 +130,8 @@ func buildPage(reports []*StudyReport) (*htmlPage, error) {
 	chartN := 0
 	for _, r := range reports {
 		st := htmlStudy{ID: uniqueID(ids, "study-"+slug(r.Name)), Name: r.Name, Title: r.Title,
-			Cites: r.Cites, Reported: r.Reported, Rounds: r.Rounds, Quick: r.Quick, Notes: r.Notes}
+			Cites: r.Cites, Reported: r.Reported, Rounds: r.Rounds, Quick: r.Quick, Notes: r.Notes,
+			Findings: r.Findings, PlanChecks: r.PlanChecks}
 		if st.Title == "" {
 			st.Title = r.Name
 		}
@@ -594,6 +597,17 @@ footer{color:var(--muted);font-size:13px;padding:24px;border-top:1px solid var(-
 <section class="study" id="{{.ID}}" aria-labelledby="{{.ID}}-h">
 <h2 id="{{.ID}}-h">{{.Title}}</h2>
 <p class="meta">Study <code>{{.Name}}</code>{{if .Rounds}} · {{.Rounds}} {{if eq .Rounds 1}}round{{else}}rounds{{end}} per point{{end}}{{if .Generated}} · run <time datetime="{{.ISO}}">{{.Generated}}</time>{{end}}{{if .Quick}} · <strong>quick run</strong>{{end}}</p>
+{{- range .PlanChecks}}
+<p class="warning" role="alert"><strong>{{.}}</strong></p>
+{{- end}}
+{{- if .Findings}}
+<h3>Findings</h3>
+<ul class="findings">
+{{- range .Findings}}
+<li><strong>{{.Verdict}}</strong>: {{.Says}}.{{if .Measured}} Measured: {{.Measured}}.{{end}}{{if .Seed}} The seed: {{.Seed}}.{{end}}{{if .Why}} Why: {{.Why}}.{{end}}{{if .Chart}} Chart: “{{.Chart}}”.{{end}}</li>
+{{- end}}
+</ul>
+{{- end}}
 {{- if or .Cites .Reported}}
 <dl class="cites">
 {{- if .Cites}}<dt>Reproduces</dt><dd>{{.Cites}}</dd>{{end}}

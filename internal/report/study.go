@@ -17,8 +17,10 @@ type StudyReport struct {
 	Targets     []TargetInfo
 	Audit       []string // the fairness audit, one finding per line
 	Charts      []Chart
-	Rows        []Row    // the table of results.csv
-	Notes       []string // points not applicable, warnings, …
+	Rows        []Row     // the table of results.csv
+	Notes       []string  // points not applicable, warnings, …
+	Findings    []Finding // the seed's claims and their verdicts
+	PlanChecks  []string  // targets whose plans contradict what they are named for
 }
 
 // TargetInfo describes one target of a study.
@@ -78,3 +80,14 @@ type Row struct {
 
 // KV is one swept property and its value.
 type KV struct{ Key, Value string }
+
+// Finding is one of a study's claims with its verdict: reproduced, not
+// reproduced, inconclusive or not measurable here, and why.
+type Finding struct {
+	Says     string `json:"says"`               // the claim
+	Seed     string `json:"seed,omitempty"`     // what the seed reported
+	Chart    string `json:"chart,omitempty"`    // the chart that shows it
+	Verdict  string `json:"verdict"`            // reproduced, not reproduced, inconclusive, not measurable here
+	Measured string `json:"measured,omitempty"` // the figures measured here
+	Why      string `json:"why,omitempty"`      // the reason of an inconclusive or unmeasurable verdict
+}

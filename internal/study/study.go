@@ -62,6 +62,8 @@ type File struct {
 	Protocol   string            `yaml:"protocol"`
 	Charts     []ChartSpec       `yaml:"charts"`
 	Quick      QuickSpec         `yaml:"quick"`
+	Claims     []Claim           `yaml:"claims"` // the seed's claims, checked by the results (claims.go)
+	Plans      []PlanCheck       `yaml:"plans"`  // the index each target's plan must use
 
 	// Source is the file name or built-in name it was read from.
 	Source string `yaml:"-"`
@@ -157,7 +159,9 @@ func Load(nameOrPath string) (*File, error) {
 
 // known lists the keys each mapping of a study file may have.
 var known = map[string][]string{
-	"":          {"name", "title", "cites", "reported", "targets", "workloads", "properties", "sweep", "rounds", "warmup", "duration", "threads", "protocol", "charts", "quick"},
+	"":          {"name", "title", "cites", "reported", "targets", "workloads", "properties", "sweep", "rounds", "warmup", "duration", "threads", "protocol", "charts", "quick", "claims", "plans"},
+	"claims":    {"says", "seed", "chart", "y", "workload", "target", "a", "b", "ratio", "order"},
+	"plans":     {"target", "workload", "op", "index"},
 	"targets":   {"name", "target", "properties"},
 	"workloads": {"name", "workload", "properties"},
 	"sweep":     {"property", "values"},
@@ -213,7 +217,7 @@ func checkKeys(n *yaml.Node, section string, fail func(int, string, ...any)) {
 			continue // properties maps are free-form; deeper levels are values
 		}
 		switch k.Value {
-		case "targets", "workloads", "sweep", "charts":
+		case "targets", "workloads", "sweep", "charts", "claims", "plans":
 			if v.Kind != yaml.SequenceNode {
 				fail(v.Line, "%s: want a list", k.Value)
 				continue
@@ -354,6 +358,7 @@ func (f *File) validate(root *yaml.Node, fail func(int, string, ...any)) {
 			fail(line, "charts[%d]: kind: %q: want line or bar", i, c.Kind)
 		}
 	}
+	f.validateClaims(root, fail)
 }
 
 func defaultTargetName(target string) string {

@@ -258,6 +258,10 @@ func (d *Data) Report() *report.StudyReport {
 		}
 	}
 	sr.Audit = d.audit()
+	sr.Findings = d.Findings()
+	for _, t := range probeOrder(d.PlanProblems()) {
+		sr.PlanChecks = append(sr.PlanChecks, t)
+	}
 	return sr
 }
 
@@ -415,6 +419,9 @@ func WriteOutputs(dir string) error {
 	if err := report.WriteFileAtomic(filepath.Join(dir, "summary.md"), d.markdown(rep)); err != nil {
 		return err
 	}
+	if err := writeFindings(dir, rep); err != nil {
+		return err
+	}
 	var html bytes.Buffer
 	if err := report.RenderHTML(&html, []*report.StudyReport{rep}); err != nil {
 		return err
@@ -464,6 +471,7 @@ func (d *Data) markdown(rep *report.StudyReport) []byte {
 	var b bytes.Buffer
 	f := d.File
 	fmt.Fprintf(&b, "# %s\n\n%s\n\n", f.Name, f.Title)
+	markdownFindings(&b, rep, d.Manifest.Quick)
 	if f.Cites != "" {
 		fmt.Fprintf(&b, "Reproduces: %s\n\n", f.Cites)
 	}

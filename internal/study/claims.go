@@ -1,0 +1,475 @@
+package study
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	"gopkg.in/yaml.v3"
+
+	"github.com/docbench/docbench/internal/report"
+)
+
+// Claim is one of the seed's claims a study reproduces, stated so that the
+// results can check it: a figure (Y, as a chart's y) compared between two
+// sides (A/B with Ratio) or ordered across sides (Order, ascending).
+//
+//	claims:
+//	  - says: "jsonb_path_ops index ≤ 0.6× the jsonb_ops index"
+//	    seed: "295 MB vs 636 MB (0.46×)"
+//	    chart: Index size by target
+//	    y: index_bytes
+//	    workload: tags
+//	    a: pg-gin-path-ops
+//	    b: pg-gin
+//	    ratio: "<= 0.6"
+//	  - says: "query latency: GIN jsonb_path_ops < GIN jsonb_ops < seq scan"
+//	    y: "mean:QUERY-CONTAINS"
+//	    workload: tags
+//	    order: [pg-gin-path-ops, pg-gin, pg-json]
+type Claim struct {
+	Says     string `yaml:"says"`     // the claim, in words
+	Seed     string `yaml:"seed"`     // the figure the seed reported
+	Chart    string `yaml:"chart"`    // the title of the chart that shows it
+	Y        string `yaml:"y"`        // the figure: METRIC:OP or a server figure
+	Workload string `yaml:"workload"` // default workload of the sides
+	Target   string `yaml:"target"`   // default target of the sides
+	A        Side   `yaml:"a"`
+	B        Side   `yaml:"b"`
+	Ratio    string `yaml:"ratio"` // A/B compared: ">= 10", "<= 0.6"
+	Order    []Side `yaml:"order"` // ascending: each side's figure below the next one's
+}
+
+// Side picks one series of a study: a target, a workload and the swept
+// values of a point. Written as a target name, or as a mapping.
+type Side struct {
+	Target   string            `yaml:"target"`
+	Workload string            `yaml:"workload"`
+	Point    map[string]string `yaml:"point"`
+}
+
+// UnmarshalYAML reads a target name or {target, workload, point}.
+func (s *Side) UnmarshalYAML(n *yaml.Node) error {
+	if n.Kind == yaml.ScalarNode {
+		s.Target = n.Value
+		return nil
+	}
+	type plain Side
+	return n.Decode((*plain)(s))
+}
+
+func (s Side) String() string {
+	out := s.Target
+	if s.Workload != "" {
+		out += " " + s.Workload
+	}
+	for _, k := range sortedKeys(s.Point) {
+		out += " " + k + "=" + s.Point[k]
+	}
+	return strings.TrimSpace(out)
+}
+
+// PlanCheck states what a target's plan must use: the plan of Op in
+// Workload on Target names Index (a substring of its access path). A
+// target named for an index that its plan does not use measures something
+// else; the study says so first, and the claims on it are not measurable.
+type PlanCheck struct {
+	Target   string `yaml:"target"`
+	Workload string `yaml:"workload"`
+	Op       string `yaml:"op"`
+	Index    string `yaml:"index"`
+}
+
+// Verdicts of claims.
+const (
+	Reproduced    = "reproduced"
+	NotReproduced = "not reproduced"
+	Inconclusive  = "inconclusive"
+	NotMeasurable = "not measurable here"
+)
+
+func sortedKeys(m map[string]string) []string {
+	var ks []string
+	for k := range m {
+		ks = append(ks, k)
+	}
+	for i := range ks {
+		for j := i + 1; j < len(ks); j++ {
+			if ks[j] < ks[i] {
+				ks[i], ks[j] = ks[j], ks[i]
+			}
+		}
+	}
+	return ks
+}
+
+// parseRatio reads ">= 10" or "<= 0.6".
+func parseRatio(s string) (op string, k float64, ok bool) {
+	s = strings.TrimSpace(s)
+	for _, o := range []string{">=", "<="} {
+		if rest, found := strings.CutPrefix(s, o); found {
+			v, err := strconv.ParseFloat(strings.TrimSpace(rest), 64)
+			return o, v, err == nil && v > 0
+		}
+	}
+	return "", 0, false
+}
+
+// validateClaims checks the claims and plan checks against the study's
+// targets, workloads and sweeps; each problem names its line.
+func (f *File) validateClaims(root *yaml.Node, fail func(int, string, ...any)) {
+	targets, workloads, swept := map[string]bool{}, map[string]bool{}, map[string]bool{}
+	for _, t := range f.Targets {
+		targets[t.Name] = true
+	}
+	for _, w := range f.Workloads {
+		workloads[w.Name] = true
+	}
+	for _, s := range f.Sweep {
+		swept[s.Property] = true
+	}
+	checkSide := func(line int, what string, s Side, c *Claim) {
+		t, w := s.Target, s.Workload
+		if t == "" {
+			t = c.Target
+		}
+		if w == "" {
+			w = c.Workload
+		}
+		if t == "" {
+			fail(line, "%s: no target (give target: on the claim or the side)", what)
+		} else if len(f.Targets) > 0 && !targets[t] {
+			fail(line, "%s: target %q is not one of the study's targets", what, t)
+		}
+		if w != "" && !workloads[w] {
+			fail(line, "%s: workload %q is not one of the study's workloads", what, w)
+		}
+		if w == "" && len(f.Workloads) > 1 {
+			fail(line, "%s: the study has several workloads: say which (workload:)", what)
+		}
+		for k := range s.Point {
+			if !swept[k] {
+				fail(line, "%s: point: %q is not a swept property", what, k)
+			}
+		}
+	}
+	for i := range f.Claims {
+		c := &f.Claims[i]
+		line := lineOf(root, "claims", i)
+		what := fmt.Sprintf("claims[%d]", i)
+		if c.Says == "" {
+			fail(line, "%s: says: is required (the claim in words)", what)
+		}
+		metric, op, _ := strings.Cut(c.Y, ":")
+		switch {
+		case c.Y == "":
+			fail(line, "%s: y: is required (the figure compared, as a chart's y)", what)
+		case !contains(chartMetrics, metric) && (op != "" || !serverFigure.MatchString(metric)):
+			fail(line, "%s: y: %q: want METRIC:OP with METRIC one of %s, or a server figure", what, c.Y, strings.Join(chartMetrics, ", "))
+		case contains(chartMetrics, metric) && metric != "throughput" && op == "":
+			fail(line, "%s: y: %q: name the operation (e.g. %s:READ)", what, c.Y, metric)
+		}
+		if c.Workload != "" && !workloads[c.Workload] {
+			fail(line, "%s: workload %q is not one of the study's workloads", what, c.Workload)
+		}
+		switch {
+		case len(c.Order) > 0 && c.Ratio != "":
+			fail(line, "%s: give ratio: (with a: and b:) or order:, not both", what)
+		case len(c.Order) > 0:
+			if len(c.Order) < 2 {
+				fail(line, "%s: order: needs at least two sides", what)
+			}
+			for j, s := range c.Order {
+				checkSide(line, fmt.Sprintf("%s: order[%d]", what, j), s, c)
+			}
+		case c.Ratio != "":
+			if _, _, ok := parseRatio(c.Ratio); !ok {
+				fail(line, "%s: ratio: %q: want \">= K\" or \"<= K\" with K > 0 (a's figure / b's)", what, c.Ratio)
+			}
+			checkSide(line, what+": a", c.A, c)
+			checkSide(line, what+": b", c.B, c)
+		default:
+			fail(line, "%s: state the comparison: ratio: with a: and b:, or order:", what)
+		}
+	}
+	for i, p := range f.Plans {
+		line := lineOf(root, "plans", i)
+		what := fmt.Sprintf("plans[%d]", i)
+		if p.Target == "" || p.Op == "" || p.Index == "" {
+			fail(line, "%s: needs target:, op: and index:", what)
+		}
+		if p.Target != "" && len(f.Targets) > 0 && !targets[p.Target] {
+			fail(line, "%s: target %q is not one of the study's targets", what, p.Target)
+		}
+		if p.Workload != "" && !workloads[p.Workload] {
+			fail(line, "%s: workload %q is not one of the study's workloads", what, p.Workload)
+		}
+	}
+}
+
+// resolve fills a side's defaults from its claim.
+func (c *Claim) resolve(s Side) Side {
+	if s.Target == "" {
+		s.Target = c.Target
+	}
+	if s.Workload == "" {
+		s.Workload = c.Workload
+	}
+	return s
+}
+
+// find returns the one row of the claim's figure on a side.
+func (d *Data) find(y string, s Side) (report.Row, error) {
+	metric, op, _ := strings.Cut(y, ":")
+	if op == "" {
+		if metric == "throughput" {
+			op = "ALL"
+		} else {
+			op = serverOp
+		}
+	}
+	var found []report.Row
+	for _, r := range d.Rows {
+		if r.Target != s.Target || r.Op != op || r.Metric != metric || (s.Workload != "" && r.Workload != s.Workload) {
+			continue
+		}
+		match := true
+		for k, v := range s.Point {
+			has := false
+			for _, kv := range r.Point {
+				if kv.Key == k && kv.Value == v {
+					has = true
+				}
+			}
+			match = match && has
+		}
+		if match {
+			found = append(found, r)
+		}
+	}
+	switch len(found) {
+	case 0:
+		return report.Row{}, fmt.Errorf("the results have no %s for %s", y, s)
+	case 1:
+		return found[0], nil
+	}
+	return report.Row{}, fmt.Errorf("%d points have %s for %s: name the point", len(found), y, s)
+}
+
+func hasCI(r report.Row) bool { return r.N >= 2 && (r.CILo != 0 || r.CIHi != 0) && r.CILo > 0 }
+
+func figure(r report.Row) string {
+	return strconv.FormatFloat(r.Median, 'g', 3, 64) + " " + r.Unit
+}
+
+// PlanProblems checks the study's plan expectations against the plans the
+// results carry: one line per target whose plan contradicts what it is
+// named for, by target.
+func (d *Data) PlanProblems() map[string]string {
+	out := map[string]string{}
+	for _, pc := range d.File.Plans {
+		seen := false
+		for _, run := range d.Manifest.Runs {
+			res := d.Results[run.File]
+			if res == nil || run.Target != pc.Target || run.Workload == "load" || (pc.Workload != "" && run.Workload != pc.Workload) || res.Server == nil {
+				continue
+			}
+			for _, p := range res.Server.Plans {
+				if p.Op != pc.Op {
+					continue
+				}
+				seen = true
+				if !strings.Contains(p.Access, pc.Index) {
+					// The planner may prefer a scan on few rows although the
+					// index serves the statement: that is the index's to lose,
+					// not a target measuring the wrong thing.
+					if strings.Contains(p.Flag, "an index can serve it") && strings.Contains(p.Flag, pc.Index) {
+						continue
+					}
+					out[pc.Target] = fmt.Sprintf("PLAN CONTRADICTS TARGET: %s %s %s is meant to use index %s; its plan is %s %s", pc.Target, run.Workload, pc.Op, pc.Index, p.Access, p.Flag)
+				}
+			}
+		}
+		if !seen && out[pc.Target] == "" {
+			out[pc.Target] = fmt.Sprintf("plan not checked: the results of %s carry no plan of %s (run with explain on)", pc.Target, pc.Op)
+		}
+	}
+	return out
+}
+
+// Findings evaluates the study's claims: a verdict for each, with the
+// measured figures beside the seed's.
+func (d *Data) Findings() []report.Finding {
+	problems := d.PlanProblems()
+	var out []report.Finding
+	for i := range d.File.Claims {
+		c := &d.File.Claims[i]
+		fd := report.Finding{Says: c.Says, Seed: c.Seed, Chart: c.Chart}
+		sides := c.Order
+		if len(sides) == 0 {
+			sides = []Side{c.A, c.B}
+		}
+		var rows []report.Row
+		var why []string
+		for _, s := range sides {
+			s = c.resolve(s)
+			if p := problems[s.Target]; strings.HasPrefix(p, "PLAN CONTRADICTS") {
+				why = append(why, p)
+				continue
+			}
+			r, err := d.find(c.Y, s)
+			if err != nil {
+				why = append(why, err.Error())
+				continue
+			}
+			rows = append(rows, r)
+		}
+		if len(why) > 0 {
+			fd.Verdict, fd.Why = NotMeasurable, strings.Join(why, "; ")
+			out = append(out, fd)
+			continue
+		}
+		if len(c.Order) > 0 {
+			d.orderVerdict(c, rows, &fd)
+		} else {
+			d.ratioVerdict(c, rows[0], rows[1], &fd)
+		}
+		out = append(out, fd)
+	}
+	return out
+}
+
+func (d *Data) ratioVerdict(c *Claim, a, b report.Row, fd *report.Finding) {
+	op, k, _ := parseRatio(c.Ratio)
+	ra, rb := c.resolve(c.A), c.resolve(c.B)
+	if b.Median == 0 {
+		fd.Verdict, fd.Why = NotMeasurable, fmt.Sprintf("%s of %s is 0: no ratio", c.Y, rb)
+		return
+	}
+	r := a.Median / b.Median
+	fd.Measured = fmt.Sprintf("%s / %s = %s / %s = %.3g×", ra, rb, figure(a), figure(b), r)
+	holds := op == ">=" && r >= k || op == "<=" && r <= k
+	if !hasCI(a) || !hasCI(b) {
+		fd.Verdict = Inconclusive
+		fd.Why = fmt.Sprintf("%d round(s): too few for a confidence interval; the medians %s the claim (ratio %s %g)", min(a.N, b.N), agree(holds), op, k)
+		return
+	}
+	lo, hi := a.CILo/b.CIHi, a.CIHi/b.CILo
+	fd.Measured += fmt.Sprintf(" (95%% CI of the ratio %.3g–%.3g)", lo, hi)
+	switch {
+	case op == ">=" && lo >= k, op == "<=" && hi <= k:
+		fd.Verdict = Reproduced
+	case op == ">=" && hi < k, op == "<=" && lo > k:
+		fd.Verdict = NotReproduced
+	default:
+		fd.Verdict = Inconclusive
+		fd.Why = fmt.Sprintf("the confidence intervals straddle %s %g; the medians %s the claim", op, k, agree(holds))
+	}
+}
+
+func (d *Data) orderVerdict(c *Claim, rows []report.Row, fd *report.Finding) {
+	var parts []string
+	allCI, medians, certain, wrong := true, true, true, false
+	for i, r := range rows {
+		parts = append(parts, c.resolve(c.Order[i]).String()+" "+figure(r))
+		allCI = allCI && hasCI(r)
+		if i == 0 {
+			continue
+		}
+		p := rows[i-1]
+		medians = medians && p.Median < r.Median
+		if !hasCI(p) || !hasCI(r) {
+			certain = false
+			continue
+		}
+		switch {
+		case p.CIHi < r.CILo:
+		case p.CILo > r.CIHi:
+			wrong = true
+		default:
+			certain = false
+		}
+	}
+	fd.Measured = strings.Join(parts, " < ")
+	switch {
+	case !allCI:
+		fd.Verdict = Inconclusive
+		fd.Why = fmt.Sprintf("too few rounds for confidence intervals; the medians %s the order", agree(medians))
+	case wrong:
+		fd.Verdict = NotReproduced
+		fd.Why = "the confidence intervals show a different order"
+	case certain:
+		fd.Verdict = Reproduced
+	default:
+		fd.Verdict = Inconclusive
+		fd.Why = fmt.Sprintf("some confidence intervals overlap; the medians %s the order", agree(medians))
+	}
+}
+
+func agree(ok bool) string {
+	if ok {
+		return "agree with"
+	}
+	return "contradict"
+}
+
+// probeOrder returns the plan problems in target order.
+func probeOrder(m map[string]string) []string {
+	var out []string
+	for _, k := range sortedKeys(m) {
+		out = append(out, m[k])
+	}
+	return out
+}
+
+// markdownFindings writes the findings first in summary.md: the plan
+// contradictions, then each claim with its verdict and figures.
+func markdownFindings(b *bytes.Buffer, rep *report.StudyReport, quick bool) {
+	for _, p := range rep.PlanChecks {
+		fmt.Fprintf(b, "> **%s**\n\n", p)
+	}
+	if len(rep.Findings) == 0 {
+		return
+	}
+	b.WriteString("## Findings\n\n")
+	if quick {
+		b.WriteString("A quick run: one round, so no verdict can be more than inconclusive.\n\n")
+	}
+	for _, f := range rep.Findings {
+		fmt.Fprintf(b, "- **%s** — %s.", f.Verdict, f.Says)
+		if f.Measured != "" {
+			fmt.Fprintf(b, " Measured: %s.", f.Measured)
+		}
+		if f.Seed != "" {
+			fmt.Fprintf(b, " Seed: %s.", f.Seed)
+		}
+		if f.Why != "" {
+			fmt.Fprintf(b, " Why: %s.", f.Why)
+		}
+		if f.Chart != "" {
+			fmt.Fprintf(b, " Chart: %q.", f.Chart)
+		}
+		b.WriteString("\n")
+	}
+	b.WriteString("\n")
+}
+
+// writeFindings writes findings.json: the verdicts of the study's claims
+// and the plan contradictions, for tools.
+func writeFindings(dir string, rep *report.StudyReport) error {
+	if len(rep.Findings) == 0 && len(rep.PlanChecks) == 0 {
+		return nil
+	}
+	out, err := json.MarshalIndent(struct {
+		Study      string           `json:"study"`
+		Findings   []report.Finding `json:"findings"`
+		PlanChecks []string         `json:"plan_checks,omitempty"`
+	}{rep.Name, rep.Findings, rep.PlanChecks}, "", "  ")
+	if err != nil {
+		return err
+	}
+	return report.WriteFileAtomic(filepath.Join(dir, "findings.json"), append(out, '\n'))
+}

@@ -1,0 +1,120 @@
+package study
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/docbench/docbench/internal/db"
+	"github.com/docbench/docbench/internal/probe"
+	"github.com/docbench/docbench/internal/report"
+)
+
+const claimsStudy = `name: c
+targets:
+  - {name: small, target: "postgres:embedded"}
+  - {name: big, target: "postgres:embedded"}
+  - {name: huge, target: "postgres:embedded"}
+workloads:
+  - {name: w, workload: workloadc}
+sweep:
+  - {property: document.size, values: [512, 8192]}
+claims:
+  - {says: big is 10x small, y: wal_bytes_per_update, target: big, a: {point: {document.size: "8192"}}, b: {point: {document.size: "512"}}, ratio: ">= 10"}
+  - {says: ordered, y: "mean:READ", order: [{target: small, point: {document.size: "512"}}, {target: big, point: {document.size: "512"}}, {target: huge, point: {document.size: "512"}}]}
+  - {says: absent, y: "mean:READ", a: {target: small, point: {document.size: "512"}}, b: {target: small, point: {document.size: "8192"}}, ratio: "<= 1"}
+plans:
+  - {target: huge, workload: w, op: READ, index: usertable_gin}
+`
+
+func TestClaimValidationNamesTheLine(t *testing.T) {
+	src := `name: c
+targets:
+  - {name: pg, target: "postgres:embedded"}
+workloads:
+  - {name: w, workload: workloadc}
+claims:
+  - {says: x, y: "p42:READ", a: pg, b: pg, ratio: "about 3"}
+  - {says: y, y: "mean", order: [pg]}
+  - {y: throughput, a: nope, b: pg, ratio: ">= 2", colour: red}
+plans:
+  - {target: pg}
+`
+	_, err := Parse("c.yaml", []byte(src))
+	if err == nil {
+		t.Fatal("accepted")
+	}
+	for _, want := range []string{
+		`c.yaml:7: claims[0]: y: "p42:READ"`,
+		`c.yaml:7: claims[0]: ratio: "about 3"`,
+		`c.yaml:8: claims[1]: y: "mean": name the operation`,
+		`c.yaml:8: claims[1]: order: needs at least two sides`,
+		`c.yaml:9: unknown key "colour" in claims`,
+		`c.yaml:9: claims[2]: says: is required`,
+		`c.yaml:9: claims[2]: a: target "nope" is not one of the study's targets`,
+		`c.yaml:11: plans[0]: needs target:, op: and index:`,
+	} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("missing %q in:\n%v", want, err)
+		}
+	}
+}
+
+func row(target, size, op, metric string, median, lo, hi float64, n int) report.Row {
+	return report.Row{Target: target, Workload: "w", Point: []KV{{Key: "document.size", Value: size}}, Op: op, Metric: metric,
+		Median: median, Min: lo, Max: hi, CILo: lo, CIHi: hi, N: n, Unit: "B"}
+}
+
+func TestFindings(t *testing.T) {
+	f, err := Parse("c.yaml", []byte(claimsStudy))
+	if err != nil {
+		t.Fatal(err)
+	}
+	plan := func(access, flag string) *report.Result {
+		return &report.Result{Server: &probe.Server{Plans: []db.Plan{{Op: "READ", Access: access, Flag: flag}}}}
+	}
+	for _, tc := range []struct {
+		name  string
+		rows  []report.Row
+		huge  *report.Result
+		wants []string
+	}{
+		{"reproduced", []report.Row{
+			row("big", "8192", serverOp, "wal_bytes_per_update", 9000, 8800, 9100, 3),
+			row("big", "512", serverOp, "wal_bytes_per_update", 300, 290, 310, 3),
+			row("small", "512", "READ", "mean", 10, 9, 11, 3),
+			row("big", "512", "READ", "mean", 20, 19, 21, 3),
+			row("huge", "512", "READ", "mean", 30, 29, 31, 3),
+		}, plan("Bitmap Index Scan using usertable_gin", ""), []string{Reproduced, Reproduced, NotMeasurable}},
+		{"not reproduced, one round", []report.Row{
+			row("big", "8192", serverOp, "wal_bytes_per_update", 600, 590, 610, 3),
+			row("big", "512", serverOp, "wal_bytes_per_update", 300, 290, 310, 3),
+			row("small", "512", "READ", "mean", 10, 0, 0, 1),
+			row("big", "512", "READ", "mean", 20, 0, 0, 1),
+			row("huge", "512", "READ", "mean", 30, 0, 0, 1),
+		}, plan("Bitmap Index Scan using usertable_gin", ""), []string{NotReproduced, Inconclusive, NotMeasurable}},
+		{"overlap, plan contradicts", []report.Row{
+			row("big", "8192", serverOp, "wal_bytes_per_update", 3100, 2000, 4000, 3),
+			row("big", "512", serverOp, "wal_bytes_per_update", 300, 290, 310, 3),
+			row("small", "512", "READ", "mean", 10, 9, 11, 3),
+			row("big", "512", "READ", "mean", 20, 19, 21, 3),
+			row("huge", "512", "READ", "mean", 30, 29, 31, 3),
+		}, plan("Seq Scan on usertable", "no index used: Seq Scan on usertable (no index can serve this statement)"), []string{Inconclusive, NotMeasurable, NotMeasurable}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			d := &Data{File: f, Rows: tc.rows, Manifest: &Manifest{Runs: []Run{{Target: "huge", Workload: "w", File: "h.json"}}},
+				Results: map[string]*report.Result{"h.json": tc.huge}}
+			got := d.Findings()
+			if len(got) != len(tc.wants) {
+				t.Fatalf("%d findings, want %d", len(got), len(tc.wants))
+			}
+			for i, want := range tc.wants {
+				if got[i].Verdict != want {
+					t.Errorf("claim %q: verdict %q (%s; %s), want %q", got[i].Says, got[i].Verdict, got[i].Measured, got[i].Why, want)
+				}
+			}
+			if tc.name == "overlap, plan contradicts" && !strings.Contains(got[1].Why, "PLAN CONTRADICTS TARGET: huge") {
+				t.Errorf("why %q: want the plan contradiction", got[1].Why)
+			}
+		})
+	}
+}
