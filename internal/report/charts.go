@@ -310,7 +310,44 @@ func logAxis(a *plot.Axis, on bool) {
 		a.Min, a.Max = a.Min/2, a.Max*2
 	}
 	a.Scale = plot.LogScale{}
-	a.Tick.Marker = groupedTicks{plot.LogTicks{Prec: -1}}
+	a.Tick.Marker = groupedTicks{logTicks{}}
+}
+
+// logTicks label a log axis densely enough to read its points: 1, 2 and 5
+// of each decade (every digit when that gives fewer than three labels),
+// with unlabelled marks at the other digits. gonum's LogTicks label only
+// powers of ten: a range of 300 to 8,500 got one label.
+type logTicks struct{}
+
+func (logTicks) Ticks(min, max float64) []plot.Tick {
+	if min <= 0 || max <= 0 || min > max {
+		return plot.LogTicks{Prec: -1}.Ticks(min, max)
+	}
+	build := func(labelled func(d int) bool) ([]plot.Tick, int) {
+		var ts []plot.Tick
+		n := 0
+		for e := math.Floor(math.Log10(min)); e <= math.Ceil(math.Log10(max)); e++ {
+			p := math.Pow(10, e)
+			for d := 1; d <= 9; d++ {
+				v := float64(d) * p
+				if v < min*(1-1e-9) || v > max*(1+1e-9) {
+					continue
+				}
+				t := plot.Tick{Value: v}
+				if labelled(d) {
+					t.Label = "x" // replaced by groupedTicks
+					n++
+				}
+				ts = append(ts, t)
+			}
+		}
+		return ts, n
+	}
+	ts, n := build(func(d int) bool { return d == 1 || d == 2 || d == 5 })
+	if n < 3 {
+		ts, _ = build(func(int) bool { return true })
+	}
+	return ts
 }
 
 func sortTicks(ts plot.ConstantTicks) {

@@ -168,6 +168,7 @@ func htmlChartOf(c Chart, id string) htmlChart {
 		hc.SVG = template.HTML(inlineSVG(svg, id, chartAlt(c)))
 		hc.Notes = notes
 	}
+	hc.Notes = append(hc.Notes, c.Missing...)
 	for _, s := range c.Series {
 		for _, p := range s.Points {
 			if p.CILo != 0 || p.CIHi != 0 {

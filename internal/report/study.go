@@ -43,6 +43,9 @@ type Chart struct {
 	XLog   bool
 	YLog   bool
 	Series []Series
+	// Missing says, per target absent from the chart, why (SQLite has no
+	// WAL counter); shown beside the chart.
+	Missing []string
 }
 
 // Series is one target (or variant) of a chart.

@@ -265,13 +265,24 @@ func figure(r report.Row) string {
 	return strconv.FormatFloat(r.Median, 'g', 3, 64) + " " + r.Unit
 }
 
-// PlanProblems checks the study's plan expectations against the plans the
-// results carry: one line per target whose plan contradicts what it is
-// named for, by target.
-func (d *Data) PlanProblems() map[string]string {
-	out := map[string]string{}
+// planProblem is a plan check that failed: the target's plan of Op in
+// Workload does not use the index it is named for.
+type planProblem struct {
+	PlanCheck
+	Line string
+}
+
+// planPrefix heads the line of a target whose plan contradicts its name.
+const planPrefix = "PLAN CONTRADICTS TARGET: "
+
+// planProblems checks the study's plan expectations against the plans the
+// results carry. A plan without the index is a problem even when the
+// planner merely preferred a scan (few rows): the target then measured a
+// scan, not its index.
+func (d *Data) planProblems() []planProblem {
+	var out []planProblem
 	for _, pc := range d.File.Plans {
-		seen := false
+		seen, bad := false, ""
 		for _, run := range d.Manifest.Runs {
 			res := d.Results[run.File]
 			if res == nil || run.Target != pc.Target || run.Workload == "load" || (pc.Workload != "" && run.Workload != pc.Workload) || res.Server == nil {
@@ -282,28 +293,41 @@ func (d *Data) PlanProblems() map[string]string {
 					continue
 				}
 				seen = true
-				if !strings.Contains(p.Access, pc.Index) {
-					// The planner may prefer a scan on few rows although the
-					// index serves the statement: that is the index's to lose,
-					// not a target measuring the wrong thing.
-					if strings.Contains(p.Flag, "an index can serve it") && strings.Contains(p.Flag, pc.Index) {
-						continue
-					}
-					out[pc.Target] = fmt.Sprintf("PLAN CONTRADICTS TARGET: %s %s %s is meant to use index %s; its plan is %s %s", pc.Target, run.Workload, pc.Op, pc.Index, p.Access, p.Flag)
+				if bad != "" || strings.Contains(p.Access, pc.Index) {
+					continue
+				}
+				where := pc.Target + " " + run.Workload + " " + pc.Op
+				if strings.Contains(p.Flag, "an index can serve it") && strings.Contains(p.Flag, pc.Index) {
+					bad = fmt.Sprintf("%s%s measured %s: the planner preferred it to %s, which can serve the statement (too few rows?)", planPrefix, where, p.Access, pc.Index)
+				} else {
+					bad = fmt.Sprintf("%s%s is meant to use %s; its plan is %s. %s", planPrefix, where, pc.Index, p.Access, p.Flag)
 				}
 			}
 		}
-		if !seen && out[pc.Target] == "" {
-			out[pc.Target] = fmt.Sprintf("plan not checked: the results of %s carry no plan of %s (run with explain on)", pc.Target, pc.Op)
+		switch {
+		case bad != "":
+			out = append(out, planProblem{pc, bad})
+		case !seen:
+			out = append(out, planProblem{pc, fmt.Sprintf("plan not checked: the results of %s carry no plan of %s", pc.Target, pc.Op)})
 		}
 	}
 	return out
 }
 
+// affects reports whether a failed plan check makes a figure of a side
+// unmeasurable: the same target, workload and operation.
+func (p planProblem) affects(y string, s Side) bool {
+	_, op, _ := strings.Cut(y, ":")
+	if op == "" && y == "throughput" {
+		op = p.Op // all operations: the workload's own
+	}
+	return strings.HasPrefix(p.Line, planPrefix) && p.Target == s.Target && op == p.Op && (p.Workload == "" || s.Workload == "" || p.Workload == s.Workload)
+}
+
 // Findings evaluates the study's claims: a verdict for each, with the
 // measured figures beside the seed's.
 func (d *Data) Findings() []report.Finding {
-	problems := d.PlanProblems()
+	problems := d.planProblems()
 	var out []report.Finding
 	for i := range d.File.Claims {
 		c := &d.File.Claims[i]
@@ -316,8 +340,13 @@ func (d *Data) Findings() []report.Finding {
 		var why []string
 		for _, s := range sides {
 			s = c.resolve(s)
-			if p := problems[s.Target]; strings.HasPrefix(p, "PLAN CONTRADICTS") {
-				why = append(why, p)
+			affected := false
+			for _, p := range problems {
+				if p.affects(c.Y, s) {
+					why, affected = append(why, p.Line), true
+				}
+			}
+			if affected {
 				continue
 			}
 			r, err := d.find(c.Y, s)
@@ -416,11 +445,11 @@ func agree(ok bool) string {
 	return "contradict"
 }
 
-// probeOrder returns the plan problems in target order.
-func probeOrder(m map[string]string) []string {
+// PlanChecks returns one line per failed plan check.
+func (d *Data) PlanChecks() []string {
 	var out []string
-	for _, k := range sortedKeys(m) {
-		out = append(out, m[k])
+	for _, p := range d.planProblems() {
+		out = append(out, p.Line)
 	}
 	return out
 }

@@ -99,6 +99,14 @@ func TestFindings(t *testing.T) {
 			row("big", "512", "READ", "mean", 20, 19, 21, 3),
 			row("huge", "512", "READ", "mean", 30, 29, 31, 3),
 		}, plan("Seq Scan on usertable", "no index used: Seq Scan on usertable (no index can serve this statement)"), []string{Inconclusive, NotMeasurable, NotMeasurable}},
+		{"planner preferred a scan", []report.Row{
+			row("big", "8192", serverOp, "wal_bytes_per_update", 9000, 8800, 9100, 3),
+			row("big", "512", serverOp, "wal_bytes_per_update", 300, 290, 310, 3),
+			row("small", "512", "READ", "mean", 10, 9, 11, 3),
+			row("big", "512", "READ", "mean", 20, 19, 21, 3),
+			row("huge", "512", "READ", "mean", 30, 29, 31, 3),
+		}, plan("Seq Scan on usertable", "no index used: Seq Scan on usertable (the planner preferred it; an index can serve it: Bitmap Heap Scan on usertable → Bitmap Index Scan using usertable_gin)"),
+			[]string{Reproduced, NotMeasurable, NotMeasurable}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			d := &Data{File: f, Rows: tc.rows, Manifest: &Manifest{Runs: []Run{{Target: "huge", Workload: "w", File: "h.json"}}},
@@ -112,7 +120,7 @@ func TestFindings(t *testing.T) {
 					t.Errorf("claim %q: verdict %q (%s; %s), want %q", got[i].Says, got[i].Verdict, got[i].Measured, got[i].Why, want)
 				}
 			}
-			if tc.name == "overlap, plan contradicts" && !strings.Contains(got[1].Why, "PLAN CONTRADICTS TARGET: huge") {
+			if tc.name == "overlap, plan contradicts" && !strings.Contains(got[1].Why, "PLAN CONTRADICTS TARGET: huge w READ") {
 				t.Errorf("why %q: want the plan contradiction", got[1].Why)
 			}
 		})

@@ -259,9 +259,7 @@ func (d *Data) Report() *report.StudyReport {
 	}
 	sr.Audit = d.audit()
 	sr.Findings = d.Findings()
-	for _, t := range probeOrder(d.PlanProblems()) {
-		sr.PlanChecks = append(sr.PlanChecks, t)
-	}
+	sr.PlanChecks = d.PlanChecks()
 	return sr
 }
 
@@ -337,14 +335,14 @@ func (d *Data) chart(c ChartSpec) (report.Chart, string) {
 			}
 		}
 	}
-	ylabel := metricName
+	ylabel := metricWords(metricName)
 	if op != "ALL" && op != serverOp && !everyOp {
 		ylabel += " " + op
 	}
 	if unit != "" {
 		ylabel += " (" + unit + ")"
 	}
-	ch := report.Chart{Title: c.Title, XLabel: c.X, YLabel: ylabel, Kind: c.Kind, XLog: c.XLog, YLog: c.YLog}
+	ch := report.Chart{Title: c.Title, XLabel: axisWords(c.X), YLabel: ylabel, Kind: c.Kind, XLog: c.XLog, YLog: c.YLog}
 	if ch.Title == "" {
 		ch.Title = ylabel + " by " + c.X
 	}
@@ -387,6 +385,7 @@ func (d *Data) chart(c ChartSpec) (report.Chart, string) {
 		x, _ := strconv.ParseFloat(xl, 64)
 		s.Points = append(s.Points, report.ChartPoint{X: x, XLabel: xl, Y: r.Median, Min: r.Min, Max: r.Max, CILo: r.CILo, CIHi: r.CIHi})
 	}
+	ch.Missing = d.missingTargets(c, metricName, op)
 	note := ""
 	if len(names) == 0 {
 		note = fmt.Sprintf("chart %q: the results have no figure %s", ch.Title, c.Y)
@@ -483,7 +482,8 @@ func (d *Data) markdown(rep *report.StudyReport) []byte {
 	}
 	fmt.Fprintf(&b, "Medians over %d round(s); [min–max] across rounds.\n\n", f.Rounds)
 	for _, w := range f.Workloads {
-		fmt.Fprintf(&b, "## %s (%s)\n\n", w.Name, w.Workload)
+		fmt.Fprintf(&b, "## %s\n\n", w.Name)
+		b.WriteString(workloadLine(w))
 		b.WriteString("| point | target | ops/s | op | p50 µs | p99 µs |\n|---|---|---:|---|---:|---:|\n")
 		for _, r := range d.Rows {
 			if r.Workload != w.Name || r.Op != "ALL" || r.Metric != "throughput" {

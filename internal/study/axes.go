@@ -1,0 +1,125 @@
+package study
+
+import (
+	"strings"
+
+	"github.com/docbench/docbench/internal/db"
+)
+
+// metricNames are the axis titles of figures: words, not metric names.
+var metricNames = map[string]string{
+	"throughput":           "throughput",
+	"mean":                 "mean latency",
+	"p50":                  "median latency (p50)",
+	"p95":                  "p95 latency",
+	"p99":                  "p99 latency",
+	"p999":                 "p99.9 latency",
+	"max":                  "maximum latency",
+	"errors":               "errors",
+	"wal_bytes_per_update": "WAL bytes per update",
+	"wal_bytes_per_op":     "WAL bytes per operation",
+	"bytes_per_document":   "stored bytes per document",
+	"index_bytes":          "index size",
+	"table_bytes":          "table size",
+	"toast_bytes":          "TOAST size",
+	"server_us_per_op":     "server CPU per operation",
+	"harness_us_per_op":    "harness CPU per operation",
+	"server_share":         "server share of CPU",
+}
+
+// metricWords names a metric for an axis; an unknown figure reads with
+// spaces for underscores.
+func metricWords(m string) string {
+	if w, ok := metricNames[m]; ok {
+		return w
+	}
+	return strings.ReplaceAll(m, "_", " ")
+}
+
+// axisUnits are the units of swept properties, for the x axis.
+var axisUnits = map[string]string{
+	"document.size":        "bytes",
+	"document.arraylength": "elements",
+	"document.depth":       "levels",
+	"fieldlength":          "bytes",
+	"fieldcount":           "fields",
+	"recordcount":          "documents",
+	"batchsize":            "documents per batch",
+	"threads":              "clients",
+}
+
+// axisWords is the x axis title of a swept property, with its unit.
+func axisWords(x string) string {
+	if u, ok := axisUnits[x]; ok {
+		return x + " (" + u + ")"
+	}
+	return x
+}
+
+// missingTargets says why each target of the study that has no figure in a
+// chart is absent from it: the server's reason where the result gives one.
+func (d *Data) missingTargets(c ChartSpec, metric, op string) []string {
+	has := map[string]bool{}
+	for _, r := range d.Rows {
+		if r.Metric == metric && (op == "" || r.Op == op || !isOpMetric(metric) || op == "ALL") && (c.Workload == "" || r.Workload == c.Workload) {
+			has[r.Target] = true
+		}
+	}
+	var out []string
+	seen := map[string]bool{}
+	for _, run := range d.Manifest.Runs {
+		if seen[run.Target] || has[run.Target] || run.Workload == "load" || (c.Workload != "" && run.Workload != c.Workload) {
+			continue
+		}
+		seen[run.Target] = true
+		why := "its results have no " + metricWords(metric)
+		if res := d.Results[run.File]; res != nil && !isOpMetric(metric) {
+			switch s := res.Server; {
+			case s == nil:
+				why += " (no server-side figures)"
+			case s.Absent != "":
+				why += " (" + s.Absent + ")"
+			default:
+				for _, m := range []map[string]db.Figure{s.PerOp, s.Storage} {
+					if f, ok := m[metric]; ok && f.Absent != "" {
+						why += " (" + f.Absent + ")"
+					}
+				}
+			}
+		} else if run.NotApplicable != "" {
+			why = "not applicable: " + run.NotApplicable
+		} else if run.Error != "" {
+			why = "the run failed: " + run.Error
+		}
+		out = append(out, run.Target+" is not drawn: "+why)
+	}
+	return out
+}
+
+// workloadLine says in one line what a study's workload runs: the YCSB
+// workload it starts from and the properties that change it, so that an
+// update-only workload is not read as workload C.
+func workloadLine(w WorkloadSpec) string {
+	line := "Workload file `" + w.Workload + "`"
+	if d, ok := ycsbWorkloads[w.Workload]; ok {
+		line += " (" + d + ")"
+	}
+	if len(w.Properties) > 0 {
+		var kv []string
+		for _, k := range sortedKeys(w.Properties) {
+			kv = append(kv, k+"="+w.Properties[k])
+		}
+		line += ", changed by " + strings.Join(kv, ", ")
+	}
+	return line + ".\n\n"
+}
+
+// ycsbWorkloads says what YCSB's core workloads do.
+var ycsbWorkloads = map[string]string{
+	"workloada": "YCSB A: 50% reads, 50% updates",
+	"workloadb": "YCSB B: 95% reads, 5% updates",
+	"workloadc": "YCSB C: reads only",
+	"workloadd": "YCSB D: 95% reads of the latest inserts, 5% inserts",
+	"workloade": "YCSB E: 95% short scans, 5% inserts",
+	"workloadf": "YCSB F: 50% reads, 50% read-modify-writes",
+}
