@@ -261,6 +261,20 @@ func (d *Data) find(y string, s Side) (report.Row, error) {
 
 func hasCI(r report.Row) bool { return r.N >= 2 && (r.CILo != 0 || r.CIHi != 0) && r.CILo > 0 }
 
+// bounds are the interval a verdict compares: the 95% confidence interval
+// of the median when the rounds give one (6 or more), else the min–max
+// range across rounds (2 or more: every round must agree). One round gives
+// none: its verdict is inconclusive.
+func bounds(r report.Row) (lo, hi float64, basis string, ok bool) {
+	switch {
+	case hasCI(r):
+		return r.CILo, r.CIHi, "95% confidence intervals", true
+	case r.N >= 2:
+		return r.Min, r.Max, fmt.Sprintf("min–max across %d rounds", r.N), true
+	}
+	return 0, 0, "", false
+}
+
 func figure(r report.Row) string {
 	return strconv.FormatFloat(r.Median, 'g', 3, 64) + " " + r.Unit
 }
@@ -381,13 +395,15 @@ func (d *Data) ratioVerdict(c *Claim, a, b report.Row, fd *report.Finding) {
 	r := a.Median / b.Median
 	fd.Measured = fmt.Sprintf("%s / %s = %s / %s = %.3g×", ra, rb, figure(a), figure(b), r)
 	holds := op == ">=" && r >= k || op == "<=" && r <= k
-	if !hasCI(a) || !hasCI(b) {
+	alo, ahi, basis, okA := bounds(a)
+	blo, bhi, _, okB := bounds(b)
+	if !okA || !okB || blo <= 0 {
 		fd.Verdict = Inconclusive
-		fd.Why = fmt.Sprintf("%d round(s): too few for a confidence interval; the medians %s the claim (ratio %s %g)", min(a.N, b.N), agree(holds), op, k)
+		fd.Why = fmt.Sprintf("one round: the medians %s the claim (ratio %s %g), but one round is no evidence", agree(holds), op, k)
 		return
 	}
-	lo, hi := a.CILo/b.CIHi, a.CIHi/b.CILo
-	fd.Measured += fmt.Sprintf(" (95%% CI of the ratio %.3g–%.3g)", lo, hi)
+	lo, hi := alo/bhi, ahi/blo
+	fd.Measured += fmt.Sprintf(" (ratio between %.3g and %.3g by the %s)", lo, hi, basis)
 	switch {
 	case op == ">=" && lo >= k, op == "<=" && hi <= k:
 		fd.Verdict = Reproduced
@@ -395,28 +411,35 @@ func (d *Data) ratioVerdict(c *Claim, a, b report.Row, fd *report.Finding) {
 		fd.Verdict = NotReproduced
 	default:
 		fd.Verdict = Inconclusive
-		fd.Why = fmt.Sprintf("the confidence intervals straddle %s %g; the medians %s the claim", op, k, agree(holds))
+		fd.Why = fmt.Sprintf("the %s straddle %s %g; the medians %s the claim", basis, op, k, agree(holds))
 	}
 }
 
 func (d *Data) orderVerdict(c *Claim, rows []report.Row, fd *report.Finding) {
 	var parts []string
-	allCI, medians, certain, wrong := true, true, true, false
+	all, medians, certain, wrong := true, true, true, false
+	basis := ""
 	for i, r := range rows {
 		parts = append(parts, c.resolve(c.Order[i]).String()+" "+figure(r))
-		allCI = allCI && hasCI(r)
+		_, _, b, ok := bounds(r)
+		all = all && ok
+		if basis == "" || b != basis && ok && !hasCI(r) {
+			basis = b
+		}
 		if i == 0 {
 			continue
 		}
 		p := rows[i-1]
 		medians = medians && p.Median < r.Median
-		if !hasCI(p) || !hasCI(r) {
+		plo, phi, _, okP := bounds(p)
+		rlo, rhi, _, okR := bounds(r)
+		if !okP || !okR {
 			certain = false
 			continue
 		}
 		switch {
-		case p.CIHi < r.CILo:
-		case p.CILo > r.CIHi:
+		case phi < rlo:
+		case plo > rhi:
 			wrong = true
 		default:
 			certain = false
@@ -424,17 +447,18 @@ func (d *Data) orderVerdict(c *Claim, rows []report.Row, fd *report.Finding) {
 	}
 	fd.Measured = strings.Join(parts, " < ")
 	switch {
-	case !allCI:
+	case !all:
 		fd.Verdict = Inconclusive
-		fd.Why = fmt.Sprintf("too few rounds for confidence intervals; the medians %s the order", agree(medians))
+		fd.Why = fmt.Sprintf("one round: the medians %s the order, but one round is no evidence", agree(medians))
 	case wrong:
 		fd.Verdict = NotReproduced
-		fd.Why = "the confidence intervals show a different order"
+		fd.Why = "the " + basis + " show a different order"
 	case certain:
 		fd.Verdict = Reproduced
+		fd.Why = "by the " + basis
 	default:
 		fd.Verdict = Inconclusive
-		fd.Why = fmt.Sprintf("some confidence intervals overlap; the medians %s the order", agree(medians))
+		fd.Why = fmt.Sprintf("some %s overlap; the medians %s the order", basis, agree(medians))
 	}
 }
 
@@ -465,8 +489,9 @@ func markdownFindings(b *bytes.Buffer, rep *report.StudyReport, quick bool) {
 	}
 	b.WriteString("## Findings\n\n")
 	if quick {
-		b.WriteString("A quick run: one round, so no verdict can be more than inconclusive.\n\n")
+		b.WriteString("A quick run: with one round no verdict can be more than inconclusive.\n\n")
 	}
+	b.WriteString("A verdict compares the 95% confidence intervals of the medians (6 or more rounds), or else the min–max ranges across rounds (2 or more: every round must agree); one round is never evidence.\n\n")
 	for _, f := range rep.Findings {
 		fmt.Fprintf(b, "- **%s** — %s.", f.Verdict, f.Says)
 		if f.Measured != "" {
