@@ -61,6 +61,12 @@ if ! compgen -G '/usr/lib/postgresql/*/bin/initdb' >/dev/null; then
 	stop_default_clusters
 fi
 
+# jsquery for the key-at-any-depth comparison (pg.descendantop=jsquery) on
+# Debian's PostgreSQL 15; the embedded PostgreSQL 18 has no jsquery.
+if [[ -d /usr/share/postgresql/15/extension && ! -f /usr/share/postgresql/15/extension/jsquery.control ]]; then
+	apt_install postgresql-15-jsquery
+fi
+
 # MariaDB: tests start private servers of their own (server.StartMariaDB);
 # the one the package starts is stopped and kept from starting at boot.
 if ! command -v mariadbd >/dev/null 2>&1 && [[ ! -x /usr/sbin/mariadbd ]]; then

@@ -28,11 +28,17 @@ const (
 	// QueryAggregate: group all documents by Path and compute Func (avg,
 	// sum, count) of AggPath per group; the result count is the groups.
 	QueryAggregate
+	// QueryDescendant: documents with a member named as Path's last segment,
+	// at any depth, equal to the scalar Value: the seeds' "key at any depth"
+	// (PostgreSQL jsonpath '$.**.k ? (@ == v)', jsquery '*.k = v',
+	// JSON_EXISTS; MySQL '$**.k'; SQLite json_tree). MongoDB has no such
+	// query and says so.
+	QueryDescendant
 	// NumQueryKinds counts the kinds.
 	NumQueryKinds
 )
 
-var queryNames = [NumQueryKinds]string{"field", "contains", "array", "range", "aggregate"}
+var queryNames = [NumQueryKinds]string{"field", "contains", "array", "range", "aggregate", "descendant"}
 
 // String returns the property value naming the kind (querykind=field, …).
 func (k QueryKind) String() string {
@@ -56,7 +62,7 @@ func ParseQueryKind(s string) (QueryKind, bool) {
 // keep it after the call.
 type Query struct {
 	Kind    QueryKind
-	Path    string   // dotted path the predicate (or group-by) is on
+	Path    string   // dotted path the predicate (or group-by) is on; descendant: its last segment is the key
 	Value   []byte   // JSON: the value, element, fragment or lower bound
 	Limit   int      // range: page size (0 = no limit)
 	Offset  int      // range: rows skipped
@@ -91,4 +97,14 @@ type Statementer interface {
 // user's (statement.setup) once, with {table} replaced.
 type SetupRunner interface {
 	ExecSetup(ctx context.Context, sql string) error
+}
+
+// LastSegment is the member name a descendant query looks for at any depth:
+// the last segment of path ("a.b.color" → "color").
+func LastSegment(path string) string {
+	segs := PathSegments(path)
+	if len(segs) == 0 {
+		return path
+	}
+	return segs[len(segs)-1]
 }

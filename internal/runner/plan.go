@@ -260,6 +260,11 @@ func (p *Plan) planQueries(wl *workload.Workload, seed uint64) error {
 		if !pi.Array || pi.Items == doc.TypeObject || pi.Items == doc.TypeArray {
 			return fmt.Errorf("query.path=%s: querykind=array needs an array of scalars (it is %s); for arrays of objects use querykind=contains with a path inside them", d.QueryPath, describe(pi))
 		}
+	case db.QueryDescendant:
+		if !pi.Leaf {
+			return fmt.Errorf("query.path=%s: querykind=descendant looks for the path's last member, %s, at any depth with a scalar value; it is %s", d.QueryPath, db.LastSegment(d.QueryPath), describe(pi))
+		}
+		p.Notes = append(p.Notes, fmt.Sprintf("%s finds documents with a member %q at any depth equal to a value found at %s", p.queryName, db.LastSegment(d.QueryPath), d.QueryPath))
 	case db.QueryContains:
 		if !pi.Leaf {
 			return fmt.Errorf("query.path=%s: querykind=contains takes the scalar path to match (e.g. tags.term); it is %s", d.QueryPath, describe(pi))
@@ -294,6 +299,9 @@ func (p *Plan) planQueries(wl *workload.Workload, seed uint64) error {
 			}
 		}
 		p.queries = append(p.queries, q)
+	}
+	if kind == db.QueryDescendant {
+		return nil // no path index serves a search at any depth
 	}
 	if kind == db.QueryContains && d.QueryForm == workload.QueryFormDocument {
 		p.Notes = append(p.Notes, fmt.Sprintf("%s on %s: query.form=document, containment on the whole document; only an index over the whole document serves it (PostgreSQL index=gin or index=gin_path_ops)", p.queryName, d.QueryPath))

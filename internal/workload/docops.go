@@ -17,7 +17,7 @@ type DocOps struct {
 	UpdateFields   int     // updatefields=N: fields per update (0: YCSB's writeallfields)
 	UpdatePath     string  // updatepath: update only this path (implies partial unless updatemode says otherwise; @deepest: the deepest leaf)
 	QueryProp      float64 // queryproportion: share of secondary queries
-	QueryKind      string  // querykind: field, contains, array, range, aggregate
+	QueryKind      string  // querykind: field, contains, array, range, aggregate, descendant
 	QueryPath      string  // query.path: the path the predicate or the grouping is on
 	QueryForm      string  // query.form: path (predicate on the value at the path) or document (whole-document containment); contains queries only
 	QueryLimit     int     // query.limit: page size of range queries
@@ -92,7 +92,7 @@ func (c *configParser) docOps(cfg *Config) {
 		c.fail("readfields", "give readfields or readpath, not both")
 	}
 	d.QueryProp = c.float("queryproportion", 0, 0, 1)
-	d.QueryKind = c.enum("querykind", "field", "query kind", "field", "contains", "array", "range", "aggregate")
+	d.QueryKind = c.enum("querykind", "field", "query kind", "field", "contains", "array", "range", "aggregate", "descendant")
 	d.QueryPath = c.str("query.path", "")
 	d.QueryForm = c.enum("query.form", QueryFormPath, "query form", QueryFormPath, QueryFormDocument)
 	if d.QueryForm == QueryFormDocument && d.QueryKind != "contains" {

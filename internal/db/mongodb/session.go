@@ -392,6 +392,8 @@ func (s *session) Query(ctx context.Context, q *db.Query) (int, error) {
 		o.SetSort(bson.Raw(s.sort))
 	case db.QueryAggregate:
 		return s.aggregate(ctx, q)
+	case db.QueryDescendant:
+		return 0, &db.ErrNotSupported{Backend: "mongodb", What: "querykind=descendant: MongoDB has no query for a key at any depth (no descendant operator); name the path with querykind=field"}
 	default:
 		return 0, &db.ErrNotSupported{Backend: "mongodb", What: "query kind " + q.Kind.String()}
 	}

@@ -123,7 +123,7 @@ func (s *store) Explain(ctx context.Context, r *db.ExplainRequest) ([]db.Plan, e
 // Query binds them.
 func (s *session) queryArgs(q *db.Query) (string, []any, error) {
 	class := classify(q.Value)
-	if q.Kind == db.QueryContains || q.Kind == db.QueryAggregate {
+	if q.Kind == db.QueryContains || q.Kind == db.QueryAggregate || q.Kind == db.QueryDescendant {
 		class = classJSON
 	}
 	if q.Kind == db.QueryArray && (class != classString || !s.d.memberOf) {
@@ -146,7 +146,7 @@ func (s *session) queryArgs(q *db.Query) (string, []any, error) {
 			}
 		}
 		args = append(args, append([]byte(nil), v...))
-	case db.QueryContains:
+	case db.QueryContains, db.QueryDescendant:
 		args = append(args, append([]byte(nil), q.Value...))
 	}
 	if q.Kind != db.QueryAggregate {
@@ -173,6 +173,8 @@ func (s *store) indexNote(q *db.Query) string {
 		return s.d.flavour() + " has no multi-valued indexes: array queries scan"
 	case q.Kind == db.QueryContains:
 		return "no index serves JSON_CONTAINS here"
+	case q.Kind == db.QueryDescendant:
+		return "no index serves a key at any depth ($**)"
 	}
 	return "no secondary index on " + q.Path
 }

@@ -63,7 +63,7 @@ func (s *session) Query(ctx context.Context, q *db.Query) (int, error) {
 		return 0, fmt.Errorf("%s: query kind %v", s.d.flavour(), q.Kind)
 	}
 	class := classify(q.Value)
-	if q.Kind == db.QueryContains || q.Kind == db.QueryAggregate {
+	if q.Kind == db.QueryContains || q.Kind == db.QueryAggregate || q.Kind == db.QueryDescendant {
 		class = classJSON
 	}
 	if q.Kind == db.QueryArray {
@@ -88,7 +88,7 @@ func (s *session) Query(ctx context.Context, q *db.Query) (int, error) {
 			}
 		}
 		s.args = append(s.args, v)
-	case db.QueryContains:
+	case db.QueryContains, db.QueryDescendant:
 		s.args = append(s.args, q.Value)
 	}
 	if q.Kind != db.QueryAggregate {
@@ -202,6 +202,10 @@ func (s *session) querySQL(q *db.Query, class valueClass) (string, *queryStm, er
 		} else {
 			where = "JSON_CONTAINS(data, " + s.d.jsonArg() + ", " + path + ")"
 		}
+	case db.QueryDescendant:
+		// '$**."k"': every member k at any depth, as an array of their values.
+		k, _ := json.Marshal(db.LastSegment(q.Path))
+		where = "JSON_CONTAINS(JSON_EXTRACT(data, " + quoteLiteral("$**."+string(k)) + "), " + s.d.jsonArg() + ")"
 	case db.QueryArray:
 		switch {
 		case s.d.memberOf && class == classString:

@@ -47,6 +47,8 @@ func init() {
 				Help: "operator reading a nested path in projections: data #> '{a,b}', data->'a'->'b', data['a']['b'], jsonb_path_query_first(data, '$.a.b')"},
 			{Name: "pg.arrayop", Values: []string{"contains", "jsonpath_match", "jsonpath_exists", "exists"}, Default: "contains",
 				Help: "array membership (querykind=array): @> '[v]', @@ '$.p[*] == v', @? '$.p[*] ? (@ == v)', EXISTS over jsonb_array_elements"},
+			{Name: "pg.descendantop", Values: []string{"jsonpath", "jsquery", "sqljson"}, Default: "jsonpath",
+				Help: "key at any depth (querykind=descendant): data @? '$.**.k ? (@ == v)', jsquery data @@ '*.k = v' (needs the jsquery extension, e.g. Debian's postgresql-15-jsquery), JSON_EXISTS(data, '$.**.k ? (@ == $v)') (PostgreSQL 17+)"},
 			{Name: "pg.compression", Values: []string{"pglz", "lz4"}, Help: "SET COMPRESSION of the document column (default: the server's default_toast_compression)"},
 			{Name: "pg.storage", Values: []string{"extended", "external", "main"}, Help: "SET STORAGE of the document column (default extended)"},
 			{Name: "pg.schema", Default: "docbench", Help: "schema docbench creates its tables in (created if missing)"},
@@ -77,6 +79,7 @@ type variant struct {
 	storage     string
 	pathop      string // projection operator for nested paths
 	arrayop     string // array membership operator
+	descendant  string // key-at-any-depth operator: jsonpath, jsquery, sqljson
 }
 
 func parseVariant(cfg db.Config) (variant, error) {
@@ -89,6 +92,7 @@ func parseVariant(cfg db.Config) (variant, error) {
 		storage:     cfg.Prop("pg.storage", ""),
 		pathop:      cfg.Prop("pg.pathop", "path"),
 		arrayop:     cfg.Prop("pg.arrayop", "contains"),
+		descendant:  cfg.Prop("pg.descendantop", "jsonpath"),
 	}
 	if v.keylookup == "" {
 		v.keylookup = "arrow"

@@ -3,6 +3,7 @@ package postgres
 import (
 	"context"
 	"fmt"
+	"strconv"
 	"strings"
 
 	"github.com/docbench/docbench/internal/db"
@@ -12,7 +13,7 @@ import (
 // the path exactly as indexDDL does, so that a matching index is usable.
 // Parameters: $1 the value, $2 the limit (NULL = all), $3 the offset.
 func (s *store) querySQL(q *db.Query) (string, error) {
-	if s.v.layout == "relational" {
+	if s.v.layout == "relational" && q.Kind != db.QueryDescendant {
 		return s.relQuerySQL(q)
 	}
 	sel := s.docExpr()
@@ -38,6 +39,12 @@ func (s *store) querySQL(q *db.Query) (string, error) {
 			w = "EXISTS (SELECT 1 FROM jsonb_array_elements(" + s.predExpr(q.Path) + ") e WHERE e = $1::jsonb)"
 		default: // containment
 			w = s.predExpr(q.Path) + " @> jsonb_build_array($1::jsonb)"
+		}
+		return "SELECT " + sel + from + " WHERE " + w + page, nil
+	case db.QueryDescendant:
+		w, err := s.descendantPred(q.Path)
+		if err != nil {
+			return "", err
 		}
 		return "SELECT " + sel + from + " WHERE " + w + page, nil
 	case db.QueryRange:
@@ -70,6 +77,12 @@ func (s *session) Query(ctx context.Context, q *db.Query) (int, error) {
 		}
 		name = fmt.Sprintf("query%d", len(s.queries))
 		if _, err := s.conn.Prepare(ctx, name, sql); err != nil {
+			switch {
+			case q.Kind == db.QueryDescendant && s.st.v.descendant == "jsquery" && strings.Contains(err.Error(), "jsquery"):
+				return 0, fmt.Errorf("%s: %w", errNoJsquery, err)
+			case q.Kind == db.QueryDescendant && s.st.v.descendant == "sqljson" && strings.Contains(err.Error(), "syntax error"):
+				return 0, fmt.Errorf("pg.descendantop=sqljson: JSON_EXISTS needs PostgreSQL 17 or later: %w", err)
+			}
 			return 0, fmt.Errorf("postgres prepare: %w (statement: %s)", err, sql)
 		}
 		s.queries[k] = name
@@ -96,4 +109,23 @@ func (s *session) Query(ctx context.Context, q *db.Query) (int, error) {
 		n++
 	}
 	return n, rows.Err()
+}
+
+// descendantPred is the predicate "a member named as path's last segment,
+// at any depth, equals $1" in the form pg.descendantop chooses.
+func (s *store) descendantPred(path string) (string, error) {
+	if s.v.layout == "relational" {
+		return "", &db.ErrNotSupported{Backend: "postgres layout=relational", What: "querykind=descendant (a key at any depth)"}
+	}
+	key := db.LastSegment(path)
+	quoted := strconv.Quote(key) // a JSON string: a jsonpath key and a jsquery key
+	data := s.predExpr("")
+	switch s.v.descendant {
+	case "jsquery": // data @@ '*."k" = v'
+		return data + " @@ (" + quoteLiteral("*."+quoted+" = ") + " || $1::text)::jsquery", nil
+	case "sqljson": // JSON_EXISTS(data, '$.**."k" ? (@ == $v)' PASSING v)
+		return "JSON_EXISTS(" + data + ", " + quoteLiteral("$.**."+quoted+" ? (@ == $v)") + " PASSING $1::jsonb AS v)", nil
+	}
+	// data @? '$.**."k" ? (@ == v)'
+	return data + " @? (" + quoteLiteral("$.**."+quoted+" ? (@ == ") + " || $1::text || ')')::jsonpath", nil
 }

@@ -16,6 +16,11 @@ import (
 // secondary indexes and the column's compression and storage.
 func (s *store) Setup(ctx context.Context, sc db.Schema, recreate bool) error {
 	s.setTable(sc.Table)
+	if s.v.descendant == "jsquery" {
+		if err := s.ensureJsquery(ctx); err != nil {
+			return err
+		}
+	}
 	stmts := []string{"CREATE SCHEMA IF NOT EXISTS " + pgx.Identifier{s.schema}.Sanitize()}
 	if recreate {
 		stmts = append(stmts, "DROP TABLE IF EXISTS "+s.table+" CASCADE")
@@ -130,4 +135,22 @@ func (s *store) indexDDL(name string, ix db.Index) (string, error) {
 		return "CREATE INDEX IF NOT EXISTS " + name + " ON " + s.table + " USING gin ((" + expr + ") jsonb_path_ops)", nil
 	}
 	return "CREATE INDEX IF NOT EXISTS " + name + " ON " + s.table + " ((" + expr + "))", nil
+}
+
+// errNoJsquery says where jsquery comes from when the server lacks it.
+const errNoJsquery = "pg.descendantop=jsquery: the server has no jsquery extension (Debian: apt-get install postgresql-15-jsquery; the embedded PostgreSQL 18 does not ship it): use pg.descendantop=jsonpath"
+
+// ensureJsquery creates the jsquery extension, or says the server has none.
+func (s *store) ensureJsquery(ctx context.Context) error {
+	var n int
+	if err := s.admin.QueryRow(ctx, "SELECT count(*) FROM pg_available_extensions WHERE name = 'jsquery'").Scan(&n); err != nil {
+		return fmt.Errorf("postgres: looking for jsquery: %w", err)
+	}
+	if n == 0 {
+		return errors.New(errNoJsquery)
+	}
+	if _, err := s.admin.Exec(ctx, "CREATE EXTENSION IF NOT EXISTS jsquery"); err != nil {
+		return fmt.Errorf("postgres: CREATE EXTENSION jsquery: %w", err)
+	}
+	return nil
 }

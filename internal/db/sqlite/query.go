@@ -112,6 +112,9 @@ func (s *session) querySQL(q *db.Query) (string, []any, error) {
 		var args []any
 		w, err := containment(base, frag, &args, 0)
 		return "SELECT " + sel + from + " WHERE " + w + page, args, err
+	case db.QueryDescendant: // a member named k at any depth: json_tree walks every node
+		return "SELECT " + sel + from + " WHERE EXISTS (SELECT 1 FROM json_tree(data) t WHERE t.key = ? AND t.type NOT IN ('object', 'array') AND t.atom = json_extract(?, '$'))" + page,
+			[]any{db.LastSegment(q.Path), value}, nil
 	case db.QueryAggregate:
 		agg := "count(*)"
 		if q.Func == "avg" || q.Func == "sum" {
