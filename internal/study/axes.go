@@ -25,6 +25,10 @@ var metricNames = map[string]string{
 	"server_us_per_op":     "server CPU per operation",
 	"harness_us_per_op":    "harness CPU per operation",
 	"server_share":         "server share of CPU",
+	"doc_external_share":   "share of documents stored out of line (TOAST)",
+	"doc_compressed_share": "share of documents compressed",
+	"doc_inline_share":     "share of documents in line, uncompressed",
+	"doc_stored_to_raw":    "stored size / JSON text size",
 }
 
 // metricWords names a metric for an axis; an unknown figure reads with

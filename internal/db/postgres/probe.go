@@ -172,6 +172,9 @@ func (s *store) probeTables(ctx context.Context, snap *db.Snapshot) error {
 		}
 		return nil
 	}
+	if err := s.probeToast(ctx, snap); err != nil {
+		return err
+	}
 	// Each index of the main table.
 	irows, err := s.admin.Query(ctx, `SELECT i.indexrelid::regclass::text, pg_relation_size(i.indexrelid)::float8
 		FROM pg_index i WHERE i.indrelid = to_regclass($1) ORDER BY 1`, s.table)
@@ -455,4 +458,70 @@ func usesIndex(nodes []planNode) bool {
 		}
 	}
 	return false
+}
+
+// toastSample is how many documents probeToast inspects: enough for shares,
+// few enough that deTOASTing them for their raw length stays cheap.
+const toastSample = 1000
+
+// probeToast says how the documents are stored (seed 003's "how is it
+// stored"): the shares of a sample stored inline uncompressed, compressed
+// in line, and out of line in the TOAST table (pg_column_compression;
+// pg_column_toast_chunk_id, PostgreSQL 17+), and their stored size against
+// their raw JSON length (pg_column_size against octet_length of the text).
+func (s *store) probeToast(ctx context.Context, snap *db.Snapshot) error {
+	g := snap.Gauges
+	names := []string{"doc_sample", "doc_inline_share", "doc_compressed_inline_share", "doc_external_share", "doc_compressed_share", "doc_stored_to_raw"}
+	if s.v.layout == "relational" {
+		for _, n := range names {
+			g[n] = db.Missing("layout=relational has no document column")
+		}
+		return nil
+	}
+	var ver int
+	if err := s.admin.QueryRow(ctx, "SELECT current_setting('server_version_num')::int").Scan(&ver); err != nil {
+		return fmt.Errorf("postgres probe: %w", err)
+	}
+	external := "NULL::bool"
+	if ver >= 170000 {
+		external = "pg_column_toast_chunk_id(data) IS NOT NULL"
+	}
+	q := `SELECT count(*)::float8,
+		count(*) FILTER (WHERE ` + external + `)::float8,
+		count(*) FILTER (WHERE pg_column_compression(data) IS NOT NULL)::float8,
+		count(*) FILTER (WHERE pg_column_compression(data) IS NOT NULL AND NOT (` + external + `))::float8,
+		coalesce(sum(pg_column_size(data)), 0)::float8, coalesce(sum(octet_length(data::text)), 0)::float8
+		FROM (SELECT data FROM ` + s.table + ` LIMIT ` + fmt.Sprint(toastSample) + `) d`
+	var n, ext, comp, compInline, stored, raw float64
+	var extN, compInlineN *float64
+	if err := s.admin.QueryRow(ctx, q).Scan(&n, &extN, &comp, &compInlineN, &stored, &raw); err != nil {
+		return fmt.Errorf("postgres probe (TOAST): %w", err)
+	}
+	g["doc_sample"] = db.Val(n, db.Count)
+	if n == 0 {
+		for _, k := range names[1:] {
+			g[k] = db.Missing("no documents")
+		}
+		return nil
+	}
+	g["doc_compressed_share"] = db.Val(comp/n, "share")
+	if raw > 0 {
+		g["doc_stored_to_raw"] = db.Val(stored/raw, "ratio")
+	}
+	if ver < 170000 {
+		for _, k := range []string{"doc_inline_share", "doc_compressed_inline_share", "doc_external_share"} {
+			g[k] = db.Missing("telling in-line from out-of-line values needs pg_column_toast_chunk_id (PostgreSQL 17)")
+		}
+		return nil
+	}
+	if extN != nil {
+		ext = *extN
+	}
+	if compInlineN != nil {
+		compInline = *compInlineN
+	}
+	g["doc_external_share"] = db.Val(ext/n, "share")
+	g["doc_compressed_inline_share"] = db.Val(compInline/n, "share")
+	g["doc_inline_share"] = db.Val((n-ext-compInline)/n, "share")
+	return nil
 }
