@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"io"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -526,4 +527,25 @@ func writeFindings(dir string, rep *report.StudyReport) error {
 		return err
 	}
 	return report.WriteFileAtomic(filepath.Join(dir, "findings.json"), append(out, '\n'))
+}
+
+// verdictChanges prints the claims whose verdict differs between two runs
+// of a study (matched by what they say), after compare's table.
+func verdictChanges(w io.Writer, old, cur *Data) {
+	before := map[string]report.Finding{}
+	for _, f := range old.Findings() {
+		before[f.Says] = f
+	}
+	first := true
+	for _, f := range cur.Findings() {
+		o, ok := before[f.Says]
+		if !ok || o.Verdict == f.Verdict {
+			continue
+		}
+		if first {
+			fmt.Fprintln(w, "\nVerdicts that changed:")
+			first = false
+		}
+		fmt.Fprintf(w, "  %s: %s → %s (was: %s; now: %s)\n", f.Says, o.Verdict, f.Verdict, o.Measured, f.Measured)
+	}
 }

@@ -138,3 +138,21 @@ func TestFindings(t *testing.T) {
 		})
 	}
 }
+
+func TestVerdictChanges(t *testing.T) {
+	f, err := Parse("c.yaml", []byte(claimsStudy))
+	if err != nil {
+		t.Fatal(err)
+	}
+	data := func(big8k float64) *Data {
+		return &Data{File: f, Manifest: &Manifest{}, Results: map[string]*report.Result{}, Rows: []report.Row{
+			row("big", "8192", serverOp, "wal_bytes_per_update", big8k, big8k-10, big8k+10, 3),
+			row("big", "512", serverOp, "wal_bytes_per_update", 300, 290, 310, 3),
+		}}
+	}
+	var b strings.Builder
+	verdictChanges(&b, data(9000), data(600))
+	if !strings.Contains(b.String(), "big is 10x small: reproduced → not reproduced") {
+		t.Errorf("got %q", b.String())
+	}
+}

@@ -51,6 +51,7 @@ func Compare(w io.Writer, oldDir, newDir string, metrics []string) error {
 	if err := tw.Flush(); err != nil {
 		return err
 	}
+	verdictChanges(w, old, cur)
 	if matched == 0 {
 		return fmt.Errorf("compare %s %s: the two studies have no series in common (same study, targets and points?)", oldDir, newDir)
 	}
