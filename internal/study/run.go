@@ -361,6 +361,7 @@ func Execute(ctx context.Context, f *File, ex Executor, opts Options) (*Manifest
 	if err := WriteOutputs(opts.Out); err != nil {
 		return m, err
 	}
+	logFindings(opts.Log, opts.Out)
 	return m, runErr
 }
 
