@@ -156,3 +156,22 @@ func TestVerdictChanges(t *testing.T) {
 		t.Errorf("got %q", b.String())
 	}
 }
+
+// FuzzParse: no study file, claims and plan checks included, makes Parse
+// panic; what it accepts has every claim's sides resolvable.
+func FuzzParse(f *testing.F) {
+	f.Add([]byte(claimsStudy))
+	f.Add([]byte("workloads: [{workload: workloadc}]\nclaims: [{says: x, y: throughput, a: t, b: u, ratio: '>= 1'}]\n"))
+	f.Add([]byte("claims: [{order: [{point: {a: 1}}]}]\nplans: [1, {target: x}]\n"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		sf, err := Parse("fuzz.yaml", data)
+		if err != nil {
+			return
+		}
+		for _, c := range sf.Claims {
+			if c.Says == "" || c.Y == "" || (len(c.Order) == 0) == (c.Ratio == "") {
+				t.Fatalf("accepted an incomplete claim: %+v", c)
+			}
+		}
+	})
+}
