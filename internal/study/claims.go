@@ -447,7 +447,7 @@ func (d *Data) orderVerdict(c *Claim, rows []report.Row, fd *report.Finding) {
 			certain = false
 		}
 	}
-	fd.Measured = strings.Join(parts, " < ")
+	fd.Measured = strings.Join(parts, "; ")
 	switch {
 	case !all:
 		fd.Verdict = Inconclusive
