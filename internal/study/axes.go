@@ -84,11 +84,13 @@ func (d *Data) missingTargets(c ChartSpec, metric, op string) []string {
 			case s.Absent != "":
 				why += " (" + s.Absent + ")"
 			default:
+				reason := " (" + res.Target.Backend + " reports no such figure)"
 				for _, m := range []map[string]db.Figure{s.PerOp, s.Storage} {
 					if f, ok := m[metric]; ok && f.Absent != "" {
-						why += " (" + f.Absent + ")"
+						reason = " (" + f.Absent + ")"
 					}
 				}
+				why += reason
 			}
 		} else if run.NotApplicable != "" {
 			why = "not applicable: " + run.NotApplicable
