@@ -556,32 +556,6 @@ footer{color:var(--muted);font-size:13px;padding:24px;border-top:1px solid var(-
 {{- end}}
 </header>
 <main>
-<section id="environment" aria-labelledby="environment-h">
-<h2 id="environment-h">Environment</h2>
-{{- range .Envs}}
-<table class="env">
-{{- if .Studies}}<caption>Studies {{.Studies}}</caption>{{end}}
-<tbody>
-{{- range .Rows}}
-<tr><th scope="row">{{index . 0}}</th><td>{{index . 1}}</td></tr>
-{{- end}}
-</tbody>
-</table>
-{{- end}}
-{{- if .Targets}}
-<h3>Targets</h3>
-<div class="wide"><table class="targets">
-<thead><tr><th scope="col">Target</th><th scope="col">Backend</th><th scope="col">Version</th><th scope="col">Connection</th></tr></thead>
-<tbody>
-{{- range .Targets}}
-<tr><th scope="row">{{.Name}}</th><td>{{.Backend}}</td><td>{{.Version}}</td><td class="target">{{.Target}}</td></tr>
-{{- end}}
-</tbody>
-</table></div>
-{{- template "matrix" (pair "Settings" .Settings)}}
-{{- template "matrix" (pair "Layout" .Layout)}}
-{{- end}}
-</section>
 <section id="audit" aria-labelledby="audit-h">
 <h2 id="audit-h">Fairness audit</h2>
 {{- if .Audit}}
@@ -669,6 +643,35 @@ footer{color:var(--muted);font-size:13px;padding:24px;border-top:1px solid var(-
 {{- end}}
 </section>
 {{- end}}
+<section id="environment" aria-labelledby="environment-h">
+<h2 id="environment-h">Environment, settings and layout</h2>
+<details>
+<summary>The machine, the servers' versions and settings, and each target's layout</summary>
+{{- range .Envs}}
+<table class="env">
+{{- if .Studies}}<caption>Studies {{.Studies}}</caption>{{end}}
+<tbody>
+{{- range .Rows}}
+<tr><th scope="row">{{index . 0}}</th><td>{{index . 1}}</td></tr>
+{{- end}}
+</tbody>
+</table>
+{{- end}}
+{{- if .Targets}}
+<h3>Targets</h3>
+<div class="wide"><table class="targets">
+<thead><tr><th scope="col">Target</th><th scope="col">Backend</th><th scope="col">Version</th><th scope="col">Connection</th></tr></thead>
+<tbody>
+{{- range .Targets}}
+<tr><th scope="row">{{.Name}}</th><td>{{.Backend}}</td><td>{{.Version}}</td><td class="target">{{.Target}}</td></tr>
+{{- end}}
+</tbody>
+</table></div>
+{{- template "matrix" (pair "Settings" .Settings)}}
+{{- template "matrix" (pair "Layout" .Layout)}}
+{{- end}}
+</details>
+</section>
 </main>
 <footer>Made by docbench. Charts drawn with gonum/plot; this file needs no network and no script.</footer>
 </body>

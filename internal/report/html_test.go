@@ -276,7 +276,7 @@ func TestHTMLInBrowser(t *testing.T) {
 	}
 
 	dom := string(runChromium(t, bin, page, "--dump-dom"))
-	for what, want := range map[string]int{"<svg": 2, "<table": 8, "<figure": 2, "<details": 2, "<h2": 4} {
+	for what, want := range map[string]int{"<svg": 2, "<table": 8, "<figure": 2, "<details": 3, "<h2": 4} {
 		if n := strings.Count(dom, what); n != want {
 			t.Errorf("DOM has %d %s, want %d", n, what, want)
 		}
