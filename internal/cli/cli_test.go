@@ -327,7 +327,7 @@ func TestStudyEndToEnd(t *testing.T) {
 	}
 	html, _ := os.ReadFile(filepath.Join(out, "report.html"))
 	for _, want := range []string{"a tiny study", "Throughput by field length", "broken", "not applicable",
-		"index=gin (an option of postgres) is not supported by sqlite", "<svg", "mixed UPDATE threads=2 fieldlength=500", "Numbers: bytes_per_document (B)"} {
+		"index=gin (an option of postgres) is not supported by sqlite", "<svg", "mixed UPDATE threads=2 fieldlength=500", "Numbers: stored bytes per document (B)"} {
 		if !strings.Contains(string(html), want) {
 			t.Errorf("report.html lacks %q", want)
 		}
