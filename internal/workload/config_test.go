@@ -73,7 +73,7 @@ func TestConfigDefaults(t *testing.T) {
 		InsertCount: 2147483647, ThreadCount: 1, BatchSize: 1, InsertionRetryInterval: 3 * time.Second,
 		Doc: DocOps{UpdateMode: "merge", QueryKind: "field", QueryForm: "path", QueryLimit: 10, QueryFunc: "avg"},
 	}
-	cfg.Props, cfg.Notes = nil, nil
+	cfg.Props, cfg.Notes, cfg.defaults = nil, nil, nil // defaults: TestHelpCoversEveryProperty
 	if !reflect.DeepEqual(*cfg, want) {
 		t.Errorf("defaults:\n got %+v\nwant %+v", *cfg, want)
 	}
