@@ -125,6 +125,18 @@ func writeCompare(w io.Writer, paths []string, rs []*report.Result) []probe.Find
 		fmt.Fprintf(w, "%s = %s: %s %s · %s · %d thread(s)%s\n", label(i), paths[i], r.Phase, r.Target.Target, ver, r.Options.Threads, state)
 	}
 	fmt.Fprintln(w)
+	// Figures a server cannot give are footnotes: the table stays narrow and
+	// each reason is said once, below it.
+	var reasons []string
+	foot := func(why string) string {
+		for i, r := range reasons {
+			if r == why {
+				return fmt.Sprintf("absent [%d]", i+1)
+			}
+		}
+		reasons = append(reasons, why)
+		return fmt.Sprintf("absent [%d]", len(reasons))
+	}
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	head := []string{""}
 	for i := range rs {
@@ -152,10 +164,13 @@ func writeCompare(w io.Writer, paths []string, rs []*report.Result) []probe.Find
 	server := func(f func(s *probe.Server) db.Figure) func(r *report.Result) string {
 		return func(r *report.Result) string {
 			if r.Server == nil {
-				return "absent: no server section"
+				return foot("the result has no server section")
 			}
 			if r.Server.Absent != "" {
-				return "absent: " + r.Server.Absent
+				return foot(r.Server.Absent)
+			}
+			if fig := f(r.Server); !fig.OK() {
+				return foot(fig.Absent)
 			}
 			return probe.FormatFigure(f(r.Server))
 		}
@@ -167,15 +182,15 @@ func writeCompare(w io.Writer, paths []string, rs []*report.Result) []probe.Find
 		for _, k := range probe.WriteCounters {
 			if f, ok := r.Server.PerOp[k+"_per_op"]; ok {
 				if !f.OK() {
-					return k + " absent: " + f.Absent
+					return k + " " + foot(f.Absent)
 				}
 				return k + " " + probe.FormatFigure(f)
 			}
 			if f, ok := r.Server.Counters[k]; ok && !f.OK() {
-				return k + " absent: " + f.Absent
+				return k + " " + foot(f.Absent)
 			}
 		}
-		return "absent: not reported"
+		return foot("not reported")
 	})
 	row("write volume/write", func(r *report.Result) string {
 		if r.Server == nil || r.Server.Absent != "" {
@@ -183,6 +198,9 @@ func writeCompare(w io.Writer, paths []string, rs []*report.Result) []probe.Find
 		}
 		for _, k := range probe.WriteCounters {
 			if f, ok := r.Server.PerOp[k+"_per_write"]; ok {
+				if !f.OK() {
+					return foot(f.Absent)
+				}
 				return probe.FormatFigure(f)
 			}
 		}
@@ -217,6 +235,9 @@ func writeCompare(w io.Writer, paths []string, rs []*report.Result) []probe.Find
 		return strings.Join(flags, ", ")
 	})
 	tw.Flush()
+	for i, r := range reasons {
+		fmt.Fprint(w, wrapHang(fmt.Sprintf("[%d] %s", i+1, r), "  ", "      ", 100))
+	}
 
 	// The audit.
 	var ts []probe.Target
@@ -235,7 +256,7 @@ func writeCompare(w io.Writer, paths []string, rs []*report.Result) []probe.Find
 		names = append(names, label(i))
 	}
 	for _, l := range probe.Lines(findings, names) {
-		fmt.Fprintf(w, "  %s\n", l)
+		fmt.Fprint(w, wrapHang(l, "  ", "      ", 100))
 	}
 	var phases []string
 	for _, r := range rs {

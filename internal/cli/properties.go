@@ -53,18 +53,22 @@ func propertiesTopic() *cobra.Command {
 }
 
 // wrap breaks text into lines of at most width columns, each indented.
-func wrap(text, indent string, width int) string {
+func wrap(text, indent string, width int) string { return wrapHang(text, indent, indent, width) }
+
+// wrapHang is wrap with a different indent for the first line.
+func wrapHang(text, first, rest string, width int) string {
 	var b strings.Builder
-	line := indent
+	line, empty := first, true
 	for _, w := range strings.Fields(text) {
-		if len([]rune(line))+1+len([]rune(w)) > width && line != indent {
+		if !empty && len([]rune(line))+1+len([]rune(w)) > width {
 			b.WriteString(line + "\n")
-			line = indent
+			line, empty = rest, true
 		}
-		if line != indent {
+		if !empty {
 			line += " "
 		}
 		line += w
+		empty = false
 	}
 	b.WriteString(line + "\n")
 	return b.String()

@@ -2,8 +2,8 @@ package cli
 
 import (
 	"fmt"
+	"io"
 	"strings"
-	"text/tabwriter"
 
 	"github.com/spf13/cobra"
 
@@ -16,11 +16,10 @@ func (a *app) targetsCommand() *cobra.Command {
 		Short: "List backends, target URL forms and layout options",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			tw := tabwriter.NewWriter(a.stdout, 0, 0, 2, ' ', 0)
 			for _, b := range db.Backends() {
-				fmt.Fprintf(tw, "%s\t%s\n", b.Name, b.Summary)
+				fmt.Fprint(a.stdout, wrap(b.Name+": "+b.Summary, "", 100))
 				for _, f := range b.Forms {
-					fmt.Fprintf(tw, "  %s\t%s\n", f.Form, f.Help)
+					entry(a.stdout, f.Form, f.Help)
 				}
 				for _, o := range b.Options {
 					vals := o.Name + "=…"
@@ -31,16 +30,27 @@ func (a *app) targetsCommand() *cobra.Command {
 					if o.Default != "" {
 						help += " (default " + o.Default + ")"
 					}
-					fmt.Fprintf(tw, "  -p %s\t%s\n", vals, help)
+					entry(a.stdout, "-p "+vals, help)
 				}
 				for _, p := range b.OptionPrefixes {
-					fmt.Fprintf(tw, "  -p %sNAME=VALUE\t%s\n", p, prefixHelp(p))
+					entry(a.stdout, "-p "+p+"NAME=VALUE", prefixHelp(p))
 				}
-				fmt.Fprintln(tw, "\t")
+				fmt.Fprintln(a.stdout)
 			}
-			return tw.Flush()
+			return nil
 		},
 	}
+}
+
+// entry prints one form or option of `docbench targets`: on one line when
+// it fits 100 columns, else the name and then its help, indented.
+func entry(w io.Writer, name, help string) {
+	if one := "  " + name + "  " + help; len([]rune(one)) <= 100 {
+		fmt.Fprintln(w, one)
+		return
+	}
+	fmt.Fprintln(w, "  "+name)
+	fmt.Fprint(w, wrap(help, "      ", 100))
 }
 
 func prefixHelp(p string) string {

@@ -2,6 +2,7 @@ package probe
 
 import (
 	"errors"
+	"strings"
 	"testing"
 	"time"
 
@@ -95,5 +96,34 @@ func TestTreeCPU(t *testing.T) {
 	}
 	if _, err := TreeCPU(1 << 30); err == nil {
 		t.Error("no error for a missing process")
+	}
+}
+
+// TestWriteTextGroupsAbsentReasons: a figure the server cannot give is said
+// once per reason, never garbled into another line; lines stay ≤ 100 columns.
+func TestWriteTextGroupsAbsentReasons(t *testing.T) {
+	wal := "SQLite keeps no cumulative count of WAL frames: the WAL file is reused after each checkpoint"
+	inside := "the engine runs inside docbench: its CPU is the harness's"
+	s := &Server{
+		Counters: map[string]db.Figure{"wal_file_bytes": db.Missing(wal), "rows_updated": db.Missing("SQLite keeps no row counters")},
+		PerOp:    map[string]db.Figure{"wal_file_bytes_per_update": db.Missing(wal), "wal_file_bytes_per_write": db.Missing(wal)},
+		Storage:  map[string]db.Figure{"total_bytes": db.Val(294912, db.Bytes), "documents": db.Val(200, db.Count)},
+		CPU:      &CPU{ServerS: db.Missing(inside), ServerUSOp: db.Missing(inside), HarnessS: db.Val(0.07, db.Second), HarnessUSOp: db.Val(75.7, "µs")},
+	}
+	var b strings.Builder
+	WriteText(&b, s, nil)
+	out := b.String()
+	for _, reason := range []string{"SQLite keeps no row counters", inside} {
+		if n := strings.Count(out, reason); n != 1 {
+			t.Errorf("reason %q said %d times:\n%s", reason, n, out)
+		}
+	}
+	if strings.Count(out, "reused after each") != 1 || strings.Contains(out, "absent: absent") || strings.Contains(out, "(absent") {
+		t.Errorf("absent figures not grouped:\n%s", out)
+	}
+	for _, l := range strings.Split(out, "\n") {
+		if n := len([]rune(l)); n > 100 {
+			t.Errorf("line of %d columns: %q", n, l)
+		}
 	}
 }
