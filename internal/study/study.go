@@ -42,6 +42,7 @@ import (
 
 	"gopkg.in/yaml.v3"
 
+	"github.com/docbench/docbench/internal/workload"
 	"github.com/docbench/docbench/studies"
 )
 
@@ -174,7 +175,7 @@ var known = map[string][]string{
 func Parse(source string, data []byte) (*File, error) {
 	var root yaml.Node
 	if err := yaml.Unmarshal(data, &root); err != nil {
-		return nil, fmt.Errorf("%s: %v", source, err)
+		return nil, yamlSyntax(source, err)
 	}
 	var errs []error
 	fail := func(line int, format string, args ...any) {
@@ -210,7 +211,11 @@ func checkKeys(n *yaml.Node, section string, fail func(int, string, ...any)) {
 	for i := 0; i+1 < len(n.Content); i += 2 {
 		k, v := n.Content[i], n.Content[i+1]
 		if !contains(allowed, k.Value) {
-			fail(k.Line, "unknown key %q in %s (known: %s)", k.Value, sectionName(section), strings.Join(allowed, ", "))
+			if s := workload.Nearest(k.Value, allowed); s != "" {
+				fail(k.Line, "unknown key %q in %s (did you mean %q?)", k.Value, sectionName(section), s)
+			} else {
+				fail(k.Line, "unknown key %q in %s (known: %s)", k.Value, sectionName(section), strings.Join(allowed, ", "))
+			}
 			continue
 		}
 		if section != "" {

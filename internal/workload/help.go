@@ -86,3 +86,14 @@ func Help() []PropertyHelp {
 	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
 	return out
 }
+
+// Nearest returns the candidate closest to key when it is close enough to
+// be a plausible typo, else "": the "did you mean" of property and study
+// file errors.
+func Nearest(key string, candidates []string) string {
+	m := make(map[string]bool, len(candidates))
+	for _, c := range candidates {
+		m[c] = true
+	}
+	return nearest(key, m)
+}
