@@ -116,8 +116,17 @@ func (a *app) quickstart(ctx context.Context, cmd *cobra.Command, f *quickFlags)
 		return errors.Join(runErr, fmt.Errorf("quickstart: no target could run"))
 	}
 	var buf bytes.Buffer
-	writeSideBySide(&buf, ran, results)
-	fmt.Fprintf(&buf, "\nfinished in %s; results in %s\n", time.Since(started).Round(time.Second), f.out)
+	if m.Incomplete != "" {
+		fmt.Fprintf(&buf, "INCOMPLETE: %s\n\n", m.Incomplete)
+	}
+	if writeSideBySide(&buf, ran, results) {
+		buf.WriteString("* an incomplete run (interrupted or failed): its figures cover only part of it\n")
+	}
+	if m.Incomplete != "" {
+		fmt.Fprintf(&buf, "\nINCOMPLETE after %s (%s); results in %s\n", time.Since(started).Round(time.Second), m.Incomplete, f.out)
+	} else {
+		fmt.Fprintf(&buf, "\nfinished in %s; results in %s\n", time.Since(started).Round(time.Second), f.out)
+	}
 	if err := report.WriteFileAtomic(filepath.Join(f.out, "summary.txt"), buf.Bytes()); err != nil {
 		return err
 	}
@@ -128,8 +137,9 @@ func (a *app) quickstart(ctx context.Context, cmd *cobra.Command, f *quickFlags)
 	return runErr
 }
 
-// writeSideBySide prints throughput and p50/p99 per operation, targets side by side.
-func writeSideBySide(w io.Writer, targets []string, results map[string]map[string]*report.Result) {
+// writeSideBySide prints throughput and p50/p99 per operation, targets side
+// by side, marking incomplete runs with "*"; it reports whether it did.
+func writeSideBySide(w io.Writer, targets []string, results map[string]map[string]*report.Result) (marked bool) {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprint(tw, "workload\toperation\t")
 	for _, t := range targets {
@@ -155,8 +165,14 @@ func writeSideBySide(w io.Writer, targets []string, results map[string]map[strin
 				r.byTarget[t] = op
 			}
 		}
+		label := wl
+		for _, t := range targets {
+			if res := results[t][wl]; res != nil && !res.Complete {
+				label, marked = wl+" *", true
+			}
+		}
 		for _, r := range rows {
-			fmt.Fprintf(tw, "%s\t%s\t", r.workload, r.op)
+			fmt.Fprintf(tw, "%s\t%s\t", label, r.op)
 			for _, t := range targets {
 				op, ok := r.byTarget[t]
 				switch {
@@ -172,6 +188,7 @@ func writeSideBySide(w io.Writer, targets []string, results map[string]map[strin
 		}
 	}
 	tw.Flush()
+	return marked
 }
 
 func errCell(op report.Op, name string) string {

@@ -3,8 +3,10 @@ package cli
 import (
 	"encoding/json"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -324,5 +326,56 @@ func TestTerminalWidth(t *testing.T) {
 		if n := len([]rune(l)); n > 100 {
 			t.Errorf("line of %d columns: %q", n, l)
 		}
+	}
+}
+
+// TestInterruptedStudySaysSo: a study stopped by SIGINT exits 130 and every
+// artefact says at its top that it is incomplete; the run cut short is
+// named and left out of the figures.
+func TestInterruptedStudySaysSo(t *testing.T) {
+	dir := t.TempDir()
+	studyFile := filepath.Join(dir, "s.yaml")
+	if err := os.WriteFile(studyFile, []byte(`name: interrupted
+title: a study stopped half way
+targets:
+  - {name: lite, target: "sqlite:s.db"}
+workloads:
+  - {name: a, workload: workloada}
+  - {name: c, workload: workloadc}
+properties: {recordcount: 500}
+rounds: 3
+duration: 1s
+`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(dir, "out")
+	cmd := exec.Command(binary(t), "study", studyFile, "--out", out)
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(2500 * time.Millisecond) // the load and about two runs
+	if err := cmd.Process.Signal(syscall.SIGINT); err != nil {
+		t.Fatal(err)
+	}
+	err := cmd.Wait()
+	if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 130 {
+		t.Fatalf("exit: %v, want 130\n%s", err, stderr.String())
+	}
+	runs, _ := os.ReadFile(filepath.Join(out, "runs.json"))
+	summary, _ := os.ReadFile(filepath.Join(out, "summary.md"))
+	page, _ := os.ReadFile(filepath.Join(out, "report.html"))
+	if !strings.Contains(string(runs), `"incomplete": "interrupted after`) || !strings.Contains(string(runs), `"planned_runs": 6`) {
+		t.Errorf("runs.json does not say it is incomplete:\n%s", runs)
+	}
+	if !strings.HasPrefix(string(summary), "# interrupted\n\n**INCOMPLETE: interrupted after") {
+		t.Errorf("summary.md does not open with the mark:\n%.300s", summary)
+	}
+	if !strings.Contains(string(page), "<strong>INCOMPLETE:</strong> interrupted: interrupted after") {
+		t.Errorf("report.html has no INCOMPLETE banner")
+	}
+	if !strings.Contains(stderr.String(), "INCOMPLETE") {
+		t.Errorf("the terminal was not told: %s", stderr.String())
 	}
 }

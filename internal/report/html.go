@@ -41,13 +41,15 @@ type (
 		Generated string
 		ISO       string
 		Quick     []string // names of quick-run studies
-		Envs      []htmlEnv
-		Targets   []TargetInfo
-		Settings  htmlMatrix
-		Layout    htmlMatrix
-		Audit     []string
-		Studies   []htmlStudy
-		FontCSS   template.CSS
+		// Incomplete: "name: why" of every study that did not finish.
+		Incomplete []string
+		Envs       []htmlEnv
+		Targets    []TargetInfo
+		Settings   htmlMatrix
+		Layout     htmlMatrix
+		Audit      []string
+		Studies    []htmlStudy
+		FontCSS    template.CSS
 	}
 	htmlEnv struct {
 		Studies string // which studies ran here, when they differ
@@ -113,6 +115,9 @@ func buildPage(reports []*StudyReport) (*htmlPage, error) {
 		}
 		if r.Quick {
 			pg.Quick = append(pg.Quick, r.Name)
+		}
+		if r.Incomplete != "" {
+			pg.Incomplete = append(pg.Incomplete, r.Name+": "+r.Incomplete)
 		}
 	}
 	if len(names) > 0 {
@@ -551,6 +556,9 @@ footer{color:var(--muted);font-size:13px;padding:24px;border-top:1px solid var(-
 <header>
 <h1>docbench report</h1>
 <p class="meta">{{if .Generated}}Generated <time datetime="{{.ISO}}">{{.Generated}}</time> · {{end}}{{len .Studies}} {{if eq (len .Studies) 1}}study{{else}}studies{{end}}{{range $i, $s := .Studies}}{{if eq $i 0}}: {{else}}, {{end}}<a href="#{{$s.ID}}">{{$s.Name}}</a>{{end}}</p>
+{{- range .Incomplete}}
+<p class="warning" role="alert"><strong>INCOMPLETE:</strong> {{.}}. The figures below cover only the runs that finished; runs cut short are listed in the notes and left out of every figure.</p>
+{{- end}}
 {{- if .Quick}}
 <p class="warning" role="note"><strong>Quick run:</strong> {{range $i, $q := .Quick}}{{if $i}}, {{end}}{{$q}}{{end}} ran with --quick, shrunk to finish in about a minute. Their numbers are a smoke test, not numbers to quote.</p>
 {{- end}}

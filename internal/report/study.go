@@ -12,6 +12,9 @@ type StudyReport struct {
 	Generated time.Time
 	Quick     bool // run with --quick: a smoke run, not numbers to quote
 	Rounds    int
+	// Incomplete says why the study did not run to its end ("interrupted
+	// after 3 of 12 runs"); "" for a finished study.
+	Incomplete string
 
 	Environment Environment
 	Targets     []TargetInfo

@@ -65,7 +65,12 @@ type Manifest struct {
 	Started  time.Time         `json:"started"`
 	Finished time.Time         `json:"finished,omitempty"`
 	Targets  map[string]string `json:"targets"` // name → target (redacted)
-	Runs     []Run             `json:"runs"`
+	// Planned is the number of runs the study was to make.
+	Planned int `json:"planned_runs,omitempty"`
+	// Incomplete says why the study stopped before its end ("interrupted
+	// after 3 of 12 runs", "failed after …: …"); absent when it finished.
+	Incomplete string `json:"incomplete,omitempty"`
+	Runs       []Run  `json:"runs"`
 }
 
 // DefaultTargets are the targets of a study that names none.
@@ -315,6 +320,7 @@ func Execute(ctx context.Context, f *File, ex Executor, opts Options) (*Manifest
 		return nil, errors.Join(problems...)
 	}
 	total := len(targets) * len(points) * f.Rounds * len(f.Workloads)
+	m.Planned = total
 	done := 0
 	started := time.Now()
 	var runErr error
@@ -344,10 +350,13 @@ func Execute(ctx context.Context, f *File, ex Executor, opts Options) (*Manifest
 			err := f.runGroup(ctx, ex, t, g.points, opts, m, save, logf, &done, total, started)
 			if ctx.Err() != nil {
 				runErr = runner.ErrInterrupted
+				m.Incomplete = fmt.Sprintf("interrupted after %d of %d runs", done, total)
 				break
 			}
 			if err != nil {
-				return m, err
+				runErr = err
+				m.Incomplete = fmt.Sprintf("failed after %d of %d runs: %v", done, total, err)
+				break
 			}
 		}
 		if runErr != nil {
@@ -359,9 +368,12 @@ func Execute(ctx context.Context, f *File, ex Executor, opts Options) (*Manifest
 		return m, err
 	}
 	if err := WriteOutputs(opts.Out); err != nil {
-		return m, err
+		return m, errors.Join(runErr, err)
 	}
 	logFindings(opts.Log, opts.Out)
+	if m.Incomplete != "" {
+		logf("INCOMPLETE: %s; every artefact in %s says so", m.Incomplete, opts.Out)
+	}
 	return m, runErr
 }
 

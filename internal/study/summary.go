@@ -220,12 +220,21 @@ func (d *Data) row(target, wl, point, op, metric string) (report.Row, bool) {
 func (d *Data) Report() *report.StudyReport {
 	f := d.File
 	sr := &report.StudyReport{Name: f.Name, Title: f.Title, Cites: f.Cites, Reported: f.Reported,
-		Generated: d.Manifest.Finished, Quick: d.Manifest.Quick, Rounds: f.Rounds, Rows: d.Rows}
+		Generated: d.Manifest.Finished, Quick: d.Manifest.Quick, Rounds: f.Rounds, Rows: d.Rows,
+		Incomplete: d.Manifest.Incomplete}
 	if sr.Generated.IsZero() {
 		sr.Generated = d.Manifest.Started
 	}
 	seen := map[string]bool{}
 	for _, run := range d.Manifest.Runs {
+		if res := d.Results[run.File]; res != nil && !res.Complete {
+			why := res.Stopped
+			if res.Error != "" {
+				why = res.Error
+			}
+			sr.Notes = appendOnce(sr.Notes, fmt.Sprintf("%s %s at %s, round %d: INCOMPLETE run (%s), left out of every figure",
+				run.Target, run.Workload, pointID(run.Point), run.Round, why))
+		}
 		if run.NotApplicable != "" {
 			sr.Notes = appendOnce(sr.Notes, fmt.Sprintf("%s at %s: not applicable: %s", run.Target, pointID(run.Point), run.NotApplicable))
 		}
@@ -469,7 +478,11 @@ func (d *Data) writeCSV(w *bytes.Buffer) error {
 func (d *Data) markdown(rep *report.StudyReport) []byte {
 	var b bytes.Buffer
 	f := d.File
-	fmt.Fprintf(&b, "# %s\n\n%s\n\n", f.Name, f.Title)
+	fmt.Fprintf(&b, "# %s\n\n", f.Name)
+	if d.Manifest.Incomplete != "" {
+		fmt.Fprintf(&b, "**INCOMPLETE: %s.** The figures below cover only the runs that finished; runs cut short are listed in the notes and left out of every figure.\n\n", d.Manifest.Incomplete)
+	}
+	fmt.Fprintf(&b, "%s\n\n", f.Title)
 	markdownFindings(&b, rep, d.Manifest.Quick)
 	if f.Cites != "" {
 		fmt.Fprintf(&b, "Reproduces: %s\n\n", f.Cites)
