@@ -150,10 +150,17 @@ func (p *MongoPeer) stopJava() error {
 // removes their runtime directories; StartMongoPeer calls it. A peer is
 // killed only when its command line names its runtime directory.
 func CleanStaleMongoPeers() {
-	cleanStaleDirs(mongoRunDirPattern, func(dir string) bool {
+	cleanStalePeers(mongoRunDirPattern, func(dir string) string { return peerMarker + dir + "\x00" })
+}
+
+// cleanStalePeers kills the test peers of runtime directories matching
+// pattern whose docbench process is gone, and removes the directories. A
+// peer is killed only when its command line holds mark(dir).
+func cleanStalePeers(pattern string, mark func(dir string) string) {
+	cleanStaleDirs(pattern, func(dir string) bool {
 		if pid := readPID(filepath.Join(dir, peerPIDFile)); alive(pid) {
 			cmdline, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/cmdline")
-			if err != nil || !strings.Contains(string(cmdline), peerMarker+dir+"\x00") {
+			if err != nil || !strings.Contains(string(cmdline), mark(dir)) {
 				return false // cannot prove it is ours: leave it
 			}
 			killAndWait(pid, 5*time.Second)

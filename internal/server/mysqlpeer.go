@@ -13,7 +13,6 @@ import (
 	"path/filepath"
 	"runtime"
 	"sort"
-	"strconv"
 	"strings"
 	"syscall"
 	"time"
@@ -138,15 +137,8 @@ func (p *MySQLPeer) stopPeer() error {
 // removes their runtime directories; StartMySQLPeer calls it. A peer is
 // killed only when its command line names its runtime directory.
 func CleanStaleMySQLPeers() {
-	cleanStaleDirs(mysqlPeerRunDirPattern, func(dir string) bool {
-		if pid := readPID(filepath.Join(dir, peerPIDFile)); alive(pid) {
-			cmdline, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/cmdline")
-			if err != nil || !strings.Contains(string(cmdline), "\x00--ready\x00"+filepath.Join(dir, peerPortFile)+"\x00") {
-				return false // cannot prove it is ours: leave it
-			}
-			killAndWait(pid, 5*time.Second)
-		}
-		return true
+	cleanStalePeers(mysqlPeerRunDirPattern, func(dir string) string {
+		return "\x00--ready\x00" + filepath.Join(dir, peerPortFile) + "\x00"
 	})
 }
 

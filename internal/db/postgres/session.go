@@ -181,19 +181,13 @@ var (
 	_ db.Querier       = (*session)(nil)
 )
 
-// keyArg is the argument $1 of the key predicate.
+// keyArg is the argument $1 of the key predicate, for pgx's query path.
 func (s *session) keyArg(key []byte) any {
-	switch {
-	case s.st.v.layout != "document":
-		return key
-	case s.st.v.keylookup == "contains":
-		s.keyBuf = append(append(append(s.keyBuf[:0], `{"YCSB_KEY":"`...), key...), `"}`...)
-		return s.keyBuf
-	case s.st.v.keylookup == "jsonpath":
-		s.keyBuf = append(append(append(s.keyBuf[:0], `$.YCSB_KEY == "`...), key...), '"')
-		return string(s.keyBuf) // jsonpath has no binary input from []byte
+	p := s.keyParam(key)
+	if s.st.v.layout == "document" && s.st.v.keylookup == "jsonpath" {
+		return string(p) // jsonpath has no binary input from []byte
 	}
-	return key
+	return p
 }
 
 // withKey returns doc with "YCSB_KEY" as its first member (document layout).
