@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -36,7 +37,15 @@ type phaseFlags struct {
 	seed      uint64
 	shard     shardFlags
 	prof      profileFlags
+	// accounting: failed operations and pass/fail criteria
+	maxErrorRate string
+	thresholds   []string
+	hdrLog       string
 }
+
+// ExitThresholds is the exit status of a run whose measurement succeeded
+// but missed a --threshold (k6's code for the same).
+const ExitThresholds = 99
 
 func (a *app) phaseCommand(phase runner.Phase) *cobra.Command {
 	f := &phaseFlags{}
@@ -63,10 +72,15 @@ func (a *app) phaseCommand(phase runner.Phase) *cobra.Command {
 			return f.prof.profiled(func() error {
 				res, err := a.execute(cmd.Context(), spec)
 				err = notLoaded(err, f.target, f.workloads, f.props)
+				thresholdsOK := true
 				if res != nil {
+					thresholdsOK = report.CheckThresholds(res, spec.thresholds)
 					if werr := a.emit(res, f.format, f.out); werr != nil {
 						return errors.Join(err, werr)
 					}
+				}
+				if err == nil && !thresholdsOK {
+					return &ExitError{Code: ExitThresholds, Err: thresholdError(res)}
 				}
 				return err
 			})
@@ -83,6 +97,9 @@ func (a *app) phaseCommand(phase runner.Phase) *cobra.Command {
 	fl.Uint64Var(&f.seed, "seed", 1, "seed of documents and key choices (same seed, same data)")
 	f.shard.add(fl)
 	f.prof.add(fl)
+	fl.StringVar(&f.maxErrorRate, "max-error-rate", "1%", "share of failed operations above which the phase fails (e.g. 1%, 0.5%, 0; 100% = no limit)")
+	fl.StringArrayVar(&f.thresholds, "threshold", nil, "pass/fail criterion, k6-style, e.g. 'p99(READ)<5ms', 'throughput>10000', 'errors<0.1%'; repeatable; a miss exits 99")
+	fl.StringVar(&f.hdrLog, "hdr-log", "", "stream every interval's latency histograms to this HdrHistogram log (.hlog)")
 	if phase == runner.Run {
 		fl.Float64Var(&f.rate, "rate", 0, "target operations/s over all threads: an open loop (overrides target; default 0: as fast as possible)")
 		fl.DurationVar(&f.duration, "duration", 0, "stop after this long, e.g. 30s or 5m (overrides maxexecutiontime; default 0: at operationcount)")
@@ -103,6 +120,9 @@ type spec struct {
 	quiet    bool // no status output (quickstart prints its own)
 	recreate bool
 	shard    shardSpec
+	// thresholds are checked on the result; hdrLog is the --hdr-log path.
+	thresholds []report.Threshold
+	hdrLog     string
 }
 
 func (a *app) specFromFlags(cmd *cobra.Command, phase runner.Phase, f *phaseFlags) (*spec, error) {
@@ -123,13 +143,57 @@ func (a *app) specFromFlags(cmd *cobra.Command, phase runner.Phase, f *phaseFlag
 	if err := report.CheckFormat(f.format); err != nil {
 		return nil, &ExitError{Code: 2, Err: err}
 	}
+	maxErr, err := parseShare(f.maxErrorRate)
+	if err != nil {
+		return nil, &ExitError{Code: exitUsage, Err: fmt.Errorf("--max-error-rate %q: %w", f.maxErrorRate, err)}
+	}
+	var ts []report.Threshold
+	for _, text := range f.thresholds {
+		t, err := report.ParseThreshold(text)
+		if err != nil {
+			return nil, &ExitError{Code: exitUsage, Err: fmt.Errorf("--threshold: %w", err)}
+		}
+		ts = append(ts, t)
+	}
 	sh, err := f.shard.parse(time.Now())
 	if err != nil {
 		return nil, err
 	}
 	return &spec{phase: phase, target: f.target, files: f.workloads, props: props, recreate: phase == runner.Load,
-		opts:  runner.Options{Phase: phase, Warmup: f.warmup, Status: f.status, Seed: f.seed, StartAt: sh.startAt},
+		thresholds: ts, hdrLog: f.hdrLog,
+		opts: runner.Options{Phase: phase, Warmup: f.warmup, Status: f.status, Seed: f.seed, StartAt: sh.startAt,
+			MaxErrorRate: maxErr},
 		shard: sh}, nil
+}
+
+// parseShare reads a share as a percentage ("1%") or a fraction ("0.01").
+func parseShare(s string) (float64, error) {
+	p, pct := strings.CutSuffix(strings.TrimSpace(s), "%")
+	v, err := strconv.ParseFloat(p, 64)
+	if pct {
+		v /= 100
+	}
+	if err != nil || v < 0 || v > 1 || v != v {
+		return 0, errors.New("want a share between 0% and 100% (e.g. 1% or 0.01)")
+	}
+	switch v {
+	case 1:
+		return -1, nil // no limit
+	case 0:
+		return math.SmallestNonzeroFloat64, nil // any failure fails (0 means the default to the runner)
+	}
+	return v, nil
+}
+
+// thresholdError lists the thresholds a result missed.
+func thresholdError(res *report.Result) error {
+	var miss []string
+	for _, t := range res.Thresholds {
+		if !t.Pass {
+			miss = append(miss, fmt.Sprintf("%s (measured %s)", t.Threshold, t.Measured()))
+		}
+	}
+	return fmt.Errorf("%d of %d thresholds failed: %s", len(miss), len(res.Thresholds), strings.Join(miss, "; "))
 }
 
 // config validates the properties (with every backend's options and the
@@ -201,6 +265,7 @@ func (a *app) runPhase(ctx context.Context, store db.Store, sp *spec, cfg *workl
 	opts.Threads = int(cfg.ThreadCount)
 	opts.Rate = cfg.Target
 	opts.Duration = cfg.MaxExecutionTime
+	opts.EncodeIntervals = sp.shard.used() // merged second by second
 	if !sp.quiet {
 		opts.Stderr = a.stderr
 		if f, ok := a.stderr.(*os.File); ok && term.IsTerminal(int(f.Fd())) {
@@ -232,6 +297,14 @@ func (a *app) runPhase(ctx context.Context, store db.Store, sp *spec, cfg *workl
 	// warm-up, with no operation in flight.
 	var before *probe.Point
 	opts.OnMeasure = func() { before = probe.Take(ctx, store) }
+	if sp.hdrLog != "" {
+		f, err := os.Create(sp.hdrLog)
+		if err != nil {
+			return nil, &ExitError{Code: exitUsage, Err: fmt.Errorf("--hdr-log: %w", err)}
+		}
+		defer f.Close()
+		opts.HdrLog = f
+	}
 	out, runErr := runner.Execute(ctx, store, wl, plan, opts)
 	if out == nil {
 		return nil, runErr
@@ -242,6 +315,12 @@ func (a *app) runPhase(ctx context.Context, store db.Store, sp *spec, cfg *workl
 	res.Workload = report.Workload{Files: sp.files, Properties: sp.props.Map()}
 	res.Options = report.Options{Threads: opts.Threads, TargetRate: opts.Rate, DurationS: opts.Duration.Seconds(),
 		WarmupS: opts.Warmup.Seconds(), Seed: opts.Seed, BatchSize: out.Batch}
+	switch {
+	case opts.MaxErrorRate == 0:
+		res.MaxErrorRate = runner.DefaultMaxErrorRate
+	case opts.MaxErrorRate > math.SmallestNonzeroFloat64:
+		res.MaxErrorRate = opts.MaxErrorRate
+	}
 	res.Notes = append(res.Notes, cfg.Notes...)
 	res.EndedBy, res.Notes = endedBy(out, sp.phase, cfg, opts.Duration, res.Notes)
 	if sp.shard.used() {

@@ -9,6 +9,8 @@
 package measure
 
 import (
+	"encoding/base64"
+	"errors"
 	"sync"
 	"time"
 
@@ -40,10 +42,13 @@ func record(h *hdr.Histogram, d time.Duration) {
 type Registry struct {
 	names    []string
 	intended bool
+	notFound error // errors.Is(err, notFound) counts as YCSB's NOT_FOUND
 
 	mu        sync.Mutex
 	recorders []*Recorder
-	errs      [][]ErrorCount // per op, merged at Tick and Finish
+
+	// merged holds the last Tick's merge per op, reused every tick.
+	merged []*hdr.Histogram
 }
 
 // ErrorCount is a distinct error message and how often it occurred.
@@ -55,14 +60,20 @@ type ErrorCount struct {
 // NewRegistry prepares recording for the named operations. With intended,
 // response time from each operation's intended start is recorded as well.
 func NewRegistry(names []string, intended bool) *Registry {
-	return &Registry{names: names, intended: intended, errs: make([][]ErrorCount, len(names))}
+	r := &Registry{names: names, intended: intended, merged: make([]*hdr.Histogram, len(names))}
+	for i := range r.merged {
+		r.merged[i] = NewHistogram()
+	}
+	return r
 }
+
+// CountNotFound makes failures that are errors.Is(err, target) count as
+// "not found" (YCSB's Return=NOT_FOUND) beside the other errors. Call it
+// before NewRecorder.
+func (r *Registry) CountNotFound(target error) { r.notFound = target }
 
 // Names returns the operation names in index order.
 func (r *Registry) Names() []string { return r.names }
-
-// Intended reports whether response times from intended starts are recorded.
-func (r *Registry) Intended() bool { return r.intended }
 
 // NewRecorder returns a recorder for one worker.
 func (r *Registry) NewRecorder() *Recorder {
@@ -70,13 +81,17 @@ func (r *Registry) NewRecorder() *Recorder {
 	rec := &Recorder{
 		service:  make([]*hdr.Histogram, n),
 		interval: make([]*hdr.Histogram, n),
+		spare:    make([]*hdr.Histogram, n),
 		errors:   make([]int64, n),
+		notFound: make([]int64, n),
 		ivErrors: make([]int64, n),
 		msgs:     make([][]ErrorCount, n),
+		nf:       r.notFound,
 	}
 	for i := range n {
 		rec.service[i] = NewHistogram()
 		rec.interval[i] = NewHistogram()
+		rec.spare[i] = NewHistogram()
 	}
 	if r.intended {
 		rec.response = make([]*hdr.Histogram, n)
@@ -96,9 +111,12 @@ type Recorder struct {
 	service  []*hdr.Histogram // cumulative service time per op
 	response []*hdr.Histogram // cumulative response time from intended start (open loop)
 	interval []*hdr.Histogram // since the last tick (response time if open loop)
+	spare    []*hdr.Histogram // the other interval buffer: swapped in at each tick
 	errors   []int64
+	notFound []int64 // the part of errors that were "not found"
 	ivErrors []int64
 	msgs     [][]ErrorCount
+	nf       error
 	paused   bool
 }
 
@@ -114,6 +132,9 @@ func (r *Recorder) Record(op int, service, response time.Duration, err error) {
 	if err != nil {
 		r.errors[op]++
 		r.ivErrors[op]++
+		if r.nf != nil && errors.Is(err, r.nf) {
+			r.notFound[op]++
+		}
 		r.keepError(op, err)
 		r.mu.Unlock()
 		return
@@ -151,10 +172,12 @@ func (r *Recorder) reset() {
 	for i := range r.service {
 		r.service[i].Reset()
 		r.interval[i].Reset()
+		r.spare[i].Reset()
 		if r.response != nil {
 			r.response[i].Reset()
 		}
 		r.errors[i] = 0
+		r.notFound[i] = 0
 		r.ivErrors[i] = 0
 		r.msgs[i] = r.msgs[i][:0]
 	}
@@ -162,66 +185,155 @@ func (r *Recorder) reset() {
 
 // Reset discards everything recorded so far by every recorder.
 func (r *Registry) Reset() {
-	r.mu.Lock()
-	recs := append([]*Recorder(nil), r.recorders...)
-	r.mu.Unlock()
-	for _, rec := range recs {
+	for _, rec := range r.snapshot() {
 		rec.reset()
 	}
 }
 
-// Interval is the merged measurement of one tick interval.
+func (r *Registry) snapshot() []*Recorder {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return append([]*Recorder(nil), r.recorders...)
+}
+
+// Interval is the summary of one tick interval: a fixed size per operation
+// whatever the run's length (the full distributions go to an HDR log).
 type Interval struct {
 	Start, End time.Time
-	Ops        []*hdr.Histogram // per op; response time under a target rate
-	Errors     []int64
+	Ops        []OpInterval // per op, in Names order
+	// Encoded holds, only when asked for (a shard's run, whose results
+	// are merged second by second), each op's interval histogram in
+	// HdrHistogram's V2 compressed encoding, base64; "" when empty.
+	Encoded []string
+}
+
+// OpInterval summarises one operation in one interval. Latencies are in
+// nanoseconds (response time under a target rate) and read from the
+// interval's merged histogram.
+type OpInterval struct {
+	Count  int64 // successful operations
+	Errors int64 // failed operations
+	P50    int64
+	P99    int64
+	Max    int64
 }
 
 // Count returns all successful and failed operations of the interval.
 func (iv *Interval) Count() int64 {
 	var n int64
-	for i, h := range iv.Ops {
-		n += h.TotalCount() + iv.Errors[i]
+	for _, o := range iv.Ops {
+		n += o.Count + o.Errors
 	}
 	return n
 }
 
-// Tick swaps every recorder's interval histograms and returns their merge.
-// It is called by one goroutine (the runner's ticker).
-func (r *Registry) Tick(start, end time.Time) Interval {
-	iv := Interval{Start: start, End: end, Ops: make([]*hdr.Histogram, len(r.names)), Errors: make([]int64, len(r.names))}
-	for i := range iv.Ops {
-		iv.Ops[i] = NewHistogram()
+// Succeeded returns the successful operations of the interval.
+func (iv *Interval) Succeeded() int64 {
+	var n int64
+	for _, o := range iv.Ops {
+		n += o.Count
 	}
-	r.mu.Lock()
-	recs := append([]*Recorder(nil), r.recorders...)
-	r.mu.Unlock()
-	for _, rec := range recs {
+	return n
+}
+
+// Failed returns the failed operations of the interval.
+func (iv *Interval) Failed() int64 {
+	var n int64
+	for _, o := range iv.Ops {
+		n += o.Errors
+	}
+	return n
+}
+
+// Tick closes the current interval of every recorder and returns its
+// summary. Each recorder's interval histograms are double-buffered: the
+// tick swaps in the (empty) spare under the recorder's lock, merges the
+// swapped-out one without holding it, and keeps it as the next spare, so
+// ticking allocates no histogram. The merged histograms stay readable
+// through Merged until the next Tick. One goroutine calls Tick.
+func (r *Registry) Tick(start, end time.Time) Interval {
+	iv := Interval{Start: start, End: end, Ops: make([]OpInterval, len(r.names))}
+	for _, h := range r.merged {
+		h.Reset()
+	}
+	for _, rec := range r.snapshot() {
 		rec.mu.Lock()
-		for i, h := range rec.interval {
-			iv.Ops[i].Merge(h)
-			h.Reset()
-			iv.Errors[i] += rec.ivErrors[i]
+		full := rec.interval
+		rec.interval, rec.spare = rec.spare, full
+		for i := range iv.Ops {
+			iv.Ops[i].Errors += rec.ivErrors[i]
 			rec.ivErrors[i] = 0
 		}
 		rec.mu.Unlock()
+		// full is now the recorder's spare: only Tick and reset touch it,
+		// and reset runs while no operation and no tick is under way.
+		for i, h := range full {
+			r.merged[i].Merge(h)
+			h.Reset()
+		}
+	}
+	for i, h := range r.merged {
+		o := &iv.Ops[i]
+		o.Count = h.TotalCount()
+		if o.Count > 0 {
+			o.P50, o.P99, o.Max = h.ValueAtQuantile(50), h.ValueAtQuantile(99), h.Max()
+		}
 	}
 	return iv
 }
+
+// EncodeMerged returns op's merged histogram of the last Tick in
+// HdrHistogram's V2 compressed encoding, base64 ("" when empty).
+func (r *Registry) EncodeMerged(op int) string {
+	h := r.merged[op]
+	if h.TotalCount() == 0 {
+		return ""
+	}
+	b, err := h.Encode(hdr.V2CompressedEncodingCookieBase)
+	if err != nil {
+		return ""
+	}
+	return base64.StdEncoding.EncodeToString(b)
+}
+
+// Merged returns op's merged histogram of the last Tick. It is reused by
+// the next Tick: read it before then, never keep it.
+func (r *Registry) Merged(op int) *hdr.Histogram { return r.merged[op] }
 
 // Totals is the merged measurement of a whole phase.
 type Totals struct {
 	Service  []*hdr.Histogram
 	Response []*hdr.Histogram // nil unless intended
 	Errors   []int64
+	NotFound []int64 // the part of Errors that were "not found"
 	Messages [][]ErrorCount
+}
+
+// Failures returns the errors counted so far per op and their first
+// distinct messages, without stopping the recorders (the warm-up's are
+// read this way before Reset).
+func (r *Registry) Failures() (errs []int64, msgs [][]ErrorCount) {
+	n := len(r.names)
+	errs, msgs = make([]int64, n), make([][]ErrorCount, n)
+	for _, rec := range r.snapshot() {
+		rec.mu.Lock()
+		for i := range n {
+			errs[i] += rec.errors[i]
+			for _, m := range rec.msgs[i] {
+				msgs[i] = addMessage(msgs[i], m)
+			}
+		}
+		rec.mu.Unlock()
+	}
+	return errs, msgs
 }
 
 // Totals merges every recorder's cumulative histograms. Recorders stop
 // recording afterwards.
 func (r *Registry) Totals() Totals {
 	n := len(r.names)
-	t := Totals{Service: make([]*hdr.Histogram, n), Errors: make([]int64, n), Messages: make([][]ErrorCount, n)}
+	t := Totals{Service: make([]*hdr.Histogram, n), Errors: make([]int64, n), NotFound: make([]int64, n),
+		Messages: make([][]ErrorCount, n)}
 	for i := range n {
 		t.Service[i] = NewHistogram()
 	}
@@ -231,10 +343,7 @@ func (r *Registry) Totals() Totals {
 			t.Response[i] = NewHistogram()
 		}
 	}
-	r.mu.Lock()
-	recs := append([]*Recorder(nil), r.recorders...)
-	r.mu.Unlock()
-	for _, rec := range recs {
+	for _, rec := range r.snapshot() {
 		rec.mu.Lock()
 		rec.paused = true
 		for i := range n {
@@ -243,6 +352,7 @@ func (r *Registry) Totals() Totals {
 				t.Response[i].Merge(rec.response[i])
 			}
 			t.Errors[i] += rec.errors[i]
+			t.NotFound[i] += rec.notFound[i]
 			for _, m := range rec.msgs[i] {
 				t.Messages[i] = addMessage(t.Messages[i], m)
 			}

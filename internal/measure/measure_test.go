@@ -2,6 +2,8 @@ package measure
 
 import (
 	"errors"
+	"fmt"
+	"runtime"
 	"testing"
 	"time"
 )
@@ -55,8 +57,8 @@ func TestTickSwapsIntervalsAndResponseTimes(t *testing.T) {
 	r := reg.NewRecorder()
 	r.Record(0, time.Millisecond, 5*time.Millisecond, nil)
 	iv := reg.Tick(time.Now(), time.Now())
-	if iv.Ops[0].TotalCount() != 1 || iv.Ops[0].Max() < int64(5*time.Millisecond)-int64(10*time.Microsecond) {
-		t.Fatalf("interval under a target rate must hold the response time: %d values, max %v", iv.Ops[0].TotalCount(), time.Duration(iv.Ops[0].Max()))
+	if iv.Ops[0].Count != 1 || iv.Ops[0].Max < int64(5*time.Millisecond)-int64(10*time.Microsecond) {
+		t.Fatalf("interval under a target rate must hold the response time: %d values, max %v", iv.Ops[0].Count, time.Duration(iv.Ops[0].Max))
 	}
 	if iv2 := reg.Tick(time.Now(), time.Now()); iv2.Count() != 0 {
 		t.Fatal("interval not reset by Tick")
@@ -75,5 +77,84 @@ func BenchmarkRecord(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
 		r.Record(0, 123*time.Microsecond, 130*time.Microsecond, nil)
+	}
+}
+
+func TestNotFoundCountedBesideErrors(t *testing.T) {
+	notFound := errors.New("not found")
+	reg := NewRegistry([]string{"READ"}, false)
+	reg.CountNotFound(notFound)
+	r := reg.NewRecorder()
+	r.Record(0, time.Millisecond, 0, nil)
+	r.Record(0, time.Millisecond, 0, fmt.Errorf("key user1: %w", notFound))
+	r.Record(0, time.Millisecond, 0, errors.New("connection refused"))
+	iv := reg.Tick(time.Now(), time.Now())
+	if iv.Succeeded() != 1 || iv.Failed() != 2 {
+		t.Fatalf("interval: %d ok, %d failed; want 1 and 2", iv.Succeeded(), iv.Failed())
+	}
+	tot := reg.Totals()
+	if tot.Errors[0] != 2 || tot.NotFound[0] != 1 {
+		t.Fatalf("errors %d, not found %d; want 2 and 1", tot.Errors[0], tot.NotFound[0])
+	}
+}
+
+// The memory of a run is flat in its length: ticking allocates a summary
+// of a fixed size per operation, never a histogram.
+func TestTickRetainsFixedSizeSummaries(t *testing.T) {
+	names := []string{"READ", "UPDATE", "INSERT", "SCAN", "READ-MODIFY-WRITE"}
+	reg := NewRegistry(names, true)
+	recs := []*Recorder{reg.NewRecorder(), reg.NewRecorder()}
+	var series []Interval
+	var ms runtime.MemStats
+	run := func(ticks int) {
+		for k := range ticks {
+			for _, r := range recs {
+				for op := range names {
+					r.Record(op, time.Duration(k%1000+1)*time.Microsecond, time.Duration(k%5000+1)*time.Microsecond, nil)
+				}
+			}
+			series = append(series, reg.Tick(time.Time{}, time.Time{}))
+		}
+	}
+	heap := func() uint64 {
+		runtime.GC()
+		runtime.ReadMemStats(&ms)
+		return ms.HeapAlloc
+	}
+	run(100)
+	series = make([]Interval, 0, 2100)
+	before := heap()
+	run(2000)
+	after := heap()
+	perTick := (float64(after) - float64(before)) / 2000
+	// A summary is 5 ops × 40 bytes plus the Interval header; one histogram
+	// in docbench's geometry alone is tens of kilobytes.
+	if perTick > 512 {
+		t.Fatalf("each tick retains %.0f bytes; want a fixed summary of a few hundred", perTick)
+	}
+	if len(series) != 2000 {
+		t.Fatal(len(series))
+	}
+}
+
+func TestTickAllocatesNoHistogram(t *testing.T) {
+	reg := NewRegistry([]string{"READ", "UPDATE"}, false)
+	r := reg.NewRecorder()
+	allocs := testing.AllocsPerRun(200, func() {
+		r.Record(0, time.Millisecond, 0, nil)
+		_ = reg.Tick(time.Time{}, time.Time{})
+	})
+	if allocs > 2 { // the snapshot of recorders and the summary slice
+		t.Fatalf("Tick allocates %.0f times; want at most 2", allocs)
+	}
+}
+
+func TestRecordAllocatesNothing(t *testing.T) {
+	reg := NewRegistry([]string{"READ"}, true)
+	r := reg.NewRecorder()
+	if a := testing.AllocsPerRun(1000, func() {
+		r.Record(0, 123*time.Microsecond, 130*time.Microsecond, nil)
+	}); a != 0 {
+		t.Fatalf("Record allocates %.1f times per operation; want 0", a)
 	}
 }

@@ -36,7 +36,7 @@ func outcome(intended bool) *runner.Outcome {
 	}
 	start := time.Date(2026, 11, 22, 1, 0, 0, 0, time.UTC)
 	o := &runner.Outcome{Phase: runner.Run, Start: start, End: start.Add(2 * time.Second), Names: names,
-		Totals: reg.Totals(), Ops: 1103, Complete: true, Batch: 1}
+		Totals: reg.Totals(), Ops: 1103, Failed: 3, Complete: true, Batch: 1}
 	if intended { // schedule lags of 1..100 µs, 7 operations behind
 		o.ScheduleLag = measure.NewHistogram()
 		for i := range 1103 {
@@ -96,7 +96,7 @@ func TestBuild(t *testing.T) {
 	if r.Target.Target != "postgres://u:***@h/db" {
 		t.Errorf("password not redacted: %s", r.Target.Target)
 	}
-	if r.Throughput != 551.5 || r.RuntimeMS != 2000 {
+	if r.Throughput != 550 || r.RuntimeMS != 2000 || r.Errors != 3 || r.Ops[1].Throughput != 50 {
 		t.Errorf("throughput %v runtime %v", r.Throughput, r.RuntimeMS)
 	}
 	if len(r.Ops) != 2 || r.Ops[0].Name != "READ" || r.Ops[1].Count != 103 || r.Ops[1].Errors != 3 {

@@ -28,24 +28,39 @@ type Result struct {
 	Tool     Tool   `json:"tool"`
 	Phase    string `json:"phase"`
 	Complete bool   `json:"complete"`
-	Stopped  string `json:"stopped,omitempty"`
+	// Failed marks a phase that failed (Error says why): too many failed
+	// operations, a failure streak or a panic.
+	Failed  bool   `json:"failed,omitempty"`
+	Stopped string `json:"stopped,omitempty"`
 	// EndedBy names the limit that ended the phase: "operationcount" (a
 	// run), "insertcount" (a load), "duration" or "interrupted".
-	EndedBy     string            `json:"ended_by,omitempty"`
-	Error       string            `json:"error,omitempty"`
-	Target      Target            `json:"target"`
-	Environment Environment       `json:"environment"`
-	Workload    Workload          `json:"workload"`
-	Options     Options           `json:"options"`
-	Start       time.Time         `json:"start"`
-	End         time.Time         `json:"end"`
-	RuntimeMS   float64           `json:"runtime_ms"`
-	Operations  int64             `json:"operations"`
-	Throughput  float64           `json:"throughput_ops_per_sec"`
-	Ops         []Op              `json:"ops"`
-	Series      []Point           `json:"series"`
-	Notes       []string          `json:"notes,omitempty"`
-	Extra       map[string]string `json:"extra,omitempty"`
+	EndedBy     string      `json:"ended_by,omitempty"`
+	Error       string      `json:"error,omitempty"`
+	Target      Target      `json:"target"`
+	Environment Environment `json:"environment"`
+	Workload    Workload    `json:"workload"`
+	Options     Options     `json:"options"`
+	Start       time.Time   `json:"start"`
+	End         time.Time   `json:"end"`
+	RuntimeMS   float64     `json:"runtime_ms"`
+	// Operations counts every operation issued, failed ones included;
+	// Throughput counts only the successful ones.
+	Operations int64   `json:"operations"`
+	Throughput float64 `json:"throughput_ops_per_sec"`
+	// Errors counts failed operations (records of failed batches),
+	// ErrorRate them per second and ErrorShare their share of Operations.
+	Errors       int64   `json:"errors"`
+	ErrorRate    float64 `json:"errors_per_sec"`
+	ErrorShare   float64 `json:"error_share"`
+	MaxErrorRate float64 `json:"max_error_share,omitempty"`
+	// Warmup is what the discarded warm-up did.
+	Warmup *Warmup `json:"warmup,omitempty"`
+	// Thresholds are the pass/fail criteria evaluated on this result.
+	Thresholds []ThresholdResult `json:"thresholds,omitempty"`
+	Ops        []Op              `json:"ops"`
+	Series     []Point           `json:"series"`
+	Notes      []string          `json:"notes,omitempty"`
+	Extra      map[string]string `json:"extra,omitempty"`
 	// Server is the server's own view of the phase (internal/probe).
 	Server *probe.Server `json:"server,omitempty"`
 	// Audit classifies the target for the fairness audit.
@@ -95,11 +110,42 @@ type Options struct {
 	BatchSize  int     `json:"batch_size,omitempty"`
 }
 
-// Op is the measurement of one operation type.
+// Warmup summarises the discarded warm-up: operations and failures.
+type Warmup struct {
+	Operations int64 `json:"operations"`
+	Errors     int64 `json:"errors"`
+	// Ops lists the operations that failed during the warm-up.
+	Ops []WarmupOp `json:"ops,omitempty"`
+}
+
+// WarmupOp is one operation's failures during the warm-up.
+type WarmupOp struct {
+	Name     string               `json:"name"`
+	Errors   int64                `json:"errors"`
+	Messages []measure.ErrorCount `json:"error_messages,omitempty"`
+}
+
+// ThresholdResult is one evaluated threshold (see ParseThreshold).
+type ThresholdResult struct {
+	Threshold string  `json:"threshold"`
+	Pass      bool    `json:"pass"`
+	Value     float64 `json:"value"`
+	Unit      string  `json:"unit"`
+	// Absent says why the measured value does not exist (the threshold
+	// then fails).
+	Absent string `json:"absent,omitempty"`
+}
+
+// Op is the measurement of one operation type. Count is every operation
+// issued; Errors the failed ones (NotFound those of them that found no
+// record); Throughput counts only the successful ones.
 type Op struct {
 	Name       string               `json:"name"`
 	Count      int64                `json:"count"`
 	Errors     int64                `json:"errors"`
+	NotFound   int64                `json:"not_found,omitempty"`
+	ErrorRate  float64              `json:"errors_per_sec,omitempty"`
+	ErrorShare float64              `json:"error_share,omitempty"`
 	Throughput float64              `json:"throughput_ops_per_sec"`
 	Service    *Latency             `json:"service"`
 	Response   *Latency             `json:"response,omitempty"`
@@ -201,10 +247,25 @@ func Build(o *runner.Outcome, info db.Info, target string) *Result {
 		Operations: o.Ops,
 	}
 	r.Stopped = o.Stopped
+	if o.Failure != "" {
+		r.Failed, r.Error = true, o.Failure
+	}
 	el := o.Elapsed()
 	r.RuntimeMS = float64(el) / 1e6
+	r.Errors = o.Failed
+	r.ErrorShare = o.ErrorShare()
 	if el > 0 {
-		r.Throughput = float64(o.Ops) / el.Seconds()
+		r.Throughput = float64(o.Succeeded()) / el.Seconds()
+		r.ErrorRate = float64(o.Failed) / el.Seconds()
+	}
+	if w := o.Warmup; w != nil {
+		r.Warmup = &Warmup{Operations: w.Ops}
+		for i, n := range w.Errors {
+			if n > 0 {
+				r.Warmup.Errors += n
+				r.Warmup.Ops = append(r.Warmup.Ops, WarmupOp{Name: o.Names[i], Errors: n, Messages: w.Messages[i]})
+			}
+		}
 	}
 	for i, name := range o.Names {
 		h := o.Totals.Service[i]
@@ -214,8 +275,13 @@ func Build(o *runner.Outcome, info db.Info, target string) *Result {
 		}
 		op := Op{Name: name, Count: n, Errors: o.Totals.Errors[i], Service: Summarize(h, true),
 			Messages: o.Totals.Messages[i]}
+		if len(o.Totals.NotFound) > i {
+			op.NotFound = o.Totals.NotFound[i]
+		}
+		op.ErrorShare = float64(op.Errors) / float64(n)
 		if el > 0 {
-			op.Throughput = float64(n) / el.Seconds()
+			op.Throughput = float64(h.TotalCount()) / el.Seconds()
+			op.ErrorRate = float64(op.Errors) / el.Seconds()
 		}
 		if o.Totals.Response != nil {
 			op.Response = Summarize(o.Totals.Response[i], true)
@@ -229,12 +295,12 @@ func Build(o *runner.Outcome, info db.Info, target string) *Result {
 	}
 	for _, iv := range o.Series {
 		p := Point{T: iv.End.Sub(o.Start).Seconds(), Ops: map[string]PointOp{}}
-		for i, h := range iv.Ops {
-			if h.TotalCount()+iv.Errors[i] == 0 {
+		for i, op := range iv.Ops {
+			if op.Count+op.Errors == 0 {
 				continue
 			}
-			p.Ops[o.Names[i]] = PointOp{Count: h.TotalCount() + iv.Errors[i], Errors: iv.Errors[i],
-				P50: us(h.ValueAtQuantile(50)), P99: us(h.ValueAtQuantile(99)), Max: us(h.Max())}
+			p.Ops[o.Names[i]] = PointOp{Count: op.Count + op.Errors, Errors: op.Errors,
+				P50: us(op.P50), P99: us(op.P99), Max: us(op.Max)}
 		}
 		r.Series = append(r.Series, p)
 	}

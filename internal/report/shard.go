@@ -80,12 +80,12 @@ func EncodeSeries(r *Result, o *runner.Outcome) {
 		return
 	}
 	for i, iv := range o.Series {
-		for j, h := range iv.Ops {
+		for j, enc := range iv.Encoded {
 			p, ok := r.Series[i].Ops[o.Names[j]]
-			if !ok || h.TotalCount() == 0 {
+			if !ok || enc == "" {
 				continue
 			}
-			p.Histogram = EncodeHistogram(h)
+			p.Histogram = enc
 			r.Series[i].Ops[o.Names[j]] = p
 		}
 	}

@@ -4,12 +4,21 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"strconv"
 	"strings"
 	"text/tabwriter"
 )
 
 // WriteText prints a result for a person: a header and one row per operation.
 func WriteText(w io.Writer, r *Result) error {
+	if r.Failed {
+		fmt.Fprintf(w, "FAILED: %s\n", r.Error)
+	}
+	for _, t := range r.Thresholds {
+		if !t.Pass {
+			fmt.Fprintf(w, "THRESHOLD FAILED: %s (measured %s)\n", t.Threshold, t.Measured())
+		}
+	}
 	state := "complete"
 	if !r.Complete {
 		state = "INCOMPLETE"
@@ -17,20 +26,27 @@ func WriteText(w io.Writer, r *Result) error {
 			state += " (" + r.Stopped + ")"
 		}
 	}
+	if r.Failed {
+		state += ", FAILED"
+	}
 	ver := r.Target.Backend
 	if r.Target.Version != "" {
 		ver += " " + r.Target.Version
 	}
 	fmt.Fprintf(w, "docbench %s · %s · %s · %d thread(s) · %s\n", r.Phase, r.Target.Target, ver, r.Options.Threads, state)
-	fmt.Fprintf(w, "runtime %.3f s · %d ops · %.1f ops/s\n\n", r.RuntimeMS/1e3, r.Operations, r.Throughput)
+	fmt.Fprintf(w, "runtime %.3f s · %d ops · %.1f ops/s", r.RuntimeMS/1e3, r.Operations-r.Errors, r.Throughput)
+	if r.Errors > 0 {
+		fmt.Fprintf(w, " · %d failed (%s of %d, %.1f/s)", r.Errors, percent(r.ErrorShare), r.Operations, r.ErrorRate)
+	}
+	fmt.Fprint(w, "\n\n")
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "operation\tcount\terrors\tops/s\tmean µs\tp50 µs\tp95 µs\tp99 µs\tp99.9 µs\tmax µs\t")
+	fmt.Fprintln(tw, "operation\tok\terrors\tops/s\tmean µs\tp50 µs\tp95 µs\tp99 µs\tp99.9 µs\tmax µs\t")
 	row := func(name string, op Op, l *Latency) {
 		if l == nil {
-			fmt.Fprintf(tw, "%s\t%d\t%d\t%.1f\t-\t-\t-\t-\t-\t-\t\n", name, op.Count, op.Errors, op.Throughput)
+			fmt.Fprintf(tw, "%s\t%d\t%d\t%.1f\t-\t-\t-\t-\t-\t-\t\n", name, op.Count-op.Errors, op.Errors, op.Throughput)
 			return
 		}
-		fmt.Fprintf(tw, "%s\t%d\t%d\t%.1f\t%.1f\t%.1f\t%.1f\t%.1f\t%.1f\t%.1f\t\n", name, op.Count, op.Errors,
+		fmt.Fprintf(tw, "%s\t%d\t%d\t%.1f\t%.1f\t%.1f\t%.1f\t%.1f\t%.1f\t%.1f\t\n", name, op.Count-op.Errors, op.Errors,
 			op.Throughput, l.Mean, l.P50, l.P95, l.P99, l.P999, l.Max)
 	}
 	for _, op := range r.Ops {
@@ -41,8 +57,34 @@ func WriteText(w io.Writer, r *Result) error {
 	}
 	tw.Flush()
 	for _, op := range r.Ops {
+		if op.Errors == 0 {
+			continue
+		}
+		fmt.Fprintf(w, "%s: %d failed (%s, %.1f/s)", op.Name, op.Errors, percent(op.ErrorShare), op.ErrorRate)
+		if op.NotFound > 0 {
+			fmt.Fprintf(w, ", %d of them not found", op.NotFound)
+		}
+		fmt.Fprintln(w)
 		for _, m := range op.Messages {
-			fmt.Fprintf(w, "%s error ×%d: %s\n", op.Name, m.Count, m.Message)
+			fmt.Fprintf(w, "  ×%d: %s\n", m.Count, m.Message)
+		}
+	}
+	if wu := r.Warmup; wu != nil && wu.Errors > 0 {
+		fmt.Fprintf(w, "warm-up (discarded): %d of %d operations failed\n", wu.Errors, wu.Operations)
+		for _, op := range wu.Ops {
+			for _, m := range op.Messages {
+				fmt.Fprintf(w, "  %s ×%d: %s\n", op.Name, m.Count, m.Message)
+			}
+		}
+	}
+	if len(r.Thresholds) > 0 {
+		fmt.Fprintln(w)
+		for _, t := range r.Thresholds {
+			mark := "pass"
+			if !t.Pass {
+				mark = "FAIL"
+			}
+			fmt.Fprintf(w, "threshold %s  %s  (measured %s)\n", mark, t.Threshold, t.Measured())
 		}
 	}
 	if r.Options.TargetRate > 0 {
@@ -110,4 +152,9 @@ func Write(w io.Writer, format string, r *Result) error {
 		return WriteJSONLine(w, r)
 	}
 	return fmt.Errorf("--format %q: want text, ycsb, json or jsonl", format)
+}
+
+// percent formats a share (0.0123) as "1.23%".
+func percent(share float64) string {
+	return strconv.FormatFloat(share*100, 'g', 4, 64) + "%"
 }

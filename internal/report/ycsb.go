@@ -12,6 +12,10 @@ import (
 // nanosecond histogram value to the nearest microsecond); the averages are
 // of successful operations. Under a target rate the blocks are
 // repeated as [Intended-OP] with latency from each intended start.
+// As YCSB's DBWrapper does, [OP] counts and times the successful
+// operations and carries a Return= line per status (OK, NOT_FOUND,
+// ERROR); failed operations are counted in an [OP-FAILED] block (docbench
+// does not time failures, so that block has no latency lines).
 func WriteYCSB(w io.Writer, r *Result) error {
 	p := func(section, metric string, v any) {
 		fmt.Fprintf(w, "[%s], %s, %v\n", section, metric, v)
@@ -20,7 +24,7 @@ func WriteYCSB(w io.Writer, r *Result) error {
 	p("OVERALL", "Throughput(ops/sec)", strconv.FormatFloat(r.Throughput, 'f', -1, 64))
 	whole := func(us float64) int64 { return int64(math.Round(us)) }
 	block := func(section string, op Op, l *Latency) {
-		p(section, "Operations", op.Count)
+		p(section, "Operations", op.Count-op.Errors)
 		if l != nil {
 			p(section, "AverageLatency(us)", strconv.FormatFloat(l.Mean, 'f', -1, 64))
 			p(section, "MinLatency(us)", whole(l.Min))
@@ -30,13 +34,21 @@ func WriteYCSB(w io.Writer, r *Result) error {
 			p(section, "99thPercentileLatency(us)", whole(l.P99))
 			p(section, "99.9thPercentileLatency(us)", whole(l.P999))
 		}
-		p(section, "Return=OK", op.Count-op.Errors)
-		if op.Errors > 0 {
-			p(section, "Return=ERROR", op.Errors)
+		if ok := op.Count - op.Errors; ok > 0 {
+			p(section, "Return=OK", ok)
+		}
+		if op.NotFound > 0 {
+			p(section, "Return=NOT_FOUND", op.NotFound)
+		}
+		if e := op.Errors - op.NotFound; e > 0 {
+			p(section, "Return=ERROR", e)
 		}
 	}
 	for _, op := range r.Ops {
 		block(op.Name, op, op.Service)
+		if op.Errors > 0 {
+			p(op.Name+"-FAILED", "Operations", op.Errors)
+		}
 	}
 	for _, op := range r.Ops {
 		if op.Response != nil || r.Options.TargetRate > 0 {

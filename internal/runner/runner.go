@@ -11,6 +11,8 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -57,6 +59,21 @@ type Options struct {
 	// Pacer names the open-loop pacing mechanism (NewPacer; "" is
 	// DefaultPacer).
 	Pacer string
+	// MaxErrorRate is the share of failed operations (0.01 = 1 %) above
+	// which the phase fails; 0: DefaultMaxErrorRate; negative: no limit
+	// (math.SmallestNonzeroFloat64: any failure fails the phase).
+	MaxErrorRate float64
+	// FailStreak ends the phase as failed once operations have been failing
+	// with none succeeding for this long (a database that died); 0 = 3 s.
+	FailStreak time.Duration
+	// EncodeIntervals keeps each interval's histograms, compressed, in the
+	// series (Interval.Encoded): for shards, whose results are merged
+	// second by second. Off, the series holds fixed-size summaries only.
+	EncodeIntervals bool
+	// HdrLog, when set, receives every interval's histograms as they are
+	// taken, in HdrHistogram's interval log format (.hlog), one tag per
+	// operation.
+	HdrLog io.Writer
 }
 
 // Outcome is what a phase measured.
@@ -73,9 +90,17 @@ type Outcome struct {
 	// Stopped says why an incomplete phase ended (signal, duration, …).
 	Stopped string
 	// EndedBy names the limit that ended the phase: "count" (every
-	// operation or record issued), "duration", or "interrupted".
+	// operation or record issued), "duration", "interrupted", or
+	// "failure" (a failure streak or a panic: see Failure).
 	EndedBy string
-	Batch   int
+	// Failure says why the phase failed (error share over the limit, a
+	// failure streak, a panic); empty when it did not.
+	Failure string
+	// Failed counts, of Ops, those that failed (records of failed batches).
+	Failed int64
+	// Warmup is what the discarded warm-up did, failures included.
+	Warmup *Warmup
+	Batch  int
 	// ScheduleLag (open loop only) is how late each operation started
 	// after its intended start, or after the moment its worker became free
 	// when that was later: the instrument's own share of "intended" latency.
@@ -83,6 +108,24 @@ type Outcome struct {
 	// Behind counts the operations (open loop) whose intended start passed
 	// while their worker was still busy: the target did not keep up.
 	Behind int64
+}
+
+// Warmup summarises a warm-up: its operations and failures, per op.
+type Warmup struct {
+	Ops      int64
+	Errors   []int64
+	Messages [][]measure.ErrorCount
+}
+
+// Succeeded returns the operations (records) that succeeded.
+func (o *Outcome) Succeeded() int64 { return o.Ops - o.Failed }
+
+// ErrorShare returns the share of operations that failed (0 when none ran).
+func (o *Outcome) ErrorShare() float64 {
+	if o.Ops == 0 {
+		return 0
+	}
+	return float64(o.Failed) / float64(o.Ops)
 }
 
 // Elapsed is the measured wall time.
@@ -107,6 +150,15 @@ func waitUntil(ctx context.Context, t time.Time) error {
 
 // ErrInterrupted marks a phase stopped by cancellation.
 var ErrInterrupted = errors.New("interrupted")
+
+// DefaultMaxErrorRate is the share of failed operations above which a
+// phase fails unless told otherwise.
+const DefaultMaxErrorRate = 0.01
+
+// ErrFailed marks a phase that failed: too many failed operations, a
+// failure streak (the database stopped answering), or a worker's panic.
+// The outcome returned with it holds what was measured.
+var ErrFailed = errors.New("phase failed")
 
 // opNames are the measured operations, indexed by workload.Op; a batched
 // load adds INSERT-BATCH.
@@ -143,7 +195,18 @@ func Execute(ctx context.Context, store db.Store, wl *workload.Workload, plan *P
 	if o.Phase == Load && cfg.BatchSize > 1 {
 		batch = int(cfg.BatchSize)
 	}
+	if o.MaxErrorRate == 0 {
+		o.MaxErrorRate = DefaultMaxErrorRate
+	}
+	if o.FailStreak <= 0 {
+		o.FailStreak = 3 * time.Second
+	}
 	reg := measure.NewRegistry(opNames(plan, batch > 1), o.Rate > 0)
+	reg.CountNotFound(db.ErrNotFound)
+	hlog, err := newHdrLog(o.HdrLog, reg.Names())
+	if err != nil {
+		return nil, err
+	}
 
 	if o.Phase == Run {
 		if err := setupStatements(ctx, store, plan); err != nil {
@@ -201,7 +264,8 @@ func Execute(ctx context.Context, store db.Store, wl *workload.Workload, plan *P
 	} else if total == 0 {
 		total = math.MaxInt64 // YCSB: operationcount=0 runs until maxexecutiontime
 	}
-	var done atomic.Int64 // measured operations (records on load)
+	var done atomic.Int64   // measured operations (records on load)
+	var failed atomic.Int64 // of done, the failed ones
 	var running sync.WaitGroup
 
 	share := func(i int) int64 { // thread i's part of total
@@ -215,7 +279,7 @@ func Execute(ctx context.Context, store db.Store, wl *workload.Workload, plan *P
 	for i := range workers {
 		workers[i] = &worker{
 			sess: sessions[i], wl: wl, th: wl.NewThread(i), plan: plan,
-			rec: reg.NewRecorder(), ops: share(i), done: &done, batch: batch,
+			rec: reg.NewRecorder(), ops: share(i), done: &done, failed: &failed, batch: batch,
 			stop: stop, drng: doc.NewRand(),
 		}
 		workers[i].qs, _ = sessions[i].(db.Querier)
@@ -247,29 +311,69 @@ func Execute(ctx context.Context, store db.Store, wl *workload.Workload, plan *P
 	}
 	out.Began = time.Now()
 
+	errs := make([]error, o.Threads)
+	// A worker's panic ends the phase with what was measured; its message,
+	// never a stack trace, is the phase's error.
+	var panicked atomic.Value
+	start := func(i int, f func() error) {
+		running.Add(1)
+		go func() {
+			defer running.Done()
+			defer func() {
+				if p := recover(); p != nil {
+					err := fmt.Errorf("%w: worker %d panicked: %v", ErrFailed, i+1, p)
+					panicked.CompareAndSwap(nil, err)
+					halt("panic")
+				}
+			}()
+			errs[i] = f()
+		}()
+	}
+
 	// Warm-up: a pass of its own, stopped and drained, whose measurements
-	// are discarded; the measured part then starts with nothing in flight.
+	// are discarded (its failures are reported); the measured part then
+	// starts with nothing in flight.
 	if o.Warmup > 0 && o.Phase == Run {
 		st.line("warm-up for %s", o.Warmup)
 		warmStop := make(chan struct{})
 		for _, w := range workers {
 			w.stop, w.ops = warmStop, math.MaxInt64
 		}
-		for _, w := range workers {
-			running.Add(1)
-			go func() {
-				defer running.Done()
-				_ = w.run(wctx, cfg, time.Now())
-			}()
+		for i, w := range workers {
+			start(i, func() error { return w.run(wctx, cfg, time.Now()) })
 		}
-		select {
-		case <-time.After(o.Warmup):
-		case <-ctx.Done():
+		timer := time.NewTimer(o.Warmup)
+		tick := time.NewTicker(time.Second)
+		streak := failStreak{limit: o.FailStreak}
+		last := time.Now()
+	warm:
+		for {
+			select {
+			case <-timer.C:
+				break warm
+			case <-ctx.Done():
+				break warm
+			case <-stop: // a panic
+				break warm
+			case now := <-tick.C:
+				iv := reg.Tick(last, now)
+				last = now
+				if why := streak.see(iv); why != "" {
+					out.Failure = "warm-up: " + why + lastError(reg)
+					halt("failure streak")
+					break warm
+				}
+			}
 		}
+		timer.Stop()
+		tick.Stop()
 		close(warmStop)
 		running.Wait()
+		errsW, msgsW := reg.Failures()
+		out.Warmup = &Warmup{Ops: done.Load(), Errors: errsW, Messages: msgsW}
 		reg.Reset()
 		done.Store(0)
+		failed.Store(0)
 		for i, w := range workers {
 			w.stop, w.ops = stop, share(i)
 			if w.lag != nil {
@@ -278,19 +382,17 @@ func Execute(ctx context.Context, store db.Store, wl *workload.Workload, plan *P
 			}
 		}
 	}
-	if o.OnMeasure != nil && ctx.Err() == nil {
+	if o.OnMeasure != nil && ctx.Err() == nil && out.Failure == "" {
 		o.OnMeasure()
 	}
 
 	base := time.Now()
-	errs := make([]error, o.Threads)
-	for i, w := range workers {
-		running.Add(1)
-		go func() {
-			defer running.Done()
-			errs[i] = w.loop(wctx, o.Phase, base)
-		}()
+	if out.Failure == "" && panicked.Load() == nil {
+		for i, w := range workers {
+			start(i, func() error { return w.loop(wctx, o.Phase, base) })
+		}
 	}
+	hlog.start(base)
 	finished := make(chan struct{})
 	go func() { running.Wait(); close(finished) }()
 	out.Start = base
@@ -305,6 +407,52 @@ func Execute(ctx context.Context, store db.Store, wl *workload.Workload, plan *P
 	defer tick.Stop()
 	last := base
 	interrupted := false
+	draining := false
+	// drain cancels the operations still in flight after d.
+	drain := func(d time.Duration) {
+		if draining {
+			return
+		}
+		draining = true
+		go func() {
+			select {
+			case <-time.After(d):
+				wcancel()
+			case <-finished:
+			}
+		}()
+	}
+	streak := failStreak{limit: o.FailStreak}
+	stopped := (<-chan struct{})(stop)
+	var hlogErr error
+	// sample closes the interval ending now; the last, partial one is kept
+	// when it is long enough to mean something or holds operations (the
+	// series then count every one).
+	sample := func(now time.Time, final bool) {
+		iv := reg.Tick(last, now)
+		if final && now.Sub(last) <= 50*time.Millisecond && iv.Count() == 0 {
+			return
+		}
+		if o.EncodeIntervals {
+			iv.Encoded = make([]string, len(iv.Ops))
+			for i := range iv.Ops {
+				iv.Encoded[i] = reg.EncodeMerged(i)
+			}
+		}
+		if err := hlog.write(reg, last, now); err != nil && hlogErr == nil {
+			hlogErr = err
+		}
+		last = now
+		out.Series = append(out.Series, iv)
+		st.tick(iv, done.Load())
+		if why := streak.see(iv); why != "" && out.Failure == "" {
+			// The database stopped answering: stop now, and do not wait
+			// long for operations that may never return.
+			out.Failure = why + lastError(reg)
+			halt("failure streak")
+			drain(min(o.Drain, time.Second))
+		}
+	}
 loop:
 	for {
 		select {
@@ -317,30 +465,24 @@ loop:
 			if !interrupted {
 				interrupted = true
 				halt("interrupted")
-				go func() {
-					select {
-					case <-time.After(o.Drain):
-						wcancel()
-					case <-finished:
-					}
-				}()
+				drain(o.Drain)
+			}
+		case <-stopped:
+			stopped = nil
+			if p, ok := panicked.Load().(error); ok && out.Failure == "" {
+				out.Failure = p.Error()
+				drain(min(o.Drain, time.Second))
 			}
 		case now := <-tick.C:
-			iv := reg.Tick(last, now)
-			last = now
-			out.Series = append(out.Series, iv)
-			st.tick(iv, done.Load())
+			sample(now, false)
 		}
 	}
 	end := time.Now()
-	// The last, partial second: kept when it is long enough to mean
-	// something or holds operations (the series then count every one).
-	if iv := reg.Tick(last, end); end.Sub(last) > 50*time.Millisecond || iv.Count() > 0 {
-		out.Series = append(out.Series, iv)
-	}
+	sample(end, true)
 	out.End = end
 	out.Totals = reg.Totals()
 	out.Ops = done.Load()
+	out.Failed = failed.Load()
 	st.finish(done.Load())
 	if o.Rate > 0 {
 		// Every worker has returned (or is abandoned after the drain bound,
@@ -358,23 +500,90 @@ loop:
 	if r, ok := stopReason.Load().(string); ok {
 		out.Stopped = r
 	}
+	if p, ok := panicked.Load().(error); ok && (out.Failure == "" || out.Stopped == "panic") {
+		out.Failure = strings.TrimPrefix(p.Error(), ErrFailed.Error()+": ")
+		out.Stopped = "panic"
+	}
 	switch {
 	case interrupted:
 		out.EndedBy = "interrupted"
 	case out.Stopped == "duration":
 		out.EndedBy = "duration"
+	case out.Stopped == "failure streak" || out.Stopped == "panic":
+		out.EndedBy = "failure"
 	case out.Stopped == "":
 		out.EndedBy = "count"
 	}
-	out.Complete = !interrupted
+	out.Complete = !interrupted && out.Failure == ""
+	var workerErr error
 	for _, err := range errs {
 		if err != nil && !errors.Is(err, context.Canceled) {
 			out.Complete = false
-			return out, err
+			workerErr = err
+			break
 		}
 	}
-	if interrupted {
+	if out.Failure == "" && out.Ops > 0 && o.MaxErrorRate >= 0 && out.ErrorShare() > o.MaxErrorRate {
+		out.Failure = fmt.Sprintf("%d of %d operations failed (%s), over the limit of %s (--max-error-rate)%s",
+			out.Failed, out.Ops, Percent(out.ErrorShare()), Percent(max(o.MaxErrorRate-math.SmallestNonzeroFloat64, 0)), lastError(reg))
+	}
+	if err := hlog.close(); err != nil && hlogErr == nil {
+		hlogErr = err
+	}
+	switch {
+	case interrupted:
 		return out, ErrInterrupted
+	case out.Failure != "":
+		return out, fmt.Errorf("%w: %s", ErrFailed, out.Failure)
+	case workerErr != nil:
+		return out, workerErr
+	case hlogErr != nil:
+		return out, fmt.Errorf("--hdr-log: %w", hlogErr)
 	}
 	return out, nil
+}
+
+// Percent formats a share (0.0123) as a percentage ("1.23%") with the
+// digits it needs.
+func Percent(share float64) string {
+	return strconv.FormatFloat(share*100, 'g', 4, 64) + "%"
+}
+
+// failStreak notices a database that stopped answering: intervals in
+// which operations failed and none succeeded, for at least limit.
+type failStreak struct {
+	limit time.Duration
+	since time.Time // start of the streak; zero when none
+}
+
+// see takes the next interval and returns why the phase must stop, or "".
+func (f *failStreak) see(iv measure.Interval) string {
+	switch {
+	case iv.Succeeded() > 0:
+		f.since = time.Time{}
+	case iv.Failed() > 0 && f.since.IsZero():
+		f.since = iv.Start
+	}
+	if !f.since.IsZero() && iv.End.Sub(f.since) >= f.limit {
+		return fmt.Sprintf("no operation succeeded for %s while operations kept failing", iv.End.Sub(f.since).Round(100*time.Millisecond))
+	}
+	return ""
+}
+
+// lastError names the most frequent error message so far, as "; most
+// frequent error: …".
+func lastError(reg *measure.Registry) string {
+	_, msgs := reg.Failures()
+	var best measure.ErrorCount
+	for _, list := range msgs {
+		for _, m := range list {
+			if m.Count > best.Count {
+				best = m
+			}
+		}
+	}
+	if best.Count == 0 {
+		return ""
+	}
+	return "; most frequent error: " + best.Message
 }

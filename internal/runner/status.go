@@ -25,11 +25,12 @@ type status struct {
 	lastLine time.Time
 	lastOps  int64
 	acc      []*hdr.Histogram // merged since the last status line
+	reg      *measure.Registry
 }
 
 func newStatus(o Options, reg *measure.Registry, total int64) *status {
 	s := &status{w: o.Stderr, phase: o.Phase, every: o.Status, bar: o.Progress && o.Phase == Load,
-		total: total, names: reg.Names(), start: time.Now()}
+		total: total, names: reg.Names(), start: time.Now(), reg: reg}
 	s.lastLine = s.start
 	s.acc = make([]*hdr.Histogram, len(s.names))
 	for i := range s.acc {
@@ -48,8 +49,8 @@ func (s *status) tick(iv measure.Interval, ops int64) {
 	if s.w == nil {
 		return
 	}
-	for i, h := range iv.Ops {
-		s.acc[i].Merge(h)
+	for i := range iv.Ops {
+		s.acc[i].Merge(s.reg.Merged(i))
 	}
 	now := iv.End
 	if s.bar {

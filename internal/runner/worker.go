@@ -29,8 +29,9 @@ type worker struct {
 	plan  *Plan
 	rec   *measure.Recorder
 	ops   int64 // operations to measure (this thread's share)
-	done  *atomic.Int64
-	batch int
+	done   *atomic.Int64
+	failed *atomic.Int64 // of done, the failed operations (records)
+	batch  int
 	stop  <-chan struct{}
 	drng  *doc.Rand
 
@@ -89,6 +90,12 @@ func (w *worker) load(ctx context.Context) error {
 		d := time.Since(t0)
 		w.rec.Record(int(workload.OpInsert), d, d, err)
 		w.done.Add(1)
+		if err != nil {
+			w.failed.Add(1)
+			if ctx.Err() != nil {
+				return ctx.Err()
+			}
+		}
 	}
 	return nil
 }
@@ -128,6 +135,12 @@ func (w *worker) loadBatches(ctx context.Context) error {
 		d := time.Since(t0)
 		w.rec.Record(batchOp, d, d, err)
 		w.done.Add(int64(n))
+		if err != nil {
+			w.failed.Add(int64(n))
+			if ctx.Err() != nil {
+				return ctx.Err()
+			}
+		}
 		if n < w.batch {
 			return nil
 		}
@@ -172,16 +185,22 @@ func (w *worker) run(ctx context.Context, cfg *workload.Config, base time.Time) 
 			}
 		}
 		k++
-		w.step(ctx, cfg, r, intended)
+		err := w.step(ctx, cfg, r, intended)
 		n++
 		w.done.Add(1)
+		if err != nil {
+			w.failed.Add(1)
+			if ctx.Err() != nil { // stopped and not drained in time
+				return ctx.Err()
+			}
+		}
 	}
 	return nil
 }
 
-// step issues one operation chosen by the workload and records it. It is
-// the per-operation path: it allocates nothing.
-func (w *worker) step(ctx context.Context, cfg *workload.Config, r *rand.Rand, intended time.Time) {
+// step issues one operation chosen by the workload, records it and returns
+// its error. It is the per-operation path: it allocates nothing.
+func (w *worker) step(ctx context.Context, cfg *workload.Config, r *rand.Rand, intended time.Time) error {
 	op := w.th.NextOp()
 	t0 := time.Now()
 	if intended.IsZero() {
@@ -194,7 +213,7 @@ func (w *worker) step(ctx context.Context, cfg *workload.Config, r *rand.Rand, i
 	case workload.OpRead:
 		keynum := w.th.NextKeynum()
 		w.key = w.th.AppendKey(w.key[:0], keynum)
-		_ = w.read(ctx, cfg, r, keynum, intended, t0) // records itself
+		return w.read(ctx, cfg, r, keynum, intended, t0) // records itself
 	case workload.OpUpdate:
 		w.key = w.th.AppendKey(w.key[:0], w.th.NextKeynum())
 		err = w.update(ctx, r)
@@ -223,10 +242,9 @@ func (w *worker) step(ctx context.Context, cfg *workload.Config, r *rand.Rand, i
 			w.rec.Record(int(workload.OpUpdate), du, du, err)
 		}
 	}
-	if op != workload.OpRead {
-		end := time.Now()
-		w.rec.Record(int(op), end.Sub(t0), end.Sub(intended), err)
-	}
+	end := time.Now()
+	w.rec.Record(int(op), end.Sub(t0), end.Sub(intended), err)
+	return err
 }
 
 // update writes new values to the current key as the plan says: merge the
