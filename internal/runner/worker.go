@@ -21,19 +21,19 @@ import (
 // worker is one client thread. Everything it touches per operation is its
 // own: session, generators, buffers, recorder.
 type worker struct {
-	sess  db.Session
-	qs    db.Querier     // sess as a Querier, when it is one
-	stmts db.Statementer // sess as a Statementer, when it is one
-	wl    *workload.Workload
-	th    *workload.Thread
-	plan  *Plan
-	rec   *measure.Recorder
-	ops   int64 // operations to measure (this thread's share)
+	sess   db.Session
+	qs     db.Querier     // sess as a Querier, when it is one
+	stmts  db.Statementer // sess as a Statementer, when it is one
+	wl     *workload.Workload
+	th     *workload.Thread
+	plan   *Plan
+	rec    *measure.Recorder
+	ops    int64 // operations to measure (this thread's share)
 	done   *atomic.Int64
 	failed *atomic.Int64 // of done, the failed operations (records)
 	batch  int
-	stop  <-chan struct{}
-	drng  *doc.Rand
+	stop   <-chan struct{}
+	drng   *doc.Rand
 
 	interval time.Duration  // open loop: time between this worker's operations
 	offset   time.Duration  // open loop: this worker's phase within the schedule
