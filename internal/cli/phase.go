@@ -335,6 +335,12 @@ func (a *app) runPhase(ctx context.Context, store db.Store, sp *spec, cfg *workl
 	if runErr != nil && !errors.Is(runErr, runner.ErrInterrupted) {
 		res.Error = runErr.Error()
 	}
+	if out.Stopped == "failure streak" {
+		// The database stopped answering: asking it for its figures
+		// would only wait on it.
+		res.Notes = append(res.Notes, "server-side figures absent: the database stopped answering during the phase")
+		return res, runErr
+	}
 	if before == nil { // interrupted during the warm-up
 		before = probe.Take(ctx, store)
 	}

@@ -129,6 +129,24 @@ type serverProc struct {
 	stopErr  error
 }
 
+// Kill ends the server process with SIGKILL, as a crash would, and waits
+// until it has exited; Stop still cleans up afterwards. Tests use it to
+// see how docbench behaves when the database dies under a run.
+func (s *serverProc) Kill() error {
+	if s.cmd == nil || s.cmd.Process == nil {
+		return errors.New("server not started by this process")
+	}
+	if err := s.cmd.Process.Kill(); err != nil {
+		return err
+	}
+	select {
+	case <-s.done:
+		return nil
+	case <-time.After(10 * time.Second):
+		return fmt.Errorf("pid %d did not exit after SIGKILL", s.cmd.Process.Pid)
+	}
+}
+
 // shutdown is the body of every Stop: once, halt the process (when it was
 // started), remove the runtime directory, then call release (may be nil).
 // The first error is kept and returned by every call.

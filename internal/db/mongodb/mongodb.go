@@ -149,12 +149,23 @@ func clientOptions(cfg db.Config) (*options.ClientOptions, string, map[string]st
 	if co.MaxPoolSize != nil {
 		settings["maxPoolSize"] = strconv.FormatUint(*co.MaxPoolSize, 10)
 	}
+	// The driver waits 30 s for a server it cannot reach, on every
+	// operation: a benchmark wants to hear of a dead server in seconds.
+	// serverSelectionTimeoutMS in the URI still wins.
+	if co.ServerSelectionTimeout == nil {
+		co.SetServerSelectionTimeout(DefaultServerSelectionTimeout)
+	}
+	settings["serverSelectionTimeout"] = co.ServerSelectionTimeout.String()
 	dbName := cs.Database
 	if dbName == "" {
 		dbName = DefaultDatabase
 	}
 	return co, dbName, settings, nil
 }
+
+// DefaultServerSelectionTimeout bounds the wait for a reachable server
+// when the URI sets no serverSelectionTimeoutMS.
+const DefaultServerSelectionTimeout = 5 * time.Second
 
 // DefaultWriteConcern is the write concern docbench uses when the URI sets
 // none: w=1, j=true (see the package documentation).
