@@ -452,9 +452,8 @@ func collectTypes(v any, path string, out map[string]map[string]bool) {
 	case []any:
 		add(TypeArray)
 		for _, c := range x {
-			switch c.(type) {
-			case map[string]any:
-				for k, cc := range c.(map[string]any) {
+			if m, ok := c.(map[string]any); ok {
+				for k, cc := range m {
 					collectTypes(cc, path+"."+k, out)
 				}
 			}

@@ -169,9 +169,6 @@ func seq(name string) *node { return &node{kind: kSeq, name: name} }
 // orNull makes n null with probability p.
 func (n *node) orNull(p float64) *node { n.nullable = p; return n }
 
-// optional makes field n present with probability p.
-func (n *node) optional(p float64) *node { n.presence = p; return n }
-
 const hex32 = "%%%%%%%%%%%%%%%%%%%%%%%%%%%%%%%%"
 
 // bookmarksRoot is like the Delicious bookmarks of the seeds (the "js" set

@@ -158,9 +158,10 @@ func TestPersistentDataDir(t *testing.T) {
 func TestPersistentDataDirErrors(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
-	acct, err := serverAccount(embeddedUser, false)
+	// As root, the server's account is made as a StartPostgres would.
+	acct, err := serverAccount(embeddedUser, true)
 	if err != nil {
-		t.Skip(err) // as root, the account is made by a StartPostgres
+		unavailable(t, err)
 	}
 
 	// Another major version.
@@ -276,7 +277,7 @@ func TestPersistentOwnerKilled(t *testing.T) {
 func TestDefaultDataDir(t *testing.T) {
 	root, err := cacheRoot()
 	if err != nil {
-		t.Skip(err)
+		unavailable(t, err)
 	}
 	if got, want := DefaultDataDir("18.6.0"), filepath.Join(root, "data", "pg-18.6"); got != want {
 		t.Errorf("DefaultDataDir(18.6.0) = %s, want %s", got, want)

@@ -19,7 +19,7 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/xi2/xz"
+	"github.com/ulikunitz/xz"
 )
 
 // defaultMavenRepo is the Maven repository the zonky PostgreSQL binaries are
@@ -234,7 +234,7 @@ func extractJar(jarPath, dst string) error {
 			return err
 		}
 		defer rc.Close()
-		xr, err := xz.NewReader(bufio.NewReaderSize(rc, 1<<20), 0)
+		xr, err := xz.NewReader(bufio.NewReaderSize(rc, 1<<20))
 		if err != nil {
 			return fmt.Errorf("%s: %w", f.Name, err)
 		}

@@ -40,7 +40,7 @@ import (
 	"strings"
 	"time"
 
-	"gopkg.in/yaml.v3"
+	"go.yaml.in/yaml/v3"
 
 	"github.com/docbench/docbench/internal/workload"
 	"github.com/docbench/docbench/studies"

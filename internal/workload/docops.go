@@ -54,11 +54,6 @@ const (
 	QueryFormDocument = "document"
 )
 
-// docOpsKeys lists the properties parseDocOps reads.
-var docOpsKeys = []string{"readfields", "readpath", "updatemode", "updatefields", "updatepath", "queryproportion",
-	"querykind", "query.path", "query.form", "query.limit", "query.offset", "query.aggpath", "query.func", "secondaryindex",
-	"statementproportion", "statement.sql", "statement.params", "statement.name", "statement.setup"}
-
 func (c *configParser) docOps(cfg *Config) {
 	d := &cfg.Doc
 	if v, ok := c.raw("readfields"); ok {

@@ -98,13 +98,6 @@ func appendInt32Element[K ~string | ~[]byte](dst []byte, key K, v int32) []byte 
 	return binary.LittleEndian.AppendUint32(dst, uint32(v))
 }
 
-// appendInt64Element appends key: NumberLong(v).
-func appendInt64Element[K ~string | ~[]byte](dst []byte, key K, v int64) []byte {
-	dst = append(dst, bsonInt64)
-	dst = appendCString(dst, key)
-	return binary.LittleEndian.AppendUint64(dst, uint64(v))
-}
-
 // appendJSONDocument converts the JSON object src to a BSON document.
 func appendJSONDocument(dst, src []byte) ([]byte, error) {
 	start, dst := docStart(dst)
