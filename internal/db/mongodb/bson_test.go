@@ -264,3 +264,18 @@ func TestProjectedPaths(t *testing.T) {
 		t.Errorf("projectedPaths = %q, want %q", got, want)
 	}
 }
+
+// The JSON-to-BSON encoder is on the per-operation path: into a buffer of
+// its working size it allocates nothing. CI fails when this regresses.
+func TestJSONToBSONAllocatesNothing(t *testing.T) {
+	key := []byte("user6284781860667377211")
+	for name, d := range map[string][]byte{"ycsb-1KB": ycsbDoc(), "nested": []byte(nestedDoc)} {
+		buf, err := appendDocument(nil, key, d)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if a := testing.AllocsPerRun(1000, func() { buf, _ = appendDocument(buf[:0], key, d) }); a != 0 {
+			t.Errorf("%s: appendDocument allocates %.2f times per document; want 0", name, a)
+		}
+	}
+}
