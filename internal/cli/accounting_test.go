@@ -109,3 +109,18 @@ func TestThresholds(t *testing.T) {
 		t.Fatalf("bad threshold: exit %d, stderr %q", code, errOut)
 	}
 }
+
+// A password in a key=value or query form never reaches stderr or the
+// result file, even in a connection error.
+func TestPasswordsRedactedInErrors(t *testing.T) {
+	for _, target := range []string{
+		"postgres://u@127.0.0.1:1/db?password=hunter2secret&connect_timeout=2",
+		"postgres://u:hunter2secret@127.0.0.1:1/db?connect_timeout=2",
+		"mysql://root:hunter2secret@127.0.0.1:1/db",
+	} {
+		stdout, errOut, code := docbench(t, "run", "-t", target, "-P", "workloadc", "--status", "0")
+		if code == 0 || strings.Contains(stdout+errOut, "hunter2secret") {
+			t.Errorf("%s: exit %d, password shown:\n%s%s", target, code, stdout, errOut)
+		}
+	}
+}

@@ -14,6 +14,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/docbench/docbench/internal/db"
 	_ "github.com/docbench/docbench/internal/db/all" // registers every backend
 	"github.com/docbench/docbench/internal/runner"
 )
@@ -70,7 +71,7 @@ func Execute(args []string, stdout, stderr io.Writer) (code int) {
 	default:
 		err = usageError(root, err)
 	}
-	fmt.Fprintf(stderr, "docbench: %s\n", oneLine(err.Error()))
+	fmt.Fprintf(stderr, "docbench: %s\n", oneLine(db.Redact(err.Error())))
 	switch {
 	case errors.As(err, &ee):
 		return ee.Code

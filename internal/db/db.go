@@ -11,6 +11,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"regexp"
 	"slices"
 	"sort"
 	"strings"
@@ -345,25 +346,31 @@ func Known() (keys, prefixes []string) {
 	return keys, prefixes
 }
 
-// Redact hides a password in a URL-like target.
-func Redact(target string) string {
-	// scheme://user:pass@host → scheme://user:***@host
-	i := strings.Index(target, "://")
-	if i < 0 {
-		return target
+// Redact hides every password in a target or in any text that may quote
+// one (an error message, a result file): the password of a URL's userinfo
+// (postgres://u:***@h, mongodb://u:***@h1,h2, mysql://u:***@h), password=,
+// sslpassword= and similar parameters of a URL query or a key=value DSN
+// (quoted or not), and the password of a Go MySQL DSN (u:***@tcp(h:3306)/db).
+func Redact(text string) string {
+	if !strings.ContainsAny(text, ":=") {
+		return text
 	}
-	rest := target[i+3:]
-	at := strings.LastIndex(rest, "@")
-	if at < 0 {
-		return target
-	}
-	cred := rest[:at]
-	user, _, hasPass := strings.Cut(cred, ":")
-	if !hasPass {
-		return target
-	}
-	return target[:i+3] + user + ":***" + rest[at:]
+	text = urlUserinfo.ReplaceAllString(text, "${1}:***@")
+	text = mysqlDSN.ReplaceAllString(text, "${1}${2}:***@${3}")
+	return secretParam.ReplaceAllString(text, "${1}=***")
 }
+
+var (
+	// scheme://user:password@ — the password runs to the last @ before
+	// the end of the authority (it may itself hold an @).
+	urlUserinfo = regexp.MustCompile(`([A-Za-z][A-Za-z0-9+.-]*://[^\s:/@?#"'<>]*):[^\s/?#"'<>]*@`)
+	// user:password@tcp(…), @unix(…), @/db — Go MySQL DSNs, no scheme.
+	mysqlDSN = regexp.MustCompile(`(^|[\s"'=(,;])([^\s:@/"'()=,;]+):[^\s"']*@(tcp\(|tcp6\(|unix\(|udp\(|/)`)
+	// password=…, sslpassword=…, pwd=… in a query or a key=value DSN; a
+	// quoted value may hold spaces. authMechanismProperties may carry an
+	// AWS session token.
+	secretParam = regexp.MustCompile(`(?i)\b((?:ssl)?password|passwd|pwd|pass|authMechanismProperties|sslkeypassword)\s*=\s*(?:'(?:[^'\\]|\\.)*'?|"(?:[^"\\]|\\.)*"?|[^\s&;"'\\,)]*)`)
+)
 
 // PathSegments splits a dotted document path ("address.prev_address.zip").
 func PathSegments(path string) []string { return strings.Split(path, ".") }

@@ -362,6 +362,36 @@ func lagNote(l *ScheduleLag, ops []Op) string {
 		"it is part of every \"intended\" latency, not the target's; a busy client machine or more workers than cores causes it", l.P99, busiest.Name, busiest.Service.P50)
 }
 
+// Redact hides passwords in every field of r that may quote a target:
+// the target, the error, notes, error messages and property values.
+func (r *Result) Redact() {
+	r.Target.Target = db.Redact(r.Target.Target)
+	r.Error = db.Redact(r.Error)
+	for i := range r.Notes {
+		r.Notes[i] = db.Redact(r.Notes[i])
+	}
+	for k, v := range r.Workload.Properties {
+		r.Workload.Properties[k] = db.Redact(v)
+	}
+	for i := range r.Ops {
+		for j := range r.Ops[i].Messages {
+			r.Ops[i].Messages[j].Message = db.Redact(r.Ops[i].Messages[j].Message)
+		}
+	}
+	if r.Warmup != nil {
+		for i := range r.Warmup.Ops {
+			for j := range r.Warmup.Ops[i].Messages {
+				r.Warmup.Ops[i].Messages[j].Message = db.Redact(r.Warmup.Ops[i].Messages[j].Message)
+			}
+		}
+	}
+	if r.Server != nil {
+		for i := range r.Server.Notes {
+			r.Server.Notes[i] = db.Redact(r.Server.Notes[i])
+		}
+	}
+}
+
 // WriteFileAtomic writes data to path through a temporary file and a rename,
 // so that a reader never sees a half-written result.
 func WriteFileAtomic(path string, data []byte) error {

@@ -11,6 +11,7 @@ import (
 
 // WriteText prints a result for a person: a header and one row per operation.
 func WriteText(w io.Writer, r *Result) error {
+	r.Redact()
 	if r.Failed {
 		fmt.Fprintf(w, "FAILED: %s\n", r.Error)
 	}
@@ -113,6 +114,7 @@ func WriteJSON(w io.Writer, r *Result) error {
 // WriteJSONLine writes r as JSON on one line (--format jsonl): a shard in
 // a Kubernetes pod prints its result so, as the last line of its log.
 func WriteJSONLine(w io.Writer, r *Result) error {
+	r.Redact()
 	b, err := json.Marshal(r)
 	if err != nil {
 		return err
@@ -121,8 +123,10 @@ func WriteJSONLine(w io.Writer, r *Result) error {
 	return err
 }
 
-// Marshal encodes a result as indented JSON with a trailing newline.
+// Marshal encodes a result as indented JSON with a trailing newline,
+// passwords redacted wherever a message or property may quote them.
 func Marshal(r *Result) ([]byte, error) {
+	r.Redact()
 	b, err := json.MarshalIndent(r, "", "  ")
 	if err != nil {
 		return nil, err

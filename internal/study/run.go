@@ -393,7 +393,7 @@ func (f *File) runGroup(ctx context.Context, ex Executor, t TargetSpec, points [
 	save func() error, logf func(string, ...any), done *int, total int, started time.Time) error {
 	notApplicable := func(reason string) error {
 		for _, pt := range points {
-			m.Runs = append(m.Runs, Run{Target: t.Name, Point: pt, NotApplicable: reason})
+			m.Runs = append(m.Runs, Run{Target: t.Name, Point: pt, NotApplicable: db.Redact(reason)})
 		}
 		logf("%s %s: not applicable: %s", t.Name, pointID(points[0]), reason)
 		*done += len(points) * f.Rounds * len(f.Workloads)
@@ -533,8 +533,9 @@ func eta(started time.Time, done, total int) string {
 	return "ETA " + (per * time.Duration(total-done+1)).Round(time.Second).String()
 }
 
+// oneLine flattens an error to one line, passwords redacted.
 func oneLine(err error) string {
-	return strings.Join(strings.Fields(err.Error()), " ")
+	return db.Redact(strings.Join(strings.Fields(err.Error()), " "))
 }
 
 func writeResult(out, rel string, res *report.Result) error {
