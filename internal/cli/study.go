@@ -101,6 +101,9 @@ func (a *app) runStudy(ctx context.Context, f *study.File, out string, quick boo
 		return err
 	}
 	fmt.Fprintln(a.stdout, filepath.Join(out, "report.html"))
+	if n := m.ThresholdFailures(); n > 0 {
+		return &ExitError{Code: ExitThresholds, Err: fmt.Errorf("%d run(s) missed a threshold (see thresholds_failed in %s)", n, filepath.Join(out, "runs.json"))}
+	}
 	return nil
 }
 

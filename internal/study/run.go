@@ -51,6 +51,19 @@ type Run struct {
 	Error    string `json:"error,omitempty"`
 	// NotApplicable says why a point could not run on a target.
 	NotApplicable string `json:"not_applicable,omitempty"`
+	// ThresholdsFailed lists the thresholds the run's result missed.
+	ThresholdsFailed []string `json:"thresholds_failed,omitempty"`
+}
+
+// ThresholdFailures counts the runs that missed a threshold.
+func (m *Manifest) ThresholdFailures() int {
+	n := 0
+	for _, r := range m.Runs {
+		if len(r.ThresholdsFailed) > 0 {
+			n++
+		}
+	}
+	return n
 }
 
 // KV is a swept property and its value.
@@ -496,6 +509,12 @@ func (f *File) runGroup(ctx context.Context, ex Executor, t TargetSpec, points [
 				res, err := ex.Phase(ctx, store, t.Target, files, props, runner.Run, f.Warmup.D())
 				run := Run{Target: t.Name, Workload: w.Name, Point: pt, Round: round}
 				if res != nil {
+					report.CheckThresholds(res, f.ThresholdsFor(t, *w))
+					for _, tr := range res.Thresholds {
+						if !tr.Pass {
+							run.ThresholdsFailed = append(run.ThresholdsFailed, fmt.Sprintf("%s (measured %s)", tr.Threshold, tr.Measured()))
+						}
+					}
 					run.File = filepath.Join("results", unsafeChars.ReplaceAllString(t.Name, "_"), pointID(pt), fmt.Sprintf("%s-r%d.json", w.Name, round))
 					if werr := writeResult(opts.Out, run.File, res); werr != nil {
 						return werr

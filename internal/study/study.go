@@ -42,6 +42,7 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
+	"github.com/docbench/docbench/internal/report"
 	"github.com/docbench/docbench/internal/workload"
 	"github.com/docbench/docbench/studies"
 )
@@ -65,6 +66,9 @@ type File struct {
 	Quick      QuickSpec         `yaml:"quick"`
 	Claims     []Claim           `yaml:"claims"` // the seed's claims, checked by the results (claims.go)
 	Plans      []PlanCheck       `yaml:"plans"`  // the index each target's plan must use
+	// Thresholds are checked on every run's result (k6-style, see
+	// report.ParseThreshold); targets and workloads may add their own.
+	Thresholds []string `yaml:"thresholds"`
 
 	// Source is the file name or built-in name it was read from.
 	Source string `yaml:"-"`
@@ -80,6 +84,7 @@ type TargetSpec struct {
 	Name       string            `yaml:"name"`
 	Target     string            `yaml:"target"`
 	Properties map[string]string `yaml:"properties"`
+	Thresholds []string          `yaml:"thresholds"`
 }
 
 // WorkloadSpec is one workload run at every point: a YCSB workload (file or
@@ -88,6 +93,7 @@ type WorkloadSpec struct {
 	Name       string            `yaml:"name"`
 	Workload   string            `yaml:"workload"`
 	Properties map[string]string `yaml:"properties"`
+	Thresholds []string          `yaml:"thresholds"`
 }
 
 // SweepSpec is one swept property (or "threads") and its values; several
@@ -160,11 +166,11 @@ func Load(nameOrPath string) (*File, error) {
 
 // known lists the keys each mapping of a study file may have.
 var known = map[string][]string{
-	"":          {"name", "title", "cites", "reported", "targets", "workloads", "properties", "sweep", "rounds", "warmup", "duration", "threads", "protocol", "charts", "quick", "claims", "plans"},
+	"":          {"name", "title", "cites", "reported", "targets", "workloads", "properties", "sweep", "rounds", "warmup", "duration", "threads", "protocol", "charts", "quick", "claims", "plans", "thresholds"},
 	"claims":    {"says", "seed", "chart", "y", "workload", "target", "a", "b", "ratio", "order"},
 	"plans":     {"target", "workload", "op", "index"},
-	"targets":   {"name", "target", "properties"},
-	"workloads": {"name", "workload", "properties"},
+	"targets":   {"name", "target", "properties", "thresholds"},
+	"workloads": {"name", "workload", "properties", "thresholds"},
 	"sweep":     {"property", "values"},
 	"charts":    {"title", "x", "y", "workload", "kind", "xlog", "ylog"},
 	"quick":     {"duration", "warmup", "rounds", "properties", "values"},
@@ -275,6 +281,38 @@ func lineOf(root *yaml.Node, key string, i int) int {
 	return root.Line
 }
 
+// lineIn returns the line of key inside the mapping section (or of the
+// section when key is absent).
+func lineIn(root *yaml.Node, section, key string) int {
+	for j := 0; j+1 < len(root.Content); j += 2 {
+		if root.Content[j].Value != section {
+			continue
+		}
+		v := root.Content[j+1]
+		for k := 0; k+1 < len(v.Content); k += 2 {
+			if v.Content[k].Value == key {
+				return v.Content[k].Line
+			}
+		}
+		return root.Content[j].Line
+	}
+	return root.Line
+}
+
+// ThresholdsFor returns the thresholds of a run of workload w on target t:
+// the study's, the target's and the workload's.
+func (f *File) ThresholdsFor(t TargetSpec, w WorkloadSpec) []report.Threshold {
+	var ts []report.Threshold
+	for _, list := range [][]string{f.Thresholds, t.Thresholds, w.Thresholds} {
+		for _, text := range list {
+			if th, err := report.ParseThreshold(text); err == nil { // validated on parsing
+				ts = append(ts, th)
+			}
+		}
+	}
+	return ts
+}
+
 // serverFigure matches the names of server-side figures.
 var serverFigure = regexp.MustCompile(`^[a-z][a-z0-9_]*$`)
 
@@ -323,6 +361,36 @@ func (f *File) validate(root *yaml.Node, fail func(int, string, ...any)) {
 			fail(lineOf(root, "sweep", i), "sweep[%d]: %s swept twice", i, s.Property)
 		}
 		swept[s.Property] = true
+	}
+	checkThresholds := func(line int, where string, ts []string) {
+		for _, text := range ts {
+			if _, err := report.ParseThreshold(text); err != nil {
+				fail(line, "%sthresholds: %v", where, err)
+			}
+		}
+	}
+	checkThresholds(lineOf(root, "thresholds", -1), "", f.Thresholds)
+	for i, t := range f.Targets {
+		checkThresholds(lineOf(root, "targets", i), fmt.Sprintf("targets[%d]: ", i), t.Thresholds)
+	}
+	for i, w := range f.Workloads {
+		checkThresholds(lineOf(root, "workloads", i), fmt.Sprintf("workloads[%d]: ", i), w.Thresholds)
+	}
+	// Durations and counts are never negative (nor is a quick cap).
+	negative := func(line int, key string, bad bool, v any) {
+		if bad {
+			fail(line, "%s: %v: must not be negative", key, v)
+		}
+	}
+	negative(lineOf(root, "warmup", -1), "warmup", f.Warmup < 0, f.Warmup.D())
+	negative(lineOf(root, "duration", -1), "duration", f.Duration < 0, f.Duration.D())
+	negative(lineOf(root, "threads", -1), "threads", f.Threads < 0, f.Threads)
+	negative(lineIn(root, "quick", "duration"), "quick.duration", f.Quick.Duration < 0, f.Quick.Duration.D())
+	negative(lineIn(root, "quick", "warmup"), "quick.warmup", f.Quick.Warmup < 0, f.Quick.Warmup.D())
+	negative(lineIn(root, "quick", "rounds"), "quick.rounds", f.Quick.Rounds < 0, f.Quick.Rounds)
+	negative(lineIn(root, "quick", "values"), "quick.values", f.Quick.Values < 0, f.Quick.Values)
+	if f.Quick.Values == 1 {
+		fail(lineIn(root, "quick", "values"), "quick.values: 1: a sweep needs at least 2 values (first and last), or 0 to keep all")
 	}
 	if f.Rounds == 0 {
 		f.Rounds = 3

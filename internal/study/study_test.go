@@ -101,3 +101,43 @@ sweep:
 		t.Fatalf("%d data sets, want 2 (one per document.size; threads only changes the run)", len(keys))
 	}
 }
+
+// Negative durations and counts, bad thresholds: every problem at once,
+// each with its line.
+func TestStudyValuesValidated(t *testing.T) {
+	src := `name: v
+warmup: -5s
+duration: 10s
+thresholds: ["p99(READ)<<5ms"]
+workloads:
+  - workload: workloada
+    thresholds: ["throughput>abc"]
+quick:
+  values: -3
+  rounds: 1
+`
+	_, err := Parse("v.yaml", []byte(src))
+	if err == nil {
+		t.Fatal("accepted")
+	}
+	for _, want := range []string{"v.yaml:2: warmup: -5s: must not be negative", "v.yaml:4: thresholds:", "v.yaml:6: workloads[0]: thresholds:", "v.yaml:9: quick.values: -3"} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("error lacks %q:\n%v", want, err)
+		}
+	}
+}
+
+func FuzzParseStudy(f *testing.F) {
+	f.Add([]byte("name: x\nworkloads:\n  - workload: workloada\n"))
+	f.Add([]byte("warmup: -5s\nquick: {values: -3}\nworkloads: [{workload: workloadc, thresholds: ['p99<5ms']}]\n"))
+	f.Add([]byte("sweep:\n  - property: threads\n    values: [1, 2]\nworkloads:\n  - workload: workloada\n"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		file, err := Parse("fuzz.yaml", data)
+		if err != nil {
+			return
+		}
+		if file.Warmup < 0 || file.Duration < 0 || file.Quick.Values < 0 || file.Rounds < 1 || len(file.Workloads) == 0 {
+			t.Fatalf("accepted %+v", file)
+		}
+	})
+}
