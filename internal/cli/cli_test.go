@@ -333,7 +333,8 @@ func TestStudyEndToEnd(t *testing.T) {
 		}
 	}
 	if strings.Contains(string(csvb), "mixed") && strings.Contains(string(html), "UNIQUE constraint") {
-		t.Error("rounds collided on inserted keys")
+		b, _ := os.ReadFile(filepath.Join(out, "runs.json"))
+		t.Errorf("rounds collided on inserted keys:\n%s", b)
 	}
 	// Re-rendering gives the same report; comparing with itself finds no change.
 	os.Remove(filepath.Join(out, "report.html"))

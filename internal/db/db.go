@@ -363,7 +363,7 @@ func Redact(text string) string {
 var (
 	// scheme://user:password@ — the password runs to the last @ before
 	// the end of the authority (it may itself hold an @).
-	urlUserinfo = regexp.MustCompile(`([A-Za-z][A-Za-z0-9+.-]*://[^\s:/@?#"'<>]*):[^\s/?#"'<>]*@`)
+	urlUserinfo = regexp.MustCompile(`([A-Za-z][A-Za-z0-9+.-]*://[^\s:/@?#"'<>]*):[^\s/?#"']*@`)
 	// user:password@tcp(…), @unix(…), @/db — Go MySQL DSNs, no scheme.
 	mysqlDSN = regexp.MustCompile(`(^|[\s"'=(,;])([^\s:@/"'()=,;]+):[^\s"']*@(tcp\(|tcp6\(|unix\(|udp\(|/)`)
 	// password=…, sslpassword=…, pwd=… in a query or a key=value DSN; a

@@ -459,7 +459,10 @@ func (f *File) runGroup(ctx context.Context, ex Executor, t TargetSpec, points [
 	// Rounds start from the same data: a round after one that inserted
 	// (inserts take keys from recordcount on), or on a throwaway server
 	// after a cold restart, loads again.
+	// Within a round too, a workload that inserts runs on data no earlier
+	// run inserted into: the keys it inserts would collide.
 	inserts := false
+	inserting := make([]bool, len(f.Workloads))
 	for i := range f.Workloads {
 		p, _, err := f.props(t, &f.Workloads[i], points[0], f.Source)
 		if err != nil {
@@ -467,9 +470,10 @@ func (f *File) runGroup(ctx context.Context, ex Executor, t TargetSpec, points [
 		}
 		v, _ := p.Get("insertproportion")
 		if x, _ := strconv.ParseFloat(v, 64); x > 0 {
-			inserts = true
+			inserts, inserting[i] = true, true
 		}
 	}
+	inserted := false // since the last load
 	datadir, _ := loadProps.Get("pg.datadir")
 	throwaway := strings.HasPrefix(t.Target, "mariadb:local") ||
 		strings.HasPrefix(t.Target, "postgres:embedded") && datadir == "temp"
@@ -493,6 +497,7 @@ func (f *File) runGroup(ctx context.Context, ex Executor, t TargetSpec, points [
 			if err := load(round); err != nil || ctx.Err() != nil {
 				return skipped(err)
 			}
+			inserted = false
 		}
 		for _, pt := range points {
 			for i := range f.Workloads {
@@ -504,6 +509,12 @@ func (f *File) runGroup(ctx context.Context, ex Executor, t TargetSpec, points [
 				if err != nil {
 					return err
 				}
+				if inserting[i] && inserted {
+					if err := load(round); err != nil || ctx.Err() != nil {
+						return skipped(err)
+					}
+				}
+				inserted = inserted || inserting[i]
 				*done++
 				logf("[%d/%d %s] %s %s %s round %d", *done, total, eta(started, *done, total), t.Name, w.Name, pointID(pt), round)
 				res, err := ex.Phase(ctx, store, t.Target, files, props, runner.Run, f.Warmup.D())
