@@ -172,14 +172,16 @@ func isPeer(dir string) bool {
 	return err == nil && strings.Contains(string(b), "module github.com/docbench/docbench/tools/mysql-peer\n")
 }
 
-// goTool finds the go command: on $PATH, else in the GOROOT docbench was
-// built with.
+// goTool finds the go command: on $PATH, else in $GOROOT/bin (go test
+// sets GOROOT for the test binaries it runs).
 func goTool() (string, error) {
 	if g, err := exec.LookPath("go"); err == nil {
 		return g, nil
 	}
-	if g := filepath.Join(runtime.GOROOT(), "bin", "go"); isExecutableFile(g) {
-		return g, nil
+	if root := os.Getenv("GOROOT"); root != "" {
+		if g := filepath.Join(root, "bin", "go"); isExecutableFile(g) {
+			return g, nil
+		}
 	}
 	return "", errors.New("no go command on PATH (the peer is built with it)")
 }

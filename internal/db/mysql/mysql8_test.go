@@ -2,6 +2,7 @@ package mysql
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 	"testing"
@@ -161,6 +162,36 @@ func TestMySQL8PeerLimitations(t *testing.T) {
 				arg = `"a"`
 			}
 			check(q, queryErr(q, arg, int64(10), int64(0)), "near 'MEMBER'")
+		}
+	})
+	t.Run("descendant $** path", func(t *testing.T) {
+		// MySQL 8 finds the document; the peer finds nothing, without an
+		// error: docbench refuses the query kind on the peer instead.
+		q, _, err := my8sess.querySQL(&db.Query{Kind: db.QueryDescendant, Path: "city"}, classJSON)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rows, err := peer.sqlDB.Query(q, `"x"`, int64(10), int64(0))
+		if err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+		n := 0
+		for rows.Next() {
+			n++
+		}
+		rows.Close()
+		if n != 0 {
+			t.Errorf("%s: the peer now finds %d document(s): verify descendant queries on it (conformance, docs/backends.md)", q, n)
+		}
+		sess, err := peer.NewSession(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer sess.Close()
+		_, err = sess.(db.Querier).Query(ctx, &db.Query{Kind: db.QueryDescendant, Path: "city", Value: []byte(`"x"`)})
+		var unsupported *db.ErrNotSupported
+		if !errors.As(err, &unsupported) {
+			t.Errorf("descendant query on the peer: %v, want not supported", err)
 		}
 	})
 	t.Run("EXPLAIN FORMAT=JSON", func(t *testing.T) {
