@@ -35,6 +35,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"regexp"
 	"strconv"
 	"strings"
 	"time"
@@ -89,7 +90,14 @@ func open(ctx context.Context, cfg db.Config) (db.Store, error) {
 	if s.client, err = mongo.Connect(co); err != nil {
 		return nil, badTarget(cfg.Target, err)
 	}
-	if err := s.client.Ping(ctx, nil); err != nil {
+	// Say what is awaited: the driver is silent until it gives up.
+	waiting := time.AfterFunc(time.Second, func() {
+		cfg.Logf("waiting for %s (gives up after %s; serverSelectionTimeoutMS in the URI sets it)",
+			db.Redact(cfg.Target), *co.ServerSelectionTimeout)
+	})
+	err = s.client.Ping(ctx, nil)
+	waiting.Stop()
+	if err != nil {
 		s.client.Disconnect(context.Background())
 		return nil, badTarget(cfg.Target, err)
 	}
@@ -99,8 +107,20 @@ func open(ctx context.Context, cfg db.Config) (db.Store, error) {
 }
 
 func badTarget(target string, err error) error {
-	return fmt.Errorf("target %s: %s", db.Redact(target), oneLine(err))
+	msg := oneLine(err)
+	if m := unreachable.FindAllStringSubmatch(msg, -1); strings.Contains(msg, "server selection error") && m != nil {
+		var servers []string
+		for _, s := range m {
+			servers = append(servers, s[1]+": "+s[2])
+		}
+		msg = "no server reachable in time (" + strings.Join(servers, "; ") + ")"
+	}
+	return fmt.Errorf("target %s: %s", db.Redact(target), msg)
 }
+
+// unreachable picks each server and its last error out of the driver's
+// server selection error.
+var unreachable = regexp.MustCompile(`Addr: ([^,]+), Type: \w+, Last error: ([^}]+?) }`)
 
 // clientOptions reads the URI: the driver's options with docbench's
 // default write concern and pool size applied, the database, and the

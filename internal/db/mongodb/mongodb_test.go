@@ -370,3 +370,27 @@ func TestDefaultWriteConcernOnTheWire(t *testing.T) {
 		}
 	}
 }
+
+// TestUnreachableSaysWhatItAwaits: an unreachable server is named while
+// docbench waits, given up on in the URI's time (or 5 s), and reported in
+// one clean line without the password.
+func TestUnreachableSaysWhatItAwaits(t *testing.T) {
+	var logged []string
+	start := time.Now()
+	_, err := db.Open(context.Background(), db.Config{Target: "mongodb://u:secret@127.0.0.1:1/db?serverSelectionTimeoutMS=1500",
+		Log: func(format string, args ...any) { logged = append(logged, fmt.Sprintf(format, args...)) }})
+	took := time.Since(start)
+	if err == nil {
+		t.Fatal("connected to port 1")
+	}
+	msg := err.Error()
+	if !strings.Contains(msg, "no server reachable in time (127.0.0.1:1: ") || strings.Contains(msg, "secret") || strings.Contains(msg, "\n") {
+		t.Errorf("error: %q", msg)
+	}
+	if len(logged) != 1 || !strings.Contains(logged[0], "waiting for mongodb://u:***@127.0.0.1:1/db (gives up after 1.5s") {
+		t.Errorf("logged: %q", logged)
+	}
+	if took > 5*time.Second {
+		t.Errorf("gave up after %v; the URI said 1.5 s", took)
+	}
+}
