@@ -387,7 +387,7 @@ func TestUnreachableSaysWhatItAwaits(t *testing.T) {
 	if !strings.Contains(msg, "no server reachable in time (127.0.0.1:1: ") || strings.Contains(msg, "secret") || strings.Contains(msg, "\n") {
 		t.Errorf("error: %q", msg)
 	}
-	if len(logged) != 1 || !strings.Contains(logged[0], "waiting for mongodb://u:***@127.0.0.1:1/db (gives up after 1.5s") {
+	if len(logged) != 1 || !strings.Contains(logged[0], "waiting for mongodb://u:***@127.0.0.1:1/db?serverSelectionTimeoutMS=1500 (gives up after 1.5s") {
 		t.Errorf("logged: %q", logged)
 	}
 	if took > 5*time.Second {
