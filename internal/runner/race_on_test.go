@@ -1,0 +1,6 @@
+//go:build race
+
+package runner
+
+// raceDetector: the tests run under -race, which multiplies memory.
+const raceDetector = true
