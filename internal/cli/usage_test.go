@@ -379,3 +379,24 @@ duration: 1s
 		t.Errorf("the terminal was not told: %s", stderr.String())
 	}
 }
+
+// TestHelpShowsTypesAndDefaults: help names each flag's type (not a
+// back-quoted phrase) and says defaults; completion scripts are there.
+func TestHelpShowsTypesAndDefaults(t *testing.T) {
+	out, _, code := docbench(t, "help", "run")
+	for _, want := range []string{"-t, --target string", "--threads int", "default: the workload's threadcount",
+		"--rate float", "--duration duration", "Examples:"} {
+		if code != 0 || !strings.Contains(out, want) {
+			t.Errorf("help run lacks %q", want)
+		}
+	}
+	if strings.Contains(out, "--target docbench") {
+		t.Errorf("a back-quoted phrase became the flag's type:\n%s", out)
+	}
+	for _, sh := range []string{"bash", "zsh", "fish"} {
+		out, _, code := docbench(t, "completion", sh)
+		if code != 0 || !strings.Contains(out, sh) || len(out) < 1000 {
+			t.Errorf("completion %s: exit %d, %d bytes", sh, code, len(out))
+		}
+	}
+}
