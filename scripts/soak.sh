@@ -2,7 +2,8 @@
 # Open-loop soak: workload A at half of the measured capacity against SQLite
 # and PostgreSQL for a long run (default 10 minutes each), sampling docbench's
 # RSS. Asserts that memory stays flat (the peak of the second half is within
-# 10 % or 8 MiB of the peak of the first half, after the first minute) and
+# 10 % or 8 MiB of the peak of the first half, after the first minute; runs
+# of at least 180 s, as shorter ones see too few GC cycles) and
 # that no result is lost (the result file is complete, with about rate ×
 # duration operations). Run by hand, not in CI:
 #
@@ -45,7 +46,12 @@ for t in $targets; do
 	complete=$(json "$work/soak.json" 'r["complete"]')
 	want=$(python3 -c "print(int($rate*$secs))")
 	echo "soak: $t: RSS peak $((first / 1024)) MiB (first half) → $((second / 1024)) MiB (second half); $ops operations of $want scheduled; complete=$complete"
-	if ((second > first + first / 10 && second - first > 8192)); then
+	if ((secs < 180)); then
+		# The Go heap collects every ~20 s at these rates: a short run sees
+		# the heap reach its GC goal, not a trend (GODEBUG=gctrace=1 shows
+		# the live heap after each collection).
+		echo "soak: $t: memory not judged: runs under 180 s see too few GC cycles"
+	elif ((second > first + first / 10 && second - first > 8192)); then
 		echo "soak: $t: FAIL: memory grew"
 		fail=1
 	fi

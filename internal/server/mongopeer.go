@@ -14,7 +14,6 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
-	"syscall"
 	"time"
 
 	mongopeer "github.com/docbench/docbench/tools/mongo-peer"
@@ -55,8 +54,7 @@ type MongoPeer struct {
 	Jar     string // the runnable jar (in the cache)
 	LogFile string // the peer's stdout and stderr
 
-	serverProc           // runtime directory and java process
-	stdin      io.Closer // closing it asks the peer to exit
+	stdinPeer // runtime directory and java process
 }
 
 // StartMongoPeer starts a private MongoDB wire-protocol peer on a free
@@ -90,7 +88,7 @@ func startPeer(ctx context.Context, java, jar string) (_ *MongoPeer, err error) 
 			os.RemoveAll(runDir)
 		}
 	}()
-	p := &MongoPeer{Jar: jar, LogFile: filepath.Join(runDir, "peer.log"), serverProc: serverProc{runDir: runDir}}
+	p := &MongoPeer{Jar: jar, LogFile: filepath.Join(runDir, "peer.log"), stdinPeer: stdinPeer{serverProc: serverProc{runDir: runDir}, name: "MongoDB peer", grace: 10 * time.Second}}
 	logf, err := os.OpenFile(p.LogFile, os.O_CREATE|os.O_WRONLY|os.O_TRUNC, 0o644)
 	if err != nil {
 		return nil, err
@@ -107,24 +105,9 @@ func startPeer(ctx context.Context, java, jar string) (_ *MongoPeer, err error) 
 		"--host", "127.0.0.1", "--port", "0", "--ready", portFile, "--exit-on-stdin-eof")
 	prepare(cmd, runDir, nil)
 	cmd.Stdout, cmd.Stderr = logf, logf
-	stdin, err := cmd.StdinPipe()
+	port, err := p.launch(ctx, cmd, portFile, p.LogFile, java+" -jar "+jar)
 	if err != nil {
 		return nil, err
-	}
-	done, err := startOwned(cmd, syscall.SIGKILL)
-	if err != nil {
-		stdin.Close()
-		return nil, fmt.Errorf("%s: %w", java, err)
-	}
-	p.cmd, p.stdin, p.done = cmd, stdin, done
-	writePID(filepath.Join(runDir, peerPIDFile), cmd.Process.Pid)
-
-	// The launcher writes the port, one decimal number, once it listens.
-	port, err := waitListening(ctx, done, "peer", func() int { return readPID(portFile) })
-	if err != nil {
-		p.stopJava()
-		log, _ := os.ReadFile(p.LogFile)
-		return nil, fmt.Errorf("%s -jar %s: %w; log:\n%s", java, jar, err, tail(log, 15))
 	}
 	p.Port = port
 	p.URL = fmt.Sprintf("mongodb://127.0.0.1:%d/?directConnection=true", port)
@@ -134,16 +117,7 @@ func startPeer(ctx context.Context, java, jar string) (_ *MongoPeer, err error) 
 // Stop shuts the peer down (its data is in memory and is gone) and removes
 // its runtime directory. It is idempotent.
 func (p *MongoPeer) Stop() error {
-	return p.shutdown(p.stopJava, nil)
-}
-
-// stopJava closes the peer's standard input (it exits on end of file), then
-// escalates SIGTERM → SIGKILL until it has exited. (SIGQUIT would only make
-// the JVM print a thread dump.)
-func (p *MongoPeer) stopJava() error {
-	p.stdin.Close()
-	return stopProcess(p.cmd, p.done, "MongoDB peer",
-		stopStep{0, 10 * time.Second}, stopStep{syscall.SIGTERM, 5 * time.Second}, stopStep{syscall.SIGKILL, 5 * time.Second})
+	return p.shutdown(p.stopPeer, nil)
 }
 
 // CleanStaleMongoPeers kills peers whose docbench process is gone and

@@ -14,7 +14,6 @@ import (
 	"runtime"
 	"sort"
 	"strings"
-	"syscall"
 	"time"
 )
 
@@ -51,8 +50,7 @@ type MySQLPeer struct {
 	Binary  string // the peer's executable (in the cache)
 	LogFile string // the peer's stdout and stderr
 
-	serverProc           // runtime directory and peer process
-	stdin      io.Closer // closing it asks the peer to exit
+	stdinPeer // runtime directory and peer process
 }
 
 // StartMySQLPeer starts a private MySQL 8 peer on a free loopback port. On
@@ -83,7 +81,7 @@ func startMySQLPeer(ctx context.Context, bin string) (_ *MySQLPeer, err error) {
 			os.RemoveAll(runDir)
 		}
 	}()
-	p := &MySQLPeer{Binary: bin, LogFile: filepath.Join(runDir, "peer.log"), serverProc: serverProc{runDir: runDir}}
+	p := &MySQLPeer{Binary: bin, LogFile: filepath.Join(runDir, "peer.log"), stdinPeer: stdinPeer{serverProc: serverProc{runDir: runDir}, name: "MySQL 8 peer", grace: 5 * time.Second}}
 	logf, err := os.OpenFile(p.LogFile, os.O_CREATE|os.O_WRONLY|os.O_TRUNC, 0o644)
 	if err != nil {
 		return nil, err
@@ -96,23 +94,9 @@ func startMySQLPeer(ctx context.Context, bin string) (_ *MySQLPeer, err error) {
 	cmd := exec.Command(bin, "--host", "127.0.0.1", "--port", "0", "--ready", portFile, "--exit-on-stdin-eof")
 	prepare(cmd, runDir, nil)
 	cmd.Stdout, cmd.Stderr = logf, logf
-	stdin, err := cmd.StdinPipe()
+	port, err := p.launch(ctx, cmd, portFile, p.LogFile, bin)
 	if err != nil {
 		return nil, err
-	}
-	done, err := startOwned(cmd, syscall.SIGKILL)
-	if err != nil {
-		stdin.Close()
-		return nil, fmt.Errorf("%s: %w", bin, err)
-	}
-	p.cmd, p.stdin, p.done = cmd, stdin, done
-	writePID(filepath.Join(runDir, peerPIDFile), cmd.Process.Pid)
-
-	port, err := waitListening(ctx, done, "MySQL 8 peer", func() int { return readPID(portFile) })
-	if err != nil {
-		p.stopPeer()
-		log, _ := os.ReadFile(p.LogFile)
-		return nil, fmt.Errorf("%s: %w; log:\n%s", bin, err, tail(log, 15))
 	}
 	p.Port = port
 	p.URL = fmt.Sprintf("mysql://root@127.0.0.1:%d/docbench", port)
@@ -123,14 +107,6 @@ func startMySQLPeer(ctx context.Context, bin string) (_ *MySQLPeer, err error) {
 // its runtime directory. It is idempotent.
 func (p *MySQLPeer) Stop() error {
 	return p.shutdown(p.stopPeer, nil)
-}
-
-// stopPeer closes the peer's standard input (it exits on end of file), then
-// escalates SIGTERM → SIGKILL until it has exited.
-func (p *MySQLPeer) stopPeer() error {
-	p.stdin.Close()
-	return stopProcess(p.cmd, p.done, "MySQL 8 peer",
-		stopStep{0, 5 * time.Second}, stopStep{syscall.SIGTERM, 5 * time.Second}, stopStep{syscall.SIGKILL, 5 * time.Second})
 }
 
 // CleanStaleMySQLPeers kills peers whose docbench process is gone and
