@@ -220,7 +220,8 @@ func (a *app) execute(ctx context.Context, sp *spec) (*report.Result, error) {
 	if err := db.Check(sp.target, cfg.Props); err != nil {
 		return nil, &ExitError{Code: exitUsage, Err: err}
 	}
-	if _, _, err := buildPlan(cfg, sp.opts.Seed); err != nil {
+	wl, plan, err := preparePhase(cfg, sp)
+	if err != nil {
 		return nil, err
 	}
 	store, err := a.open(ctx, sp.target, cfg, sp.phase == runner.Run)
@@ -228,7 +229,14 @@ func (a *app) execute(ctx context.Context, sp *spec) (*report.Result, error) {
 		return nil, err
 	}
 	defer store.Close()
-	return a.runPhase(ctx, store, sp, cfg)
+	return a.runPhase(ctx, store, sp, cfg, wl, plan)
+}
+
+// preparePhase applies the shard to a validated configuration and builds
+// the phase's workload and plan: once, before the target is touched.
+func preparePhase(cfg *workload.Config, sp *spec) (*workload.Workload, *runner.Plan, error) {
+	cfg.ApplyShard(sp.shard.shard) // this shard's operations and rate
+	return buildPlan(cfg, sp.opts.Seed)
 }
 
 // open opens a target for a validated configuration.
@@ -258,9 +266,9 @@ func notLoaded(err error, target string, files, props []string) error {
 		db.Redact(target), strings.Join(load, " "), err)}
 }
 
-// runPhase runs one phase against an opened store.
-func (a *app) runPhase(ctx context.Context, store db.Store, sp *spec, cfg *workload.Config) (*report.Result, error) {
-	cfg.ApplyShard(sp.shard.shard) // this shard's operations and rate
+// runPhase runs one phase, prepared by preparePhase, against an opened store.
+func (a *app) runPhase(ctx context.Context, store db.Store, sp *spec, cfg *workload.Config,
+	wl *workload.Workload, plan *runner.Plan) (*report.Result, error) {
 	opts := sp.opts
 	opts.Threads = int(cfg.ThreadCount)
 	opts.Rate = cfg.Target
@@ -274,10 +282,6 @@ func (a *app) runPhase(ctx context.Context, store db.Store, sp *spec, cfg *workl
 		for _, n := range cfg.Notes {
 			fmt.Fprintf(a.stderr, "note: %s\n", n)
 		}
-	}
-	wl, plan, err := buildPlan(cfg, opts.Seed)
-	if err != nil {
-		return nil, err
 	}
 	switch {
 	case sp.recreate && sp.shard.shard.Sharded():

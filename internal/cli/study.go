@@ -49,7 +49,11 @@ func (e executor) Phase(ctx context.Context, store db.Store, target string, file
 	}
 	sp := &spec{phase: phase, target: target, files: files, props: props, quiet: true, recreate: phase == runner.Load,
 		opts: runner.Options{Phase: phase, Seed: 1, Warmup: warmup}}
-	return e.a.runPhase(ctx, store, sp, cfg)
+	wl, plan, err := preparePhase(cfg, sp)
+	if err != nil {
+		return nil, err
+	}
+	return e.a.runPhase(ctx, store, sp, cfg, wl, plan)
 }
 
 func (a *app) studyCommand() *cobra.Command {

@@ -88,13 +88,9 @@ func startPeer(ctx context.Context, java, jar string) (_ *MongoPeer, err error) 
 			os.RemoveAll(runDir)
 		}
 	}()
-	p := &MongoPeer{Jar: jar, LogFile: filepath.Join(runDir, "peer.log"), stdinPeer: stdinPeer{serverProc: serverProc{runDir: runDir}, name: "MongoDB peer", grace: 10 * time.Second}}
-	logf, err := os.OpenFile(p.LogFile, os.O_CREATE|os.O_WRONLY|os.O_TRUNC, 0o644)
-	if err != nil {
-		return nil, err
-	}
-	defer logf.Close() // the child has its own copy
-	portFile := filepath.Join(runDir, peerPortFile)
+	p := &MongoPeer{Jar: jar, stdinPeer: newStdinPeer(runDir, "MongoDB peer", 10*time.Second)}
+	p.LogFile = p.logFile()
+	portFile := p.portFile()
 	// The launcher binds port 0 and reports the port it got: no race with
 	// other processes picking "free" ports.
 	cmd := exec.Command(java,
@@ -103,9 +99,7 @@ func startPeer(ctx context.Context, java, jar string) (_ *MongoPeer, err error) 
 		"-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", // a test server: start fast, stay small
 		"-jar", jar,
 		"--host", "127.0.0.1", "--port", "0", "--ready", portFile, "--exit-on-stdin-eof")
-	prepare(cmd, runDir, nil)
-	cmd.Stdout, cmd.Stderr = logf, logf
-	port, err := p.launch(ctx, cmd, portFile, p.LogFile, java+" -jar "+jar)
+	port, err := p.launch(ctx, cmd, java+" -jar "+jar)
 	if err != nil {
 		return nil, err
 	}

@@ -81,20 +81,12 @@ func startMySQLPeer(ctx context.Context, bin string) (_ *MySQLPeer, err error) {
 			os.RemoveAll(runDir)
 		}
 	}()
-	p := &MySQLPeer{Binary: bin, LogFile: filepath.Join(runDir, "peer.log"), stdinPeer: stdinPeer{serverProc: serverProc{runDir: runDir}, name: "MySQL 8 peer", grace: 5 * time.Second}}
-	logf, err := os.OpenFile(p.LogFile, os.O_CREATE|os.O_WRONLY|os.O_TRUNC, 0o644)
-	if err != nil {
-		return nil, err
-	}
-	defer logf.Close() // the child has its own copy
-	// The peer binds port 0 and writes the port it got to the ready file,
-	// which is in the runtime directory: the command line names the
-	// directory, which is how stale cleanup recognises our peers.
-	portFile := filepath.Join(runDir, peerPortFile)
+	p := &MySQLPeer{Binary: bin, stdinPeer: newStdinPeer(runDir, "MySQL 8 peer", 5*time.Second)}
+	p.LogFile = p.logFile()
+	// The peer binds port 0 and writes the port it got to the ready file.
+	portFile := p.portFile()
 	cmd := exec.Command(bin, "--host", "127.0.0.1", "--port", "0", "--ready", portFile, "--exit-on-stdin-eof")
-	prepare(cmd, runDir, nil)
-	cmd.Stdout, cmd.Stderr = logf, logf
-	port, err := p.launch(ctx, cmd, portFile, p.LogFile, bin)
+	port, err := p.launch(ctx, cmd, bin)
 	if err != nil {
 		return nil, err
 	}

@@ -21,10 +21,29 @@ type stdinPeer struct {
 	grace      time.Duration // how long it may take to exit after stdin closes
 }
 
-// launch starts cmd (prepared to run in the runtime directory), records
-// its PID and waits until it reports its port in portFile. On failure the
-// peer is stopped and the error carries the tail of logFile.
-func (p *stdinPeer) launch(ctx context.Context, cmd *exec.Cmd, portFile, logFile, what string) (int, error) {
+// newStdinPeer is a peer that will live in runDir.
+func newStdinPeer(runDir, name string, grace time.Duration) stdinPeer {
+	return stdinPeer{serverProc: serverProc{runDir: runDir}, name: name, grace: grace}
+}
+
+// portFile is where the peer writes its port (the command line names it,
+// which is how stale cleanup recognises our peers).
+func (p *stdinPeer) portFile() string { return filepath.Join(p.runDir, peerPortFile) }
+
+// logFile holds the peer's stdout and stderr.
+func (p *stdinPeer) logFile() string { return filepath.Join(p.runDir, "peer.log") }
+
+// launch runs cmd in the runtime directory with its output in logFile,
+// records its PID and waits until it reports its port. On failure the peer
+// is stopped and the error, naming what, carries the tail of the log.
+func (p *stdinPeer) launch(ctx context.Context, cmd *exec.Cmd, what string) (int, error) {
+	logf, err := os.OpenFile(p.logFile(), os.O_CREATE|os.O_WRONLY|os.O_TRUNC, 0o644)
+	if err != nil {
+		return 0, err
+	}
+	defer logf.Close() // the child has its own copy
+	prepare(cmd, p.runDir, nil)
+	cmd.Stdout, cmd.Stderr = logf, logf
 	stdin, err := cmd.StdinPipe()
 	if err != nil {
 		return 0, err
@@ -36,10 +55,10 @@ func (p *stdinPeer) launch(ctx context.Context, cmd *exec.Cmd, portFile, logFile
 	}
 	p.cmd, p.stdin, p.done = cmd, stdin, done
 	writePID(filepath.Join(p.runDir, peerPIDFile), cmd.Process.Pid)
-	port, err := waitListening(ctx, done, p.name, func() int { return readPID(portFile) })
+	port, err := waitListening(ctx, done, p.name, func() int { return readPID(p.portFile()) })
 	if err != nil {
 		p.stopPeer()
-		log, _ := os.ReadFile(logFile)
+		log, _ := os.ReadFile(p.logFile())
 		return 0, fmt.Errorf("%s: %w; log:\n%s", what, err, tail(log, 15))
 	}
 	return port, nil
