@@ -108,12 +108,6 @@ func startPeer(ctx context.Context, java, jar string) (_ *MongoPeer, err error) 
 	return p, nil
 }
 
-// Stop shuts the peer down (its data is in memory and is gone) and removes
-// its runtime directory. It is idempotent.
-func (p *MongoPeer) Stop() error {
-	return p.shutdown(p.stopPeer, nil)
-}
-
 // CleanStaleMongoPeers kills peers whose docbench process is gone and
 // removes their runtime directories; StartMongoPeer calls it. A peer is
 // killed only when its command line names its runtime directory.

@@ -95,12 +95,6 @@ func startMySQLPeer(ctx context.Context, bin string) (_ *MySQLPeer, err error) {
 	return p, nil
 }
 
-// Stop shuts the peer down (its data is in memory and is gone) and removes
-// its runtime directory. It is idempotent.
-func (p *MySQLPeer) Stop() error {
-	return p.shutdown(p.stopPeer, nil)
-}
-
 // CleanStaleMySQLPeers kills peers whose docbench process is gone and
 // removes their runtime directories; StartMySQLPeer calls it. A peer is
 // killed only when its command line names its runtime directory.

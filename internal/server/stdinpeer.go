@@ -64,6 +64,12 @@ func (p *stdinPeer) launch(ctx context.Context, cmd *exec.Cmd, what string) (int
 	return port, nil
 }
 
+// Stop shuts the peer down (its data is in memory and is gone) and removes
+// its runtime directory. It is idempotent.
+func (p *stdinPeer) Stop() error {
+	return p.shutdown(p.stopPeer, nil)
+}
+
 // stopPeer closes the peer's standard input (it exits on end of file), then
 // escalates SIGTERM → SIGKILL until it has exited. (SIGQUIT would only make
 // a JVM print a thread dump.)
