@@ -41,7 +41,7 @@ func (s *store) Explain(ctx context.Context, r *db.ExplainRequest) ([]db.Plan, e
 	ss := sess.(*session)
 	var plans []db.Plan
 	explain := func(op string, st *sql.Stmt, args ...any) {
-		plans = append(plans, ss.explain(ctx, op, ss.texts[st], args, ""))
+		plans = append(plans, ss.explain(ctx, op, ss.Texts[st], args, ""))
 	}
 	key := append([]byte(nil), r.Key...)
 	withKey := func(doc []byte) []byte {
@@ -56,11 +56,11 @@ func (s *store) Explain(ctx context.Context, r *db.ExplainRequest) ([]db.Plan, e
 			}
 			st := ss.read
 			if f != nil {
-				p, err := ss.projection(ctx, f, false)
+				p, err := ss.Projection(ctx, f, false)
 				if err != nil {
 					return plans, err
 				}
-				st = p.stmt
+				st = p.Stmt
 			}
 			explain("READ", st, key)
 		}
@@ -68,11 +68,11 @@ func (s *store) Explain(ctx context.Context, r *db.ExplainRequest) ([]db.Plan, e
 	if r.Has("SCAN") {
 		st := ss.scan
 		if len(r.Reads) > 0 && r.Reads[0] != nil {
-			p, err := ss.projection(ctx, r.Reads[0], true)
+			p, err := ss.Projection(ctx, r.Reads[0], true)
 			if err != nil {
 				return plans, err
 			}
-			st = p.stmt
+			st = p.Stmt
 		}
 		explain("SCAN", st, key, r.ScanCount)
 	}
@@ -86,7 +86,7 @@ func (s *store) Explain(ctx context.Context, r *db.ExplainRequest) ([]db.Plan, e
 		case u.Mode == db.Merge && (len(u.Paths) == 0 || len(u.Paths) != len(u.Values)):
 			explain("UPDATE", ss.merge, u.Doc, key)
 		case len(u.Paths) > 0 && len(u.Paths) == len(u.Values): // merge by member, partial
-			st, err := ss.partialStmt(ctx, len(u.Paths))
+			st, err := ss.PartialStmt(ctx, len(u.Paths))
 			if err != nil {
 				return plans, err
 			}
@@ -195,7 +195,7 @@ func (s *session) explain(ctx context.Context, op, text string, args []any, note
 		}
 		steps, err = treeSteps(p.Plan)
 	} else {
-		if err := s.conn.QueryRowContext(ctx, "EXPLAIN FORMAT=JSON "+text, args...).Scan(&p.Plan); err != nil {
+		if err := s.Conn.QueryRowContext(ctx, "EXPLAIN FORMAT=JSON "+text, args...).Scan(&p.Plan); err != nil {
 			p.Access = "not explained: " + oneLine(err).Error()
 			return p
 		}
@@ -237,7 +237,7 @@ func (s *session) explainTree(ctx context.Context, text string, args []any) (str
 	if err != nil {
 		return "", err
 	}
-	rows, err := s.conn.QueryContext(ctx, "EXPLAIN FORMAT=TREE "+text)
+	rows, err := s.Conn.QueryContext(ctx, "EXPLAIN FORMAT=TREE "+text)
 	if err != nil {
 		return "", err
 	}

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/docbench/docbench/internal/db"
+	"github.com/docbench/docbench/internal/db/sqldb"
 	"github.com/docbench/docbench/internal/probe"
 	"github.com/docbench/docbench/internal/testutil"
 )
@@ -107,7 +108,7 @@ func TestMySQL8PeerLimitations(t *testing.T) {
 	// peer's table.
 	my8 := mysql8(layoutColumn)
 	my8.table, my8.dbName, my8.tableNm = peer.table, peer.dbName, peer.tableNm
-	my8sess := &session{d: my8.d, table: my8.table, indexes: map[string]indexCol{}, paths: map[string]string{}, readAll: "data"}
+	my8sess := &session{Session: sqldb.Session{Table: my8.table, Dialect: my8.d.sqlDialect()}, d: my8.d, indexes: map[string]indexCol{}, readAll: "data"}
 
 	exec := func(q string, args ...any) string {
 		t.Helper()
@@ -297,7 +298,7 @@ func TestMySQL8SQL(t *testing.T) {
 
 	// Queries: an array path with a multi-valued index (no column), and one
 	// without.
-	ss := &session{d: d, table: s.table, readAll: "JSON_REMOVE(data, '$.YCSB_KEY')", paths: map[string]string{},
+	ss := &session{Session: sqldb.Session{Table: s.table, Dialect: d.sqlDialect()}, d: d, readAll: "JSON_REMOVE(data, '$.YCSB_KEY')",
 		indexes: map[string]indexCol{"tags": {}}}
 	for _, tc := range []struct {
 		q     db.Query

@@ -14,8 +14,7 @@ import (
 // queryStm is a prepared secondary query.
 type queryStm struct {
 	stmt *sql.Stmt
-	proj *proj // documents returned as projections; nil: whole or groups
-	cols int
+	cols int // columns a row has
 }
 
 // valueClass is how a query value is compared.
@@ -68,23 +67,15 @@ func (s *session) Query(ctx context.Context, q *db.Query) (int, error) {
 		return 0, &db.ErrNotSupported{Backend: s.d.flavour(),
 			What: "querykind=descendant: go-mysql-server evaluates a '$**' path to no match (MySQL 8 and MariaDB do not)"}
 	}
-	class := classify(q.Value)
-	if q.Kind == db.QueryContains || q.Kind == db.QueryAggregate || q.Kind == db.QueryDescendant {
-		class = classJSON
-	}
-	if q.Kind == db.QueryArray {
-		if class != classString || !s.d.memberOf {
-			class = classJSON
-		}
-	}
-	if q.Kind == db.QueryRange && class == classJSON {
-		return 0, fmt.Errorf("%s: range query on %s needs a string or number lower bound, not %s", s.d.flavour(), q.Path, q.Value)
+	class, err := s.queryClass(q)
+	if err != nil {
+		return 0, err
 	}
 	qs, err := s.queryStmt(ctx, q, class)
 	if err != nil {
 		return 0, err
 	}
-	s.args = s.args[:0]
+	s.Args = s.Args[:0]
 	switch q.Kind {
 	case db.QueryField, db.QueryArray, db.QueryRange:
 		v := q.Value
@@ -93,57 +84,60 @@ func (s *session) Query(ctx context.Context, q *db.Query) (int, error) {
 				return 0, fmt.Errorf("%s: query value %s: %w", s.d.flavour(), q.Value, err)
 			}
 		}
-		s.args = append(s.args, v)
+		s.Args = append(s.Args, v)
 	case db.QueryContains, db.QueryDescendant:
-		s.args = append(s.args, q.Value)
+		s.Args = append(s.Args, q.Value)
 	}
 	if q.Kind != db.QueryAggregate {
 		limit := int64(q.Limit)
 		if limit <= 0 {
 			limit = maxLimit
 		}
-		s.args = append(s.args, limit, int64(max(q.Offset, 0)))
+		s.Args = append(s.Args, limit, int64(max(q.Offset, 0)))
 	}
-	rows, err := qs.stmt.QueryContext(ctx, s.args...)
-	if err != nil {
-		return 0, err
+	return s.Count(ctx, qs.stmt, qs.cols, s.Args...)
+}
+
+// queryClass is how a query compares its value: JSON where the kind or the
+// server leaves no other way.
+func (s *session) queryClass(q *db.Query) (valueClass, error) {
+	class := classify(q.Value)
+	if q.Kind == db.QueryContains || q.Kind == db.QueryAggregate || q.Kind == db.QueryDescendant {
+		class = classJSON
 	}
-	defer rows.Close()
-	dest := s.scanDest(qs.cols)
-	n := 0
-	for rows.Next() {
-		if err := rows.Scan(dest...); err != nil {
-			return n, err
-		}
-		n++
+	if q.Kind == db.QueryArray && (class != classString || !s.d.memberOf) {
+		class = classJSON
 	}
-	return n, rows.Err()
+	if q.Kind == db.QueryRange && class == classJSON {
+		return class, fmt.Errorf("%s: range query on %s needs a string or number lower bound, not %s", s.d.flavour(), q.Path, q.Value)
+	}
+	return class, nil
 }
 
 // queryStmt prepares (once per shape) the statement of a query.
 func (s *session) queryStmt(ctx context.Context, q *db.Query, class valueClass) (*queryStm, error) {
-	s.key = append(s.key[:0], byte(q.Kind), byte(class))
+	s.Key = append(s.Key[:0], byte(q.Kind), byte(class))
 	for _, p := range []string{q.Path, q.AggPath, q.Func} {
-		s.key = append(s.key, p...)
-		s.key = append(s.key, 0)
+		s.Key = append(s.Key, p...)
+		s.Key = append(s.Key, 0)
 	}
 	if q.Fields != nil {
-		s.key = append(s.key, 1)
+		s.Key = append(s.Key, 1)
 		for _, f := range q.Fields {
-			s.key = append(s.key, f...)
-			s.key = append(s.key, 0)
+			s.Key = append(s.Key, f...)
+			s.Key = append(s.Key, 0)
 		}
 	}
-	if qs, ok := s.queries[string(s.key)]; ok {
+	if qs, ok := s.queries[string(s.Key)]; ok {
 		return qs, nil
 	}
-	key := string(s.key)
+	key := string(s.Key)
 	text, qs, err := s.querySQL(q, class)
 	if err != nil {
 		return nil, err
 	}
-	if qs.stmt, err = s.conn.PrepareContext(ctx, text); err != nil {
-		return nil, fmt.Errorf("%s prepare: %w (statement: %s)", s.d.flavour(), err, text)
+	if qs.stmt, err = s.Prepare(ctx, text); err != nil {
+		return nil, err
 	}
 	s.queries[key] = qs
 	return qs, nil
@@ -152,7 +146,7 @@ func (s *session) queryStmt(ctx context.Context, q *db.Query, class valueClass) 
 // querySQL returns the statement text of a query and its result shape.
 func (s *session) querySQL(q *db.Query, class valueClass) (string, *queryStm, error) {
 	qs := &queryStm{cols: 1}
-	path := quoteLiteral(s.jsonPath(q.Path))
+	path := quoteLiteral(s.JSONPath(q.Path))
 	extract := "JSON_EXTRACT(data, " + path + ")"
 	// text is the expression compared with a string value: the indexed
 	// generated column when there is one, else the same expression.
@@ -173,18 +167,18 @@ func (s *session) querySQL(q *db.Query, class valueClass) (string, *queryStm, er
 		case "count":
 			agg = "COUNT(*)"
 			if q.AggPath != "" {
-				agg = "COUNT(JSON_EXTRACT(data, " + quoteLiteral(s.jsonPath(q.AggPath)) + "))"
+				agg = "COUNT(JSON_EXTRACT(data, " + quoteLiteral(s.JSONPath(q.AggPath)) + "))"
 			}
 		case "avg", "sum":
 			if q.AggPath == "" {
 				return "", nil, fmt.Errorf("%s: aggregate %s without a path to aggregate", s.d.flavour(), q.Func)
 			}
-			agg = strings.ToUpper(q.Func) + "(CAST(JSON_EXTRACT(data, " + quoteLiteral(s.jsonPath(q.AggPath)) + ") AS DOUBLE))"
+			agg = strings.ToUpper(q.Func) + "(CAST(JSON_EXTRACT(data, " + quoteLiteral(s.JSONPath(q.AggPath)) + ") AS DOUBLE))"
 		default:
 			return "", nil, fmt.Errorf("%s: aggregate function %q (want avg, sum or count)", s.d.flavour(), q.Func)
 		}
 		qs.cols = 2
-		return "SELECT " + text + ", " + agg + " FROM " + s.table + " GROUP BY " + text, qs, nil
+		return "SELECT " + text + ", " + agg + " FROM " + s.Table + " GROUP BY " + text, qs, nil
 	}
 
 	var where, order string
@@ -232,20 +226,8 @@ func (s *session) querySQL(q *db.Query, class valueClass) (string, *queryStm, er
 	}
 	sel := s.readAll
 	if q.Fields != nil {
-		var b strings.Builder
-		p := &proj{}
-		for i, f := range q.Fields {
-			if i > 0 {
-				b.WriteString(", ")
-			}
-			b.WriteString("JSON_EXTRACT(data, " + quoteLiteral(s.jsonPath(f)) + ")")
-			k, _ := json.Marshal(f)
-			p.keys = append(p.keys, append(k, ':'))
-		}
-		if len(q.Fields) == 0 {
-			b.WriteString("1")
-		}
-		sel, qs.proj, qs.cols = b.String(), p, max(len(q.Fields), 1)
+		sel, _ = selectFields(q.Fields)
+		qs.cols = max(len(q.Fields), 1)
 	}
-	return "SELECT " + sel + " FROM " + s.table + " WHERE " + where + order + " LIMIT ? OFFSET ?", qs, nil
+	return "SELECT " + sel + " FROM " + s.Table + " WHERE " + where + order + " LIMIT ? OFFSET ?", qs, nil
 }

@@ -192,15 +192,7 @@ func (s *session) keyArg(key []byte) any {
 
 // withKey returns doc with "YCSB_KEY" as its first member (document layout).
 func (s *session) withKey(key, doc []byte) []byte {
-	s.doc = append(s.doc[:0], `{"YCSB_KEY":"`...)
-	s.doc = append(s.doc, key...) // keys are plain ASCII: no escaping needed
-	s.doc = append(s.doc, '"')
-	if len(doc) > 2 {
-		s.doc = append(s.doc, ',')
-		s.doc = append(s.doc, doc[1:]...)
-	} else {
-		s.doc = append(s.doc, '}')
-	}
+	s.doc = db.AppendWithKey(s.doc[:0], key, doc)
 	return s.doc
 }
 

@@ -3,7 +3,6 @@ package sqlite
 import (
 	"context"
 	"database/sql"
-	"fmt"
 	"strings"
 
 	"github.com/docbench/docbench/internal/db"
@@ -27,7 +26,7 @@ func (s *store) Explain(ctx context.Context, r *db.ExplainRequest) ([]db.Plan, e
 	ss := sess.(*session)
 	var plans []db.Plan
 	explain := func(op string, st *sql.Stmt, args ...any) {
-		plans = append(plans, ss.explain(ctx, op, ss.texts[st], args))
+		plans = append(plans, ss.explain(ctx, op, ss.Texts[st], args))
 	}
 	key := string(r.Key)
 	if r.Has("READ") || r.Has("READ-MODIFY-WRITE") {
@@ -37,9 +36,11 @@ func (s *store) Explain(ctx context.Context, r *db.ExplainRequest) ([]db.Plan, e
 			}
 			st := ss.read
 			if f != nil {
-				if st, err = ss.projection(ctx, f, false); err != nil {
-					return plans, fmt.Errorf("sqlite prepare: %w", err)
+				p, err := ss.Projection(ctx, f, false)
+				if err != nil {
+					return plans, err
 				}
+				st = p.Stmt
 			}
 			explain("READ", st, key)
 		}
@@ -47,9 +48,11 @@ func (s *store) Explain(ctx context.Context, r *db.ExplainRequest) ([]db.Plan, e
 	if r.Has("SCAN") {
 		st := ss.scan
 		if len(r.Reads) > 0 && r.Reads[0] != nil {
-			if st, err = ss.projection(ctx, r.Reads[0], true); err != nil {
-				return plans, fmt.Errorf("sqlite prepare: %w", err)
+			p, err := ss.Projection(ctx, r.Reads[0], true)
+			if err != nil {
+				return plans, err
 			}
+			st = p.Stmt
 		}
 		explain("SCAN", st, key, r.ScanCount)
 	}
@@ -57,7 +60,7 @@ func (s *store) Explain(ctx context.Context, r *db.ExplainRequest) ([]db.Plan, e
 		u := r.Update
 		switch u.Mode {
 		case db.Merge, db.Partial:
-			st, err := ss.partialStmt(ctx, len(u.Paths))
+			st, err := ss.PartialStmt(ctx, len(u.Paths))
 			if err != nil {
 				return plans, err
 			}
@@ -107,7 +110,7 @@ func (ss *session) explain(ctx context.Context, op, text string, args []any) db.
 		p.Access = "not explained: the statement's text is unknown"
 		return p
 	}
-	rows, err := ss.conn.QueryContext(ctx, "EXPLAIN QUERY PLAN "+text, args...)
+	rows, err := ss.Conn.QueryContext(ctx, "EXPLAIN QUERY PLAN "+text, args...)
 	if err != nil {
 		p.Access = "not explained: " + oneLine(err)
 		return p
@@ -141,7 +144,7 @@ func (ss *session) explain(ctx context.Context, op, text string, args []any) db.
 	if op == "INSERT" {
 		return p
 	}
-	if scans := fullScans(plan, strings.Trim(ss.table, `"`)); len(scans) > 0 {
+	if scans := fullScans(plan, strings.Trim(ss.Table, `"`)); len(scans) > 0 {
 		p.Flag = "no index used: " + strings.Join(scans, "; ")
 		switch op {
 		case "QUERY-AGGREGATE":

@@ -77,18 +77,9 @@ func containment(base string, frag any, args *[]any, depth int) (string, error) 
 func (s *session) querySQL(q *db.Query) (string, []any, error) {
 	sel := "json(data)"
 	if q.Fields != nil {
-		var b strings.Builder
-		b.WriteString("json_object(")
-		for i, f := range q.Fields {
-			if i > 0 {
-				b.WriteString(", ")
-			}
-			fmt.Fprintf(&b, "%s, data -> %s", sqlString(f), sqlString(jsonPath(f))) // -> keeps JSON types (json_extract turns true into 1)
-		}
-		b.WriteString(")")
-		sel = b.String()
+		sel, _ = selectFields(q.Fields)
 	}
-	from := " FROM " + s.table
+	from := " FROM " + s.Table
 	page := " LIMIT ? OFFSET ?"
 	value := string(q.Value)
 	switch q.Kind {
@@ -133,8 +124,8 @@ func (s *session) Query(ctx context.Context, q *db.Query) (int, error) {
 	}
 	st, ok := s.queries[text]
 	if !ok {
-		if st, err = s.conn.PrepareContext(ctx, text); err != nil {
-			return 0, fmt.Errorf("sqlite prepare: %w (statement: %s)", err, text)
+		if st, err = s.Prepare(ctx, text); err != nil {
+			return 0, err
 		}
 		s.queries[text] = st
 	}
@@ -145,14 +136,5 @@ func (s *session) Query(ctx context.Context, q *db.Query) (int, error) {
 		}
 		args = append(args, limit, q.Offset)
 	}
-	rows, err := st.QueryContext(ctx, args...)
-	if err != nil {
-		return 0, err
-	}
-	defer rows.Close()
-	n := 0
-	for rows.Next() {
-		n++
-	}
-	return n, rows.Err()
+	return s.Count(ctx, st, 0, args...)
 }

@@ -12,12 +12,11 @@ import (
 	"net/url"
 	"os"
 	"strings"
-	"unsafe"
 
 	_ "github.com/mattn/go-sqlite3" // registers the "sqlite3" driver
 
 	"github.com/docbench/docbench/internal/db"
-	"github.com/docbench/docbench/internal/db/sqlstmt"
+	"github.com/docbench/docbench/internal/db/sqldb"
 )
 
 func init() {
@@ -143,80 +142,90 @@ func (s *store) Info(ctx context.Context) (db.Info, error) {
 
 func (s *store) Close() error { return s.db.Close() }
 
+// tableSQL is the table as statements name it: quoted. Sessions, setup
+// statements and {table} in statements of the user's all use it.
+func (s *store) tableSQL() string { return quote(s.table) }
+
 func (s *store) NewSession(ctx context.Context) (db.Session, error) {
 	conn, err := s.db.Conn(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("sqlite %s: %w", s.path, err)
 	}
-	t := quote(s.table)
-	ss := &session{conn: conn, table: t, proj: map[string]*sql.Stmt{}, paths: map[string]string{}, queries: map[string]*sql.Stmt{}, texts: map[*sql.Stmt]string{}}
-	prep := func(q string) *sql.Stmt {
-		if err != nil {
-			return nil
-		}
-		var st *sql.Stmt
-		st, err = conn.PrepareContext(ctx, q)
-		ss.texts[st] = q
-		return st
-	}
-	ss.fn = "jsonb"
+	fn := "jsonb" // the functions writing the column
 	if s.doctype == "text" {
-		ss.fn = "json"
+		fn = "json"
 	}
-	ss.insert = prep("INSERT INTO " + t + " (ycsb_key, data) VALUES (?, " + ss.fn + "(?))")
-	ss.read = prep("SELECT json(data) FROM " + t + " WHERE ycsb_key = ?")
-	ss.replace = prep("UPDATE " + t + " SET data = " + ss.fn + "(?) WHERE ycsb_key = ?")
-	ss.scan = prep("SELECT json(data) FROM " + t + " WHERE ycsb_key >= ? ORDER BY ycsb_key LIMIT ?")
-	ss.del = prep("DELETE FROM " + t + " WHERE ycsb_key = ?")
-	if err != nil {
-		conn.Close()
-		if strings.Contains(err.Error(), "no such table") {
-			return nil, fmt.Errorf("sqlite %s: %w (%v)", s.path, db.ErrNoTable, err)
+	t := s.tableSQL()
+	ss := &session{Session: sqldb.Session{Conn: conn, Table: t, Dialect: sqlDialect(fn)}, queries: map[string]*sql.Stmt{}}
+	for _, st := range []struct {
+		dst **sql.Stmt
+		q   string
+	}{
+		{&ss.insert, "INSERT INTO " + t + " (ycsb_key, data) VALUES (?, " + fn + "(?))"},
+		{&ss.read, "SELECT json(data) FROM " + t + " WHERE ycsb_key = ?"},
+		{&ss.replace, "UPDATE " + t + " SET data = " + fn + "(?) WHERE ycsb_key = ?"},
+		{&ss.scan, "SELECT json(data) FROM " + t + " WHERE ycsb_key >= ? ORDER BY ycsb_key LIMIT ?"},
+		{&ss.del, "DELETE FROM " + t + " WHERE ycsb_key = ?"},
+	} {
+		if *st.dst, err = ss.Prepare(ctx, st.q); err != nil {
+			ss.Close()
+			if strings.Contains(err.Error(), "no such table") {
+				return nil, fmt.Errorf("sqlite %s: %w (%v)", s.path, db.ErrNoTable, errors.Unwrap(err))
+			}
+			return nil, fmt.Errorf("%s: %w", s.path, err)
 		}
-		return nil, fmt.Errorf("sqlite %s: prepare: %w", s.path, err)
 	}
 	return ss, nil
 }
 
+// sqlDialect is SQLite's for the shared database/sql session; fn is jsonb
+// or json, the functions writing the column.
+func sqlDialect(fn string) sqldb.Dialect {
+	return sqldb.Dialect{
+		Name:     "sqlite",
+		JSONPath: jsonPath,
+		Select:   selectFields,
+		SetPaths: func(table string, n int) string {
+			// data = jsonb_set(data, path1, json(value1), …)
+			return "UPDATE " + table + " SET data = " + fn + "_set(data" + strings.Repeat(", ?, json(?)", n) + ") WHERE ycsb_key = ?"
+		},
+		TextArgs: true,
+	}
+}
+
+// session owns one connection and the statements prepared on it; the
+// database/sql part shared with MySQL is sqldb.Session.
 type session struct {
-	conn                             *sql.Conn
-	table                            string
+	sqldb.Session
 	insert, read, replace, scan, del *sql.Stmt
-	proj                             map[string]*sql.Stmt // projection statements by field list
-	out                              sql.RawBytes
-	partial                          []*sql.Stmt       // partial updates by path count
-	paths                            map[string]string // dotted path → JSON path
-	args                             []any
-	fn                               string               // jsonb or json: the functions writing the column
 	queries                          map[string]*sql.Stmt // secondary queries by SQL text
-	texts                            map[*sql.Stmt]string // statement texts, for Explain
-	stmts                            sqlstmt.Cache        // statements of the user's
 }
 
 var (
 	_ db.Session       = (*session)(nil)
 	_ db.BatchInserter = (*session)(nil)
 	_ db.Querier       = (*session)(nil)
+	_ db.Statementer   = (*session)(nil)
 )
 
-// text views b as a string without copying, so that the driver binds TEXT
-// (a []byte binds as BLOB: a blob key never equals a text key, and jsonb() of
-// a blob reads binary JSONB). The driver copies it during the call.
-func text(b []byte) string { return unsafe.String(unsafe.SliceData(b), len(b)) }
+// Keys and documents are bound as strings viewing their bytes
+// (sqldb.Text), so that the driver binds TEXT: a []byte binds as BLOB, a
+// blob key never equals a text key, and jsonb() of a blob reads binary
+// JSONB. The driver copies them during the call.
 
 func (s *session) Insert(ctx context.Context, key, doc []byte) error {
-	_, err := s.insert.ExecContext(ctx, text(key), text(doc))
+	_, err := s.insert.ExecContext(ctx, sqldb.Text(key), sqldb.Text(doc))
 	return err
 }
 
 func (s *session) InsertBatch(ctx context.Context, keys, docs [][]byte) error {
-	tx, err := s.conn.BeginTx(ctx, nil)
+	tx, err := s.Conn.BeginTx(ctx, nil)
 	if err != nil {
 		return err
 	}
 	st := tx.StmtContext(ctx, s.insert)
 	for i := range keys {
-		if _, err := st.ExecContext(ctx, text(keys[i]), text(docs[i])); err != nil {
+		if _, err := st.ExecContext(ctx, sqldb.Text(keys[i]), sqldb.Text(docs[i])); err != nil {
 			tx.Rollback()
 			return err
 		}
@@ -224,35 +233,18 @@ func (s *session) InsertBatch(ctx context.Context, keys, docs [][]byte) error {
 	return tx.Commit()
 }
 
-// projection returns (and prepares once) the statement reading only fields.
-func (s *session) projection(ctx context.Context, fields []string, scan bool) (*sql.Stmt, error) {
-	k := strings.Join(fields, "\x00")
-	if scan {
-		k = "scan\x00" + k
-	}
-	if st, ok := s.proj[k]; ok {
-		return st, nil
-	}
+// selectFields reads fields as one JSON object, built by the server.
+func selectFields(fields []string) (string, [][]byte) {
 	var b strings.Builder
-	b.WriteString("SELECT json_object(")
+	b.WriteString("json_object(")
 	for i, f := range fields {
 		if i > 0 {
 			b.WriteString(", ")
 		}
 		fmt.Fprintf(&b, "%s, data -> %s", sqlString(f), sqlString(jsonPath(f))) // -> keeps JSON types (json_extract turns true into 1)
 	}
-	b.WriteString(") FROM " + s.table)
-	if scan {
-		b.WriteString(" WHERE ycsb_key >= ? ORDER BY ycsb_key LIMIT ?")
-	} else {
-		b.WriteString(" WHERE ycsb_key = ?")
-	}
-	st, err := s.conn.PrepareContext(ctx, b.String())
-	if err != nil {
-		return nil, err
-	}
-	s.proj[k], s.texts[st] = st, b.String()
-	return st, nil
+	b.WriteString(")")
+	return b.String(), nil
 }
 
 func sqlString(v string) string { return "'" + strings.ReplaceAll(v, "'", "''") + "'" }
@@ -281,27 +273,13 @@ func jsonPathKey(k string) string {
 func (s *session) Read(ctx context.Context, key []byte, fields []string, dst []byte) ([]byte, error) {
 	st := s.read
 	if fields != nil {
-		var err error
-		if st, err = s.projection(ctx, fields, false); err != nil {
+		p, err := s.Projection(ctx, fields, false)
+		if err != nil {
 			return dst, err
 		}
+		st = p.Stmt
 	}
-	rows, err := st.QueryContext(ctx, text(key))
-	if err != nil {
-		return dst, err
-	}
-	defer rows.Close()
-	if !rows.Next() {
-		if err := rows.Err(); err != nil {
-			return dst, err
-		}
-		return dst, db.ErrNotFound
-	}
-	if err := rows.Scan(&s.out); err != nil {
-		return dst, err
-	}
-	dst = append(dst, s.out...)
-	return dst, rows.Close()
+	return s.Session.Read(ctx, st, nil, dst, sqldb.Text(key))
 }
 
 func (s *session) Update(ctx context.Context, key []byte, u *db.Update) error {
@@ -311,104 +289,28 @@ func (s *session) Update(ctx context.Context, key []byte, u *db.Update) error {
 	case db.Merge, db.Partial:
 		// Merge sets each top-level member (jsonb_patch, RFC 7396, would drop
 		// null members and merge nested objects).
-		var st *sql.Stmt
-		if st, err = s.partialStmt(ctx, len(u.Paths)); err != nil {
-			return err
-		}
-		s.args = s.args[:0]
-		for i, p := range u.Paths {
-			jp, ok := s.paths[p]
-			if !ok {
-				jp = jsonPath(p)
-				s.paths[p] = jp
-			}
-			s.args = append(s.args, jp, text(u.Values[i]))
-		}
-		s.args = append(s.args, text(key))
-		res, err = st.ExecContext(ctx, s.args...)
+		res, err = s.Set(ctx, key, u.Paths, u.Values)
 	case db.Replace:
-		res, err = s.replace.ExecContext(ctx, text(u.Doc), text(key))
+		res, err = s.replace.ExecContext(ctx, sqldb.Text(u.Doc), sqldb.Text(key))
 	default:
 		return fmt.Errorf("sqlite: update mode %v", u.Mode)
 	}
-	if err != nil {
-		return err
-	}
-	if n, err := res.RowsAffected(); err == nil && n == 0 {
-		return db.ErrNotFound
-	}
-	return nil
-}
-
-// partialStmt prepares (once per path count) the in-place update
-// data = jsonb_set(data, path1, json(value1), …).
-func (s *session) partialStmt(ctx context.Context, n int) (*sql.Stmt, error) {
-	for len(s.partial) <= n {
-		s.partial = append(s.partial, nil)
-	}
-	if s.partial[n] != nil {
-		return s.partial[n], nil
-	}
-	q := "UPDATE " + s.table + " SET data = " + s.fn + "_set(data" + strings.Repeat(", ?, json(?)", n) + ") WHERE ycsb_key = ?"
-	st, err := s.conn.PrepareContext(ctx, q)
-	if err != nil {
-		return nil, fmt.Errorf("sqlite prepare: %w (statement: %s)", err, q)
-	}
-	s.partial[n], s.texts[st] = st, q
-	return st, nil
+	return sqldb.Affected(res, err)
 }
 
 func (s *session) Scan(ctx context.Context, start []byte, count int, fields []string) (int, error) {
 	st := s.scan
 	if fields != nil {
-		var err error
-		if st, err = s.projection(ctx, fields, true); err != nil {
+		p, err := s.Projection(ctx, fields, true)
+		if err != nil {
 			return 0, err
 		}
+		st = p.Stmt
 	}
-	rows, err := st.QueryContext(ctx, text(start), count)
-	if err != nil {
-		return 0, err
-	}
-	defer rows.Close()
-	n := 0
-	for rows.Next() {
-		if err := rows.Scan(&s.out); err != nil {
-			return n, err
-		}
-		n++
-	}
-	return n, rows.Err()
+	return s.Count(ctx, st, 1, sqldb.Text(start), count)
 }
 
 func (s *session) Delete(ctx context.Context, key []byte) error {
-	res, err := s.del.ExecContext(ctx, text(key))
-	if err != nil {
-		return err
-	}
-	if n, err := res.RowsAffected(); err == nil && n == 0 {
-		return db.ErrNotFound
-	}
-	return nil
-}
-
-func (s *session) Close() error {
-	var errs []error
-	for _, st := range []*sql.Stmt{s.insert, s.read, s.replace, s.scan, s.del} {
-		errs = append(errs, st.Close())
-	}
-	for _, st := range s.proj {
-		errs = append(errs, st.Close())
-	}
-	for _, st := range s.queries {
-		errs = append(errs, st.Close())
-	}
-	errs = append(errs, s.stmts.Close())
-	for _, st := range s.partial {
-		if st != nil {
-			errs = append(errs, st.Close())
-		}
-	}
-	errs = append(errs, s.conn.Close())
-	return errors.Join(errs...)
+	res, err := s.del.ExecContext(ctx, sqldb.Text(key))
+	return sqldb.Affected(res, err)
 }

@@ -4,21 +4,15 @@ import (
 	"context"
 
 	"github.com/docbench/docbench/internal/db"
-	"github.com/docbench/docbench/internal/db/sqlstmt"
+	"github.com/docbench/docbench/internal/db/sqldb"
 )
 
 var (
-	_ db.Statementer = (*session)(nil)
 	_ db.SetupRunner = (*store)(nil)
 )
 
-// Statement runs a statement of the user's (statement.sql).
-func (s *session) Statement(ctx context.Context, text string, args []any) (int, error) {
-	return s.stmts.Run(ctx, s.conn, s.table, text, args)
-}
-
 // ExecSetup runs a setup statement of the user's (statement.setup).
 func (s *store) ExecSetup(ctx context.Context, text string) error {
-	_, err := s.db.ExecContext(ctx, sqlstmt.Expand(text, quote(s.table)))
+	_, err := s.db.ExecContext(ctx, sqldb.Expand(text, s.tableSQL()))
 	return err
 }
