@@ -175,58 +175,82 @@ func (p *jsonParser) end() error {
 }
 
 // members reads {…} at p.i and appends its members as elements.
-func (p *jsonParser) members(dst []byte) ([]byte, error) {
+func (p *jsonParser) members(dst []byte) ([]byte, error) { return p.elements(dst, '}') }
+
+// array reads […] at p.i and appends its elements keyed "0", "1", ….
+func (p *jsonParser) array(dst []byte) ([]byte, error) { return p.elements(dst, ']') }
+
+// elements reads an object (end '}') or an array (end ']') at p.i and
+// appends its members, or its elements keyed by index, as BSON elements.
+func (p *jsonParser) elements(dst []byte, end byte) ([]byte, error) {
 	if p.depth++; p.depth > maxDepth {
 		return dst, p.fail("nested too deeply")
 	}
-	p.i++ // '{'
+	p.i++ // '{' or '['
 	p.ws()
-	if p.peek() == '}' {
+	if p.peek() == end {
 		p.i++
 		p.depth--
 		return dst, nil
 	}
-	for {
+	for n := 0; ; n++ {
 		p.ws()
-		if p.peek() != '"' {
-			return dst, p.fail("want a member name")
-		}
 		t := len(dst)
-		dst = append(dst, 0)
-		k := len(dst)
+		dst = append(dst, 0) // the type, once the value is read
 		var err error
-		if dst, err = p.str(dst); err != nil {
+		if end == '}' {
+			dst, err = p.name(dst)
+		} else {
+			dst = append(strconv.AppendInt(dst, int64(n), 10), 0)
+		}
+		if err != nil {
 			return dst, err
 		}
-		for _, c := range dst[k:] {
-			if c == 0 {
-				return dst, p.fail("member name contains NUL")
-			}
-		}
-		dst = append(dst, 0)
-		p.ws()
-		if p.peek() != ':' {
-			return dst, p.fail("want ':'")
-		}
-		p.i++
-		p.ws()
 		var typ byte
 		if dst, typ, err = p.value(dst); err != nil {
 			return dst, err
 		}
 		dst[t] = typ
 		p.ws()
-		switch p.peek() {
-		case ',':
+		switch c := p.peek(); {
+		case c == ',':
 			p.i++
-		case '}':
+		case c == end:
 			p.i++
 			p.depth--
 			return dst, nil
-		default:
+		case end == '}':
 			return dst, p.fail("want ',' or '}'")
+		default:
+			return dst, p.fail("want ',' or ']'")
 		}
 	}
+}
+
+// name reads a member name and its ':' at p.i and appends it as an
+// element name (NUL-terminated).
+func (p *jsonParser) name(dst []byte) ([]byte, error) {
+	if p.peek() != '"' {
+		return dst, p.fail("want a member name")
+	}
+	k := len(dst)
+	var err error
+	if dst, err = p.str(dst); err != nil {
+		return dst, err
+	}
+	for _, c := range dst[k:] {
+		if c == 0 {
+			return dst, p.fail("member name contains NUL")
+		}
+	}
+	dst = append(dst, 0)
+	p.ws()
+	if p.peek() != ':' {
+		return dst, p.fail("want ':'")
+	}
+	p.i++
+	p.ws()
+	return dst, nil
 }
 
 // value reads the value at p.i, appends its BSON encoding and returns its
@@ -275,44 +299,6 @@ func (p *jsonParser) literal(dst []byte, word string, b int, typ byte) ([]byte, 
 		dst = append(dst, byte(b))
 	}
 	return dst, typ, nil
-}
-
-// array reads […] at p.i and appends its elements keyed "0", "1", ….
-func (p *jsonParser) array(dst []byte) ([]byte, error) {
-	if p.depth++; p.depth > maxDepth {
-		return dst, p.fail("nested too deeply")
-	}
-	p.i++ // '['
-	p.ws()
-	if p.peek() == ']' {
-		p.i++
-		p.depth--
-		return dst, nil
-	}
-	for n := 0; ; n++ {
-		p.ws()
-		t := len(dst)
-		dst = append(dst, 0)
-		dst = strconv.AppendInt(dst, int64(n), 10)
-		dst = append(dst, 0)
-		var typ byte
-		var err error
-		if dst, typ, err = p.value(dst); err != nil {
-			return dst, err
-		}
-		dst[t] = typ
-		p.ws()
-		switch p.peek() {
-		case ',':
-			p.i++
-		case ']':
-			p.i++
-			p.depth--
-			return dst, nil
-		default:
-			return dst, p.fail("want ',' or ']'")
-		}
-	}
 }
 
 // number reads a JSON number: int32 when it fits, else int64, else double.
