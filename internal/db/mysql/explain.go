@@ -122,41 +122,16 @@ func (s *store) Explain(ctx context.Context, r *db.ExplainRequest) ([]db.Plan, e
 // queryArgs returns the text of a query's statement and its arguments, as
 // Query binds them.
 func (s *session) queryArgs(q *db.Query) (string, []any, error) {
-	class := classify(q.Value)
-	if q.Kind == db.QueryContains || q.Kind == db.QueryAggregate || q.Kind == db.QueryDescendant {
-		class = classJSON
-	}
-	if q.Kind == db.QueryArray && (class != classString || !s.d.memberOf) {
-		class = classJSON
-	}
-	if q.Kind == db.QueryRange && class == classJSON {
-		return "", nil, fmt.Errorf("%s: range query on %s needs a string or number lower bound, not %s", s.d.flavour(), q.Path, q.Value)
+	class, err := s.queryClass(q)
+	if err != nil {
+		return "", nil, err
 	}
 	text, _, err := s.querySQL(q, class)
 	if err != nil {
 		return "", nil, err
 	}
-	var args []any
-	switch q.Kind {
-	case db.QueryField, db.QueryArray, db.QueryRange:
-		v := q.Value
-		if class == classString {
-			if v, err = unquote(v); err != nil {
-				return "", nil, fmt.Errorf("%s: query value %s: %w", s.d.flavour(), q.Value, err)
-			}
-		}
-		args = append(args, append([]byte(nil), v...))
-	case db.QueryContains, db.QueryDescendant:
-		args = append(args, append([]byte(nil), q.Value...))
-	}
-	if q.Kind != db.QueryAggregate {
-		limit := int64(q.Limit)
-		if limit <= 0 {
-			limit = maxLimit
-		}
-		args = append(args, limit, int64(max(q.Offset, 0)))
-	}
-	return text, args, nil
+	args, err := s.appendQueryArgs(nil, q, class)
+	return text, args, err
 }
 
 // indexNote says what secondary index a query's path has, for a flag.

@@ -32,6 +32,7 @@ import (
 	"github.com/go-sql-driver/mysql"
 
 	"github.com/docbench/docbench/internal/db"
+	"github.com/docbench/docbench/internal/db/sqldb"
 	"github.com/docbench/docbench/internal/server"
 )
 
@@ -147,7 +148,10 @@ type indexCol struct {
 	numeric bool   // DOUBLE (the path holds numbers), else VARCHAR text
 }
 
-var _ db.Store = (*store)(nil)
+var (
+	_ db.Store       = (*store)(nil)
+	_ db.SetupRunner = (*store)(nil)
+)
 
 // parseTarget turns mysql://user:pass@host:port/db?params into a driver
 // configuration and the database name.
@@ -255,9 +259,17 @@ func open(ctx context.Context, c db.Config) (db.Store, error) {
 	return s, nil
 }
 
+// setTable names the table: s.table, quoted and qualified by the
+// database, is how sessions, setup statements and {table} in statements of
+// the user's name it.
 func (s *store) setTable(name string) {
 	s.tableNm = name
 	s.table = s.database + "." + quoteIdent(name)
+}
+
+// ExecSetup runs a setup statement of the user's (statement.setup).
+func (s *store) ExecSetup(ctx context.Context, text string) error {
+	return sqldb.ExecSetup(ctx, s.sqlDB, s.table, text)
 }
 
 type logWriter func(format string, args ...any)

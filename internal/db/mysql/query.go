@@ -75,27 +75,36 @@ func (s *session) Query(ctx context.Context, q *db.Query) (int, error) {
 	if err != nil {
 		return 0, err
 	}
-	s.Args = s.Args[:0]
+	if s.Args, err = s.appendQueryArgs(s.Args[:0], q, class); err != nil {
+		return 0, err
+	}
+	return s.Count(ctx, qs.stmt, qs.cols, s.Args...)
+}
+
+// appendQueryArgs appends the arguments a query's statement binds: the
+// value (unquoted when compared as text), then limit and offset.
+func (s *session) appendQueryArgs(args []any, q *db.Query, class valueClass) ([]any, error) {
 	switch q.Kind {
 	case db.QueryField, db.QueryArray, db.QueryRange:
 		v := q.Value
 		if class == classString {
+			var err error
 			if v, err = unquote(v); err != nil {
-				return 0, fmt.Errorf("%s: query value %s: %w", s.d.flavour(), q.Value, err)
+				return args, fmt.Errorf("%s: query value %s: %w", s.d.flavour(), q.Value, err)
 			}
 		}
-		s.Args = append(s.Args, v)
+		args = append(args, v)
 	case db.QueryContains, db.QueryDescendant:
-		s.Args = append(s.Args, q.Value)
+		args = append(args, q.Value)
 	}
 	if q.Kind != db.QueryAggregate {
 		limit := int64(q.Limit)
 		if limit <= 0 {
 			limit = maxLimit
 		}
-		s.Args = append(s.Args, limit, int64(max(q.Offset, 0)))
+		args = append(args, limit, int64(max(q.Offset, 0)))
 	}
-	return s.Count(ctx, qs.stmt, qs.cols, s.Args...)
+	return args, nil
 }
 
 // queryClass is how a query compares its value: JSON where the kind or the

@@ -15,6 +15,13 @@ var _ db.Statementer = (*Session)(nil)
 // setup statements must expand it alike.
 func Expand(text, table string) string { return strings.ReplaceAll(text, "{table}", table) }
 
+// ExecSetup runs a setup statement of the user's (statement.setup) on d,
+// {table} replaced by table (as the sessions name it).
+func ExecSetup(ctx context.Context, d *sql.DB, table, text string) error {
+	_, err := d.ExecContext(ctx, Expand(text, table))
+	return err
+}
+
 // Statement runs a statement of the user's (statement.sql), {table}
 // replaced by the session's table and prepared once, and returns the rows
 // it produced.

@@ -52,7 +52,10 @@ type store struct {
 	jmode   string
 }
 
-var _ db.Store = (*store)(nil)
+var (
+	_ db.Store       = (*store)(nil)
+	_ db.SetupRunner = (*store)(nil)
+)
 
 func open(ctx context.Context, cfg db.Config) (db.Store, error) {
 	path := strings.TrimPrefix(cfg.Target, "sqlite:")
@@ -145,6 +148,11 @@ func (s *store) Close() error { return s.db.Close() }
 // tableSQL is the table as statements name it: quoted. Sessions, setup
 // statements and {table} in statements of the user's all use it.
 func (s *store) tableSQL() string { return quote(s.table) }
+
+// ExecSetup runs a setup statement of the user's (statement.setup).
+func (s *store) ExecSetup(ctx context.Context, text string) error {
+	return sqldb.ExecSetup(ctx, s.db, s.tableSQL(), text)
+}
 
 func (s *store) NewSession(ctx context.Context) (db.Session, error) {
 	conn, err := s.db.Conn(ctx)
