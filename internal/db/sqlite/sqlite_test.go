@@ -3,7 +3,6 @@ package sqlite
 import (
 	"context"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"testing"
 
@@ -98,80 +97,11 @@ func TestBadOption(t *testing.T) {
 // and the driver's (database/sql allocates per call; docbench's share is
 // what a change here must not grow).
 func BenchmarkSession(b *testing.B) {
-	ctx := context.Background()
-	st, err := db.Open(ctx, db.Config{Target: "sqlite:" + filepath.Join(b.TempDir(), "b.db"),
+	st, err := db.Open(context.Background(), db.Config{Target: "sqlite:" + filepath.Join(b.TempDir(), "b.db"),
 		Props: map[string]string{"sqlite.synchronous": "off"}})
 	if err != nil {
 		b.Fatal(err)
 	}
 	defer st.Close()
-	if err := st.Setup(ctx, db.Schema{Table: "usertable", Fields: []string{"field0"}}, true); err != nil {
-		b.Fatal(err)
-	}
-	sess, err := st.NewSession(ctx)
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer sess.Close()
-	key, doc := []byte("user1"), []byte(`{"field0":"`+strings.Repeat("x", 100)+`","field1":"y"}`)
-	if err := sess.Insert(ctx, key, doc); err != nil {
-		b.Fatal(err)
-	}
-	buf := make([]byte, 0, 4096)
-	fields := []string{"field0"}
-	b.Run("read", func(b *testing.B) {
-		b.ReportAllocs()
-		for b.Loop() {
-			if buf, err = sess.Read(ctx, key, nil, buf[:0]); err != nil {
-				b.Fatal(err)
-			}
-		}
-	})
-	b.Run("read-fields", func(b *testing.B) {
-		b.ReportAllocs()
-		for b.Loop() {
-			if buf, err = sess.Read(ctx, key, fields, buf[:0]); err != nil {
-				b.Fatal(err)
-			}
-		}
-	})
-	u := &db.Update{Mode: db.Partial, Paths: []string{"field1"}, Values: [][]byte{[]byte(`"z"`)}}
-	b.Run("update", func(b *testing.B) {
-		b.ReportAllocs()
-		for b.Loop() {
-			if err := sess.Update(ctx, key, u); err != nil {
-				b.Fatal(err)
-			}
-		}
-	})
-	b.Run("scan", func(b *testing.B) {
-		b.ReportAllocs()
-		for b.Loop() {
-			if _, err := sess.Scan(ctx, key, 10, nil); err != nil {
-				b.Fatal(err)
-			}
-		}
-	})
-	stm := sess.(db.Statementer)
-	args := []any{"user1"}
-	b.Run("statement", func(b *testing.B) {
-		b.ReportAllocs()
-		for b.Loop() {
-			if _, err := stm.Statement(ctx, "SELECT data FROM {table} WHERE ycsb_key = ?", args); err != nil {
-				b.Fatal(err)
-			}
-		}
-	})
-	var n int
-	b.Run("insert", func(b *testing.B) {
-		b.ReportAllocs()
-		k := make([]byte, 0, 32)
-		for b.Loop() {
-			n++
-			k = strconv.AppendInt(append(k[:0], "new"...), int64(n), 10)
-			if err := sess.Insert(ctx, k, doc); err != nil {
-				b.Fatal(err)
-			}
-		}
-	})
+	dbtest.Bench(b, st, "SELECT data FROM {table} WHERE ycsb_key = ?")
 }
