@@ -195,13 +195,13 @@ func (s *session) InsertBatch(ctx context.Context, keys, docs [][]byte) error {
 
 func (s *session) Read(ctx context.Context, key []byte, fields []string, dst []byte) ([]byte, error) {
 	if fields == nil {
-		return s.Session.Read(ctx, s.read, nil, dst, key)
+		return s.ReadDoc(ctx, s.read, nil, dst, key)
 	}
 	p, err := s.Projection(ctx, fields, false)
 	if err != nil {
 		return dst, err
 	}
-	return s.Session.Read(ctx, p.Stmt, p.Keys, dst, key)
+	return s.ReadDoc(ctx, p.Stmt, p.Keys, dst, key)
 }
 
 func (s *session) Update(ctx context.Context, key []byte, u *db.Update) error {

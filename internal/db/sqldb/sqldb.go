@@ -200,10 +200,10 @@ func (s *Session) scanDest(n int) []any {
 	return s.dest
 }
 
-// Read runs st, a query of one row, and appends the document it reads to
+// ReadDoc runs st, a query of one row, and appends the document it reads to
 // dst: its one column, or with keys the object of its non-NULL columns.
 // No row is db.ErrNotFound.
-func (s *Session) Read(ctx context.Context, st *sql.Stmt, keys [][]byte, dst []byte, args ...any) ([]byte, error) {
+func (s *Session) ReadDoc(ctx context.Context, st *sql.Stmt, keys [][]byte, dst []byte, args ...any) ([]byte, error) {
 	rows, err := st.QueryContext(ctx, args...)
 	if err != nil {
 		return dst, err

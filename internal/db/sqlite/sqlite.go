@@ -287,7 +287,7 @@ func (s *session) Read(ctx context.Context, key []byte, fields []string, dst []b
 		}
 		st = p.Stmt
 	}
-	return s.Session.Read(ctx, st, nil, dst, sqldb.Text(key))
+	return s.ReadDoc(ctx, st, nil, dst, sqldb.Text(key))
 }
 
 func (s *session) Update(ctx context.Context, key []byte, u *db.Update) error {
