@@ -89,35 +89,23 @@ func (s *store) NewSession(ctx context.Context) (db.Session, error) {
 		ss.readAll = "JSON_REMOVE(data, '$.YCSB_KEY')"
 	}
 	t := s.table
-	stmts := []struct {
-		dst **sql.Stmt
-		q   string
-	}{
-		{&ss.read, "SELECT " + ss.readAll + " FROM " + t + " WHERE ycsb_key = ?"},
-		{&ss.merge, "UPDATE " + t + " SET data = JSON_MERGE_PATCH(data, " + s.d.jsonArg() + ") WHERE ycsb_key = ?"},
-		{&ss.replace, "UPDATE " + t + " SET data = ? WHERE ycsb_key = ?"},
-		{&ss.scan, "SELECT " + ss.readAll + " FROM " + t + " WHERE ycsb_key >= ? ORDER BY ycsb_key LIMIT ?"},
-		{&ss.del, "DELETE FROM " + t + " WHERE ycsb_key = ?"},
-	}
+	insert := "INSERT INTO " + t + " (data) VALUES (?)"
 	if s.layout == layoutColumn {
-		stmts = append(stmts, struct {
-			dst **sql.Stmt
-			q   string
-		}{&ss.insert, "INSERT INTO " + t + " (ycsb_key, data) VALUES (?, ?)"})
-	} else {
-		stmts = append(stmts, struct {
-			dst **sql.Stmt
-			q   string
-		}{&ss.insert, "INSERT INTO " + t + " (data) VALUES (?)"})
+		insert = "INSERT INTO " + t + " (ycsb_key, data) VALUES (?, ?)"
 	}
-	for _, st := range stmts {
-		if *st.dst, err = ss.Prepare(ctx, st.q); err != nil {
-			ss.Close()
-			if me := (*mysqldrv.MySQLError)(nil); errors.As(err, &me) && me.Number == 1146 { // ER_NO_SUCH_TABLE
-				return nil, fmt.Errorf("%s: %w (%v)", s.d.flavour(), db.ErrNoTable, errors.Unwrap(err))
-			}
-			return nil, err
+	err = ss.PrepareAll(ctx,
+		sqldb.Prep{Dst: &ss.read, Text: "SELECT " + ss.readAll + " FROM " + t + " WHERE ycsb_key = ?"},
+		sqldb.Prep{Dst: &ss.merge, Text: "UPDATE " + t + " SET data = JSON_MERGE_PATCH(data, " + s.d.jsonArg() + ") WHERE ycsb_key = ?"},
+		sqldb.Prep{Dst: &ss.replace, Text: "UPDATE " + t + " SET data = ? WHERE ycsb_key = ?"},
+		sqldb.Prep{Dst: &ss.scan, Text: "SELECT " + ss.readAll + " FROM " + t + " WHERE ycsb_key >= ? ORDER BY ycsb_key LIMIT ?"},
+		sqldb.Prep{Dst: &ss.del, Text: "DELETE FROM " + t + " WHERE ycsb_key = ?"},
+		sqldb.Prep{Dst: &ss.insert, Text: insert})
+	if err != nil {
+		ss.Close()
+		if me := (*mysqldrv.MySQLError)(nil); errors.As(err, &me) && me.Number == 1146 { // ER_NO_SUCH_TABLE
+			return nil, fmt.Errorf("%s: %w (%v)", s.d.flavour(), db.ErrNoTable, errors.Unwrap(err))
 		}
+		return nil, err
 	}
 	return ss, nil
 }

@@ -78,6 +78,24 @@ func (s *Session) Prepare(ctx context.Context, q string) (*sql.Stmt, error) {
 	return st, nil
 }
 
+// Prep is a statement for PrepareAll: its text and where it goes.
+type Prep struct {
+	Dst  **sql.Stmt
+	Text string
+}
+
+// PrepareAll prepares each statement into its destination, stopping at the
+// first error.
+func (s *Session) PrepareAll(ctx context.Context, stmts ...Prep) error {
+	for _, p := range stmts {
+		var err error
+		if *p.Dst, err = s.Prepare(ctx, p.Text); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 // JSONPath returns the JSON path of a dotted path, cached.
 func (s *Session) JSONPath(p string) string {
 	if jp, ok := s.paths[p]; ok {

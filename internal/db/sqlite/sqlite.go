@@ -165,23 +165,18 @@ func (s *store) NewSession(ctx context.Context) (db.Session, error) {
 	}
 	t := s.tableSQL()
 	ss := &session{Session: sqldb.Session{Conn: conn, Table: t, Dialect: sqlDialect(fn)}, queries: map[string]*sql.Stmt{}}
-	for _, st := range []struct {
-		dst **sql.Stmt
-		q   string
-	}{
-		{&ss.insert, "INSERT INTO " + t + " (ycsb_key, data) VALUES (?, " + fn + "(?))"},
-		{&ss.read, "SELECT json(data) FROM " + t + " WHERE ycsb_key = ?"},
-		{&ss.replace, "UPDATE " + t + " SET data = " + fn + "(?) WHERE ycsb_key = ?"},
-		{&ss.scan, "SELECT json(data) FROM " + t + " WHERE ycsb_key >= ? ORDER BY ycsb_key LIMIT ?"},
-		{&ss.del, "DELETE FROM " + t + " WHERE ycsb_key = ?"},
-	} {
-		if *st.dst, err = ss.Prepare(ctx, st.q); err != nil {
-			ss.Close()
-			if strings.Contains(err.Error(), "no such table") {
-				return nil, fmt.Errorf("sqlite %s: %w (%v)", s.path, db.ErrNoTable, errors.Unwrap(err))
-			}
-			return nil, fmt.Errorf("%s: %w", s.path, err)
+	err = ss.PrepareAll(ctx,
+		sqldb.Prep{Dst: &ss.insert, Text: "INSERT INTO " + t + " (ycsb_key, data) VALUES (?, " + fn + "(?))"},
+		sqldb.Prep{Dst: &ss.read, Text: "SELECT json(data) FROM " + t + " WHERE ycsb_key = ?"},
+		sqldb.Prep{Dst: &ss.replace, Text: "UPDATE " + t + " SET data = " + fn + "(?) WHERE ycsb_key = ?"},
+		sqldb.Prep{Dst: &ss.scan, Text: "SELECT json(data) FROM " + t + " WHERE ycsb_key >= ? ORDER BY ycsb_key LIMIT ?"},
+		sqldb.Prep{Dst: &ss.del, Text: "DELETE FROM " + t + " WHERE ycsb_key = ?"})
+	if err != nil {
+		ss.Close()
+		if strings.Contains(err.Error(), "no such table") {
+			return nil, fmt.Errorf("sqlite %s: %w (%v)", s.path, db.ErrNoTable, errors.Unwrap(err))
 		}
+		return nil, fmt.Errorf("%s: %w", s.path, err)
 	}
 	return ss, nil
 }
