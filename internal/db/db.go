@@ -35,6 +35,10 @@ type Backend struct {
 	OptionPrefixes []string
 	// Open connects to the target. It must not create tables: Setup does.
 	Open func(ctx context.Context, cfg Config) (Store, error)
+	// Audit classifies a target of this backend for the fairness audit
+	// from the settings and layout its Info recorded (Classify calls it,
+	// on results of any age). nil: nothing is known (NewAudit).
+	Audit func(settings, layout map[string]string) Audit
 }
 
 // Form is one accepted target form, e.g. "sqlite:PATH".

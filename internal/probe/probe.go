@@ -303,7 +303,7 @@ func FormatFigure(f db.Figure) string {
 	}
 	switch f.Unit {
 	case db.Bytes:
-		return FormatBytes(f.Value)
+		return db.FormatBytes(f.Value)
 	case db.Second:
 		return fmt.Sprintf("%.3f s", f.Value)
 	}
@@ -315,18 +315,4 @@ func FormatFigure(f db.Figure) string {
 		return strings.TrimSpace(fmt.Sprintf("%.0f %s", f.Value, unit))
 	}
 	return strings.TrimSpace(fmt.Sprintf("%.4g %s", f.Value, unit))
-}
-
-// FormatBytes renders a byte count with a binary unit.
-func FormatBytes(v float64) string {
-	a := math.Abs(v)
-	switch {
-	case a >= 1<<30:
-		return fmt.Sprintf("%.2f GiB", v/(1<<30))
-	case a >= 1<<20:
-		return fmt.Sprintf("%.2f MiB", v/(1<<20))
-	case a >= 1<<10:
-		return fmt.Sprintf("%.1f KiB", v/(1<<10))
-	}
-	return fmt.Sprintf("%.0f B", v)
 }

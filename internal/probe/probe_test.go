@@ -9,34 +9,9 @@ import (
 	"github.com/docbench/docbench/internal/db"
 )
 
-func TestClassify(t *testing.T) {
-	for _, tc := range []struct {
-		backend  string
-		settings map[string]string
-		layout   map[string]string
-		dur, key string
-	}{
-		{"postgres", map[string]string{"fsync": "on", "synchronous_commit": "on"}, map[string]string{"key": "ycsb_key text PRIMARY KEY (btree)"}, DurableAtCommit, KeyPrimaryBtree},
-		{"postgres", map[string]string{"fsync": "on", "synchronous_commit": "off"}, map[string]string{"key": "GIN (data jsonb_ops)"}, Async, KeyGINDocument},
-		{"postgres", map[string]string{"fsync": "off", "synchronous_commit": "on"}, map[string]string{"key": "btree on (data->>'YCSB_KEY')"}, NoFsync, KeyExpressionBtree},
-		{"mysql", map[string]string{"innodb_flush_log_at_trx_commit": "2"}, map[string]string{"key": "ycsb_key STORED generated from data's YCSB_KEY, UNIQUE KEY"}, GroupCommit, KeyGeneratedColumn},
-		{"mysql", map[string]string{"innodb_flush_log_at_trx_commit": "0"}, map[string]string{"key": "ycsb_key VARCHAR(255) PRIMARY KEY (clustered)"}, Async, KeyPrimaryBtree},
-		{"mongodb", map[string]string{"w": "1", "journal": "true"}, nil, DurableAtCommit, KeyIDIndex},
-		{"mongodb", map[string]string{"w": "1", "journal": "false"}, nil, Async, KeyIDIndex},
-		{"sqlite", map[string]string{"synchronous": "normal", "journal_mode": "wal"}, nil, GroupCommit, KeyPrimaryBtree},
-		{"sqlite", map[string]string{"synchronous": "off"}, nil, NoFsync, KeyPrimaryBtree},
-		{"null", nil, nil, Unknown, KeyNone},
-	} {
-		a := Classify(tc.backend, tc.settings, tc.layout, 4)
-		if a.Durability != tc.dur || a.KeyIndex != tc.key || a.Clients != 4 {
-			t.Errorf("%s %v %v: %s/%s, want %s/%s", tc.backend, tc.settings, tc.layout, a.Durability, a.KeyIndex, tc.dur, tc.key)
-		}
-	}
-}
-
 func TestCompareFindings(t *testing.T) {
-	pg := Classify("postgres", map[string]string{"fsync": "on", "synchronous_commit": "on"}, map[string]string{"key": "GIN (data jsonb_ops)"}, 1)
-	mg := Classify("mongodb", map[string]string{"w": "1", "journal": "true"}, map[string]string{"key": "_id"}, 1)
+	pg := db.Audit{Durability: db.DurableAtCommit, KeyIndex: db.KeyGINDocument, KeyIndexDetail: "GIN (data jsonb_ops)", Clients: 1}
+	mg := db.Audit{Durability: db.DurableAtCommit, KeyIndex: db.KeyIDIndex, KeyIndexDetail: "_id", Clients: 1}
 	fs := Compare([]Target{{Name: "postgres", Audit: pg}, {Name: "mongodb", Audit: mg}})
 	fails := StrictFailures(fs)
 	if len(fails) != 1 || fails[0] != "key index differs (gin-whole-document vs _id)" {

@@ -21,7 +21,7 @@ const textWidth = 100
 // WriteText prints the short "server side" block of a phase: figures a
 // server gives, then those it cannot give grouped by reason, each reason
 // once; lines stay within 100 columns.
-func WriteText(w io.Writer, s *Server, a *Audit) {
+func WriteText(w io.Writer, s *Server, a *db.Audit) {
 	if s == nil {
 		return
 	}
@@ -99,7 +99,7 @@ func WriteText(w io.Writer, s *Server, a *Audit) {
 		wrapped(w, "plan "+p.Op, []string{p.Access + flag})
 	}
 	if a != nil {
-		wrapped(w, "audit", []string{"durability " + a.Durability + " (" + a.DurabilityDetail + ")", "key index " + a.KeyIndex,
+		wrapped(w, "audit", []string{"durability " + string(a.Durability) + " (" + a.DurabilityDetail + ")", "key index " + string(a.KeyIndex),
 			fmt.Sprintf("clients %d", a.Clients)})
 	}
 	for _, n := range s.Notes {

@@ -64,7 +64,7 @@ type Result struct {
 	// Server is the server's own view of the phase (internal/probe).
 	Server *probe.Server `json:"server,omitempty"`
 	// Audit classifies the target for the fairness audit.
-	Audit *probe.Audit `json:"audit,omitempty"`
+	Audit *db.Audit `json:"audit,omitempty"`
 	// Shard is set on the result of one shard (--shard, --start-at).
 	Shard *Shard `json:"shard,omitempty"`
 	// Shards is set on a merged result: one entry per shard merged.

@@ -66,7 +66,8 @@ func init() {
 				Help: "any MongoDB URI; database defaults to " + DefaultDatabase + "; without w/journal docbench writes with w=1, j=true (durable, like a synchronous SQL commit)"},
 			{Form: "mongodb+srv://user:pass@cluster.example.net/db", Help: "DNS seed list URI (e.g. Atlas)"},
 		},
-		Open: open,
+		Open:  open,
+		Audit: audit,
 	})
 }
 

@@ -60,6 +60,7 @@ func init() {
 		},
 		OptionPrefixes: []string{"server."},
 		Open:           open,
+		Audit:          audit,
 	})
 }
 

@@ -59,6 +59,7 @@ func init() {
 		},
 		OptionPrefixes: []string{"server."},
 		Open:           open,
+		Audit:          audit,
 	})
 }
 

@@ -37,7 +37,8 @@ func init() {
 			{Name: "doctype", Values: []string{"jsonb", "text"}, Default: "jsonb",
 				Help: "SQLite storage of the document: binary JSONB in a blob, or JSON text"},
 		},
-		Open: open,
+		Open:  open,
+		Audit: audit,
 	})
 }
 

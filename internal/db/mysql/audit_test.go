@@ -1,0 +1,40 @@
+package mysql
+
+import (
+	"testing"
+
+	"github.com/docbench/docbench/internal/db"
+)
+
+func TestAudit(t *testing.T) {
+	for _, tc := range []struct {
+		name             string
+		settings, layout map[string]string
+		want             db.Audit
+	}{
+		{"MariaDB generated key, group commit", map[string]string{"innodb_flush_log_at_trx_commit": "2", "innodb_buffer_pool_size": "134217728"},
+			map[string]string{"key": "ycsb_key STORED generated from data's YCSB_KEY, UNIQUE KEY",
+				"index tags": "multi-valued index on the array elements", "index address.zip": "generated column g1 VARCHAR(255) (VIRTUAL) with a btree index"},
+			db.Audit{Durability: db.GroupCommit, DurabilityDetail: "innodb_flush_log_at_trx_commit=2 (written at commit, synced about once a second)",
+				KeyIndex: db.KeyGeneratedColumn, KeyIndexDetail: "ycsb_key STORED generated from data's YCSB_KEY, UNIQUE KEY",
+				SecondaryIndexes: "address.zip: generated column g1 VARCHAR(255) (VIRTUAL) with a btree index; tags: multi-valued index on the array elements",
+				Compression:      "none (InnoDB row format default)", Memory: "innodb_buffer_pool_size=128.00 MiB"}},
+		{"column key, async", map[string]string{"innodb_flush_log_at_trx_commit": "0"},
+			map[string]string{"key": "ycsb_key VARCHAR(255) PRIMARY KEY (clustered)"},
+			db.Audit{Durability: db.Async, DurabilityDetail: "innodb_flush_log_at_trx_commit=0",
+				KeyIndex: db.KeyPrimaryBtree, KeyIndexDetail: "ycsb_key VARCHAR(255) PRIMARY KEY (clustered)", SecondaryIndexes: "none",
+				Compression: "none (InnoDB row format default)", Memory: "unknown"}},
+		{"binary log not synced", map[string]string{"innodb_flush_log_at_trx_commit": "1", "log_bin": "ON", "sync_binlog": "0"}, nil,
+			db.Audit{Durability: db.DurableAtCommit, DurabilityDetail: "innodb_flush_log_at_trx_commit=1, binary log not synced at commit (sync_binlog=0)",
+				KeyIndex: db.KeyNone, SecondaryIndexes: "none", Compression: "none (InnoDB row format default)", Memory: "unknown"}},
+		{"nosync", map[string]string{"innodb_flush_log_at_trx_commit": "1", "innodb_flush_method": "nosync", "innodb_buffer_pool_size": "lots"}, nil,
+			db.Audit{Durability: db.NoFsync, DurabilityDetail: "innodb_flush_method=nosync",
+				KeyIndex: db.KeyNone, SecondaryIndexes: "none", Compression: "none (InnoDB row format default)", Memory: "innodb_buffer_pool_size=lots"}},
+		{"nothing recorded", nil, nil, db.Audit{Durability: db.DurabilityUnknown, KeyIndex: db.KeyNone, SecondaryIndexes: "none",
+			Compression: "none (InnoDB row format default)", Memory: "unknown"}},
+	} {
+		if got := audit(tc.settings, tc.layout); got != tc.want {
+			t.Errorf("%s:\n got %+v\nwant %+v", tc.name, got, tc.want)
+		}
+	}
+}

@@ -1,0 +1,42 @@
+package postgres
+
+import (
+	"testing"
+
+	"github.com/docbench/docbench/internal/db"
+)
+
+func TestAudit(t *testing.T) {
+	on := map[string]string{"fsync": "on", "synchronous_commit": "on", "full_page_writes": "on", "shared_buffers": "16384×8kB"}
+	for _, tc := range []struct {
+		name             string
+		settings, layout map[string]string
+		want             db.Audit
+	}{
+		{"primary key", on, map[string]string{"key": "ycsb_key text PRIMARY KEY (btree)"}, db.Audit{
+			Durability: db.DurableAtCommit, DurabilityDetail: "synchronous_commit=on, fsync=on, full_page_writes=on",
+			KeyIndex: db.KeyPrimaryBtree, KeyIndexDetail: "ycsb_key text PRIMARY KEY (btree)", SecondaryIndexes: "none",
+			Compression: "TOAST pglz (documents over ~2 kB)", Memory: "shared_buffers=16384×8kB"}},
+		{"GIN, async", map[string]string{"fsync": "on", "synchronous_commit": "off", "default_toast_compression": "lz4"},
+			map[string]string{"key": "GIN (data jsonb_ops)", "keylookup": "contains", "secondary_indexes": "address.zip btree"}, db.Audit{
+				Durability: db.Async, DurabilityDetail: "synchronous_commit=off",
+				KeyIndex: db.KeyGINDocument, KeyIndexDetail: "GIN (data jsonb_ops), lookup contains", SecondaryIndexes: "address.zip btree",
+				Compression: "TOAST lz4 (documents over ~2 kB)", Memory: "unknown"}},
+		{"expression btree, no fsync", map[string]string{"fsync": "OFF ", "synchronous_commit": "on"},
+			map[string]string{"key": "btree on (data->>'YCSB_KEY')", "compression": "pglz", "storage": "external"}, db.Audit{
+				Durability: db.NoFsync, DurabilityDetail: "fsync=off, synchronous_commit=on",
+				KeyIndex: db.KeyExpressionBtree, KeyIndexDetail: "btree on (data->>'YCSB_KEY')", SecondaryIndexes: "none",
+				Compression: "none (STORAGE EXTERNAL)", Memory: "unknown"}},
+		{"no index", nil, map[string]string{"key": "no index (sequential scan)"}, db.Audit{
+			Durability: db.DurabilityUnknown, KeyIndex: db.KeyNone, KeyIndexDetail: "no index (sequential scan)", SecondaryIndexes: "none",
+			Compression: "TOAST pglz (documents over ~2 kB)", Memory: "unknown"}},
+	} {
+		if got := audit(tc.settings, tc.layout); got != tc.want {
+			t.Errorf("%s:\n got %+v\nwant %+v", tc.name, got, tc.want)
+		}
+	}
+	// Through the registry, as an old result file is audited.
+	if a := db.Classify("postgres", nil, nil); a.DurabilityDetail != "settings not recorded" || a.KeyIndex != db.KeyNone {
+		t.Errorf("nothing recorded: %+v", a)
+	}
+}

@@ -1,0 +1,34 @@
+package sqlite
+
+import (
+	"testing"
+
+	"github.com/docbench/docbench/internal/db"
+)
+
+func TestAudit(t *testing.T) {
+	key := map[string]string{"key": "ycsb_key TEXT PRIMARY KEY"}
+	for _, tc := range []struct {
+		settings map[string]string
+		dur      db.Durability
+		detail   string
+	}{
+		{map[string]string{"synchronous": "full", "journal_mode": "wal"}, db.DurableAtCommit, "synchronous=full, journal_mode=wal"},
+		{map[string]string{"synchronous": "EXTRA", "journal_mode": "delete"}, db.DurableAtCommit, "synchronous=extra, journal_mode=delete"},
+		{map[string]string{"synchronous": "normal", "journal_mode": "wal"}, db.GroupCommit, "synchronous=normal in WAL mode: synced at checkpoints"},
+		{map[string]string{"synchronous": "normal", "journal_mode": "delete"}, db.DurableAtCommit, "synchronous=normal, journal_mode=delete"},
+		{map[string]string{"synchronous": "off"}, db.NoFsync, "synchronous=off"},
+		{nil, db.DurabilityUnknown, ""},
+	} {
+		a := audit(tc.settings, key)
+		if a.Durability != tc.dur || a.DurabilityDetail != tc.detail || a.KeyIndex != db.KeyPrimaryBtree {
+			t.Errorf("%v: %s (%s) %s, want %s (%s) %s", tc.settings, a.Durability, a.DurabilityDetail, a.KeyIndex, tc.dur, tc.detail, db.KeyPrimaryBtree)
+		}
+	}
+	want := db.Audit{Durability: db.DurableAtCommit, DurabilityDetail: "synchronous=full, journal_mode=wal", KeyIndex: db.KeyPrimaryBtree,
+		KeyIndexDetail: "ycsb_key TEXT PRIMARY KEY", SecondaryIndexes: "address.zip", Compression: "none", Memory: "cache_size=-2000"}
+	if got := audit(map[string]string{"synchronous": "full", "journal_mode": "wal", "cache_size": "-2000"},
+		map[string]string{"key": "ycsb_key TEXT PRIMARY KEY", "secondary_indexes": "address.zip"}); got != want {
+		t.Errorf("got %+v\nwant %+v", got, want)
+	}
+}
