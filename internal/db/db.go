@@ -39,6 +39,14 @@ type Backend struct {
 	// from the settings and layout its Info recorded (Classify calls it,
 	// on results of any age). nil: nothing is known (NewAudit).
 	Audit func(settings, layout map[string]string) Audit
+	// Local says whether target names a server docbench starts on its own
+	// machine, or an engine inside docbench: in a distributed run it would
+	// run inside each pod. nil: never.
+	Local func(target string) bool
+	// Ephemeral says whether the server of target (opened with props) is
+	// a throwaway one, fresh and empty whenever it is opened, its data gone
+	// when it stops. nil: never.
+	Ephemeral func(target string, props map[string]string) bool
 }
 
 // Form is one accepted target form, e.g. "sqlite:PATH".
@@ -266,6 +274,20 @@ func Lookup(target string) (*Backend, error) {
 	}
 	slices.Sort(known)
 	return nil, fmt.Errorf("target %q: unknown backend %q (known: %s)", target, scheme, strings.Join(known, ", "))
+}
+
+// IsLocal reports whether target runs on docbench's own machine
+// (Backend.Local); false for a target of no known backend.
+func IsLocal(target string) bool {
+	b, err := Lookup(target)
+	return err == nil && b.Local != nil && b.Local(target)
+}
+
+// IsEphemeral reports whether target, opened with props, is a throwaway
+// server (Backend.Ephemeral); false for a target of no known backend.
+func IsEphemeral(target string, props map[string]string) bool {
+	b, err := Lookup(target)
+	return err == nil && b.Ephemeral != nil && b.Ephemeral(target, props)
 }
 
 // Open looks up the backend for cfg.Target and opens it. A property that

@@ -21,6 +21,7 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
+	"github.com/docbench/docbench/internal/db"
 	"github.com/docbench/docbench/workloads"
 )
 
@@ -77,12 +78,10 @@ func (o *Options) Validate() error {
 	if o.Namespace != "" && !dnsLabel.MatchString(o.Namespace) {
 		errs = append(errs, fmt.Errorf("--namespace %q: not a valid namespace name", o.Namespace))
 	}
-	scheme, _, _ := strings.Cut(o.Target, ":")
 	switch {
 	case o.Target == "":
 		errs = append(errs, errors.New("-t: no target"))
-	case strings.HasPrefix(o.Target, "postgres:embedded"), strings.HasPrefix(o.Target, "mariadb:local"),
-		scheme == "sqlite":
+	case db.IsLocal(o.Target):
 		errs = append(errs, fmt.Errorf("-t %s: this target would run inside each pod; give the URL of a server the pods can reach", redactedTarget(o.Target)))
 	}
 	if u, err := url.Parse(o.Target); err == nil && u.Query().Has("password") {

@@ -474,9 +474,7 @@ func (f *File) runGroup(ctx context.Context, ex Executor, t TargetSpec, points [
 		}
 	}
 	inserted := false // since the last load
-	datadir, _ := loadProps.Get("pg.datadir")
-	throwaway := strings.HasPrefix(t.Target, "mariadb:local") ||
-		strings.HasPrefix(t.Target, "postgres:embedded") && datadir == "temp"
+	throwaway := db.IsEphemeral(t.Target, loadProps.Map())
 	for round := 1; round <= f.Rounds; round++ {
 		if f.Protocol == "cold" && round > 1 {
 			store.Close()

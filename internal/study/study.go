@@ -434,13 +434,9 @@ func (f *File) validate(root *yaml.Node, fail func(int, string, ...any)) {
 	f.validateClaims(root, fail)
 }
 
+// defaultTargetName names a target after its scheme ("postgres" for
+// postgres:embedded, "sqlite" for sqlite:PATH).
 func defaultTargetName(target string) string {
-	switch {
-	case strings.HasPrefix(target, "postgres:embedded"):
-		return "postgres"
-	case strings.HasPrefix(target, "sqlite:"):
-		return "sqlite"
-	}
 	scheme, _, _ := strings.Cut(target, ":")
 	return scheme
 }

@@ -30,4 +30,7 @@ func TestAudit(t *testing.T) {
 			t.Errorf("%s:\n got %+v\nwant %+v", tc.name, got, tc.want)
 		}
 	}
+	if db.IsLocal("mongodb://127.0.0.1:27017/x") || db.IsEphemeral("mongodb://127.0.0.1:27017/x", nil) {
+		t.Error("a MongoDB URI is neither local nor ephemeral")
+	}
 }

@@ -58,3 +58,7 @@ func durability(settings map[string]string) (db.Durability, string) {
 	}
 	return db.DurabilityUnknown, ""
 }
+
+// isLocal says whether target asks for a private MariaDB of the local
+// install: started for the command, fresh and empty, removed at exit.
+func isLocal(target string) bool { return strings.HasPrefix(target, Local) }

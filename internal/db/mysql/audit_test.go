@@ -38,3 +38,14 @@ func TestAudit(t *testing.T) {
 		}
 	}
 }
+
+func TestLocalAndEphemeral(t *testing.T) {
+	for _, tc := range []struct {
+		target    string
+		throwaway bool
+	}{{Local, true}, {"mysql://root@127.0.0.1:3306/x", false}, {"mariadb://root@db:3306/x", false}} {
+		if l, e := db.IsLocal(tc.target), db.IsEphemeral(tc.target, nil); l != tc.throwaway || e != tc.throwaway {
+			t.Errorf("%s: local %v, ephemeral %v; want %v", tc.target, l, e, tc.throwaway)
+		}
+	}
+}

@@ -61,6 +61,8 @@ func init() {
 		OptionPrefixes: []string{"server."},
 		Open:           open,
 		Audit:          audit,
+		Local:          isLocal,
+		Ephemeral:      func(target string, _ map[string]string) bool { return isLocal(target) },
 	})
 }
 

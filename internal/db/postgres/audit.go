@@ -61,3 +61,12 @@ func keyIndex(key string) db.KeyIndex {
 	}
 	return db.KeyNone
 }
+
+// isEmbedded says whether target asks for the managed server.
+func isEmbedded(target string) bool { return strings.HasPrefix(target, Embedded) }
+
+// ephemeral: the managed server with pg.datadir=temp is a fresh cluster
+// removed at exit.
+func ephemeral(target string, props map[string]string) bool {
+	return isEmbedded(target) && props["pg.datadir"] == "temp"
+}

@@ -40,3 +40,20 @@ func TestAudit(t *testing.T) {
 		t.Errorf("nothing recorded: %+v", a)
 	}
 }
+
+func TestLocalAndEphemeral(t *testing.T) {
+	for _, tc := range []struct {
+		target           string
+		props            map[string]string
+		local, throwaway bool
+	}{
+		{"postgres:embedded", nil, true, false},
+		{"postgres:embedded", map[string]string{"pg.datadir": "temp"}, true, true},
+		{"postgres:embedded", map[string]string{"pg.datadir": "/var/tmp/pg"}, true, false},
+		{"postgres://u@db.example:5432/x", map[string]string{"pg.datadir": "temp"}, false, false},
+	} {
+		if l, e := db.IsLocal(tc.target), db.IsEphemeral(tc.target, tc.props); l != tc.local || e != tc.throwaway {
+			t.Errorf("%s %v: local %v, ephemeral %v; want %v, %v", tc.target, tc.props, l, e, tc.local, tc.throwaway)
+		}
+	}
+}

@@ -60,6 +60,8 @@ func init() {
 		OptionPrefixes: []string{"server."},
 		Open:           open,
 		Audit:          audit,
+		Local:          isEmbedded,
+		Ephemeral:      ephemeral,
 	})
 }
 

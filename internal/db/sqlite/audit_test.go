@@ -31,4 +31,7 @@ func TestAudit(t *testing.T) {
 		map[string]string{"key": "ycsb_key TEXT PRIMARY KEY", "secondary_indexes": "address.zip"}); got != want {
 		t.Errorf("got %+v\nwant %+v", got, want)
 	}
+	if !db.IsLocal("sqlite:x.db") || db.IsEphemeral("sqlite:x.db", nil) {
+		t.Error("a SQLite file is local, and not thrown away")
+	}
 }
