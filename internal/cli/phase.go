@@ -348,7 +348,8 @@ func (a *app) runPhase(ctx context.Context, store db.Store, sp *spec, cfg *workl
 	if before == nil { // interrupted during the warm-up
 		before = probe.Take(ctx, store)
 	}
-	serverSide(ctx, store, res, before, wl, plan, sp.phase)
+	res.Server = runner.ServerSide(ctx, store, before, out, wl, plan)
+	res.Audit = new(probe.Classify(res.Target.Backend, res.Target.Settings, res.Target.Layout, res.Options.Threads))
 	return res, runErr
 }
 

@@ -1,0 +1,78 @@
+package runner
+
+import (
+	"context"
+	"time"
+
+	"github.com/docbench/docbench/internal/db"
+	"github.com/docbench/docbench/internal/doc"
+	"github.com/docbench/docbench/internal/probe"
+	"github.com/docbench/docbench/internal/workload"
+)
+
+// ServerSide returns the server's own view of a measured phase: the
+// difference between before (taken when the measured part began) and a
+// point taken now, per-operation figures from the outcome's counts, and the
+// plans of the phase's statements (when store is a db.Explainer). It is
+// taken even when ctx is done: an interrupted phase still gets its figures.
+func ServerSide(ctx context.Context, store db.Store, before *probe.Point, out *Outcome,
+	wl *workload.Workload, plan *Plan) *probe.Server {
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), time.Minute)
+	defer cancel()
+	after := probe.TakeAfter(ctx, store, before)
+	srv := probe.Build(before, after, out.counts(), plan.RawDocSize(wl))
+	phase := out.Phase
+	if ex, ok := store.(db.Explainer); ok && srv.Absent == "" {
+		plans, err := ex.Explain(ctx, plan.ExplainRequest(wl, phase))
+		srv.Plans = plans
+		if err != nil {
+			srv.Notes = append(srv.Notes, "plans: "+err.Error())
+		}
+	}
+	return srv
+}
+
+// counts are the outcome's counts of successful operations (the snapshots
+// bracket exactly the measured part, warm-up excluded).
+func (o *Outcome) counts() probe.Counts {
+	c := probe.Counts{Ops: o.Ops, Exact: true}
+	for i, name := range o.Names {
+		ok, failed := o.Totals.Service[i].TotalCount(), o.Totals.Errors[i]
+		if ok+failed == 0 {
+			continue // an operation the phase never ran
+		}
+		switch name {
+		case "INSERT":
+			c.Inserts = ok
+		case "UPDATE":
+			c.Updates = ok
+		case "READ":
+			c.Reads = ok
+		case "INSERT-BATCH":
+			c.Inserts = o.Ops
+			c.Exact = failed == 0
+		}
+	}
+	return c
+}
+
+// RawDocSize is the average size of the plan's documents as raw JSON,
+// measured on a sample spread over the loaded keys.
+func (p *Plan) RawDocSize(wl *workload.Workload) float64 {
+	start, n := wl.LoadRange()
+	if n <= 0 {
+		n = max(wl.Config().RecordCount, 1)
+	}
+	const sample = 256
+	th := wl.NewThread(0)
+	dr := doc.NewRand()
+	var key, buf []byte
+	total := 0
+	for i := range int64(sample) {
+		k := start + i*n/sample
+		key = th.AppendKey(key[:0], k)
+		buf = p.Shape.AppendDoc(buf[:0], key, k, dr)
+		total += len(buf)
+	}
+	return float64(total) / sample
+}
