@@ -9,6 +9,7 @@ package probe
 import (
 	"context"
 	"fmt"
+	"maps"
 	"math"
 	"sort"
 	"strings"
@@ -80,6 +81,9 @@ func TakeAfter(ctx context.Context, store db.Store, before *Point) *Point {
 	return p
 }
 
+// inProcess is why an engine inside docbench has no server CPU.
+const inProcess = "the engine runs inside docbench: its CPU is the harness's"
+
 // Take snapshots store (when it is a db.Prober) and the CPU of the server's
 // processes and of docbench.
 func Take(ctx context.Context, store db.Store) *Point {
@@ -96,7 +100,7 @@ func Take(ctx context.Context, store db.Store) *Point {
 	case p.Err != nil:
 		p.ServerCPU = db.Missing("no snapshot")
 	case p.Snap.InProcess:
-		p.ServerCPU = db.Missing("the engine runs inside docbench: its CPU is the harness's")
+		p.ServerCPU = db.Missing(inProcess)
 	case p.Snap.ServerPID == 0:
 		reason := p.Snap.PIDAbsent
 		if reason == "" {
@@ -137,6 +141,24 @@ func Build(before, after *Point, c Counts, rawDoc float64) *Server {
 		}
 		return &Server{Absent: err.Error()}
 	}
+	s := difference(before, after)
+	s.writesPerOp(c)
+	// Figures over the interval (they may refine the counters above).
+	maps.Copy(s.Counters, after.Interval)
+	for _, k := range []string{"wal_fpi", "wal_records", "wal_fpi_bytes"} {
+		if v, ok := s.Counters[k]; ok {
+			s.perOp(k+"_per_write", v, c.Inserts+c.Updates, v.Unit)
+		}
+	}
+	s.checkCounts(c, after.Snap.Facts["counters_scope"])
+	s.perDocument(rawDoc)
+	s.CPU = cpuOf(before, after, c.Ops, s.IntervalS)
+	return s
+}
+
+// difference is the server section of two points: the counters' change
+// over the phase, the storage before and after, the facts after.
+func difference(before, after *Point) *Server {
 	s := &Server{
 		IntervalS:     after.Time.Sub(before.Time).Seconds(),
 		Counters:      map[string]db.Figure{},
@@ -156,121 +178,113 @@ func Build(before, after *Point, c Counts, rawDoc float64) *Server {
 			s.Counters[k] = db.Figure{Value: a.Value - b.Value, Unit: a.Unit}
 		}
 	}
-	for k, v := range after.Snap.Gauges {
-		s.Storage[k] = v
-	}
-	for k, v := range before.Snap.Gauges {
-		s.StorageBefore[k] = v
-	}
-	for k, v := range after.Snap.Facts {
-		s.Facts[k] = v
-	}
+	maps.Copy(s.Storage, after.Snap.Gauges)
+	maps.Copy(s.StorageBefore, before.Snap.Gauges)
+	maps.Copy(s.Facts, after.Snap.Facts)
+	return s
+}
 
-	// Per operation.
-	perOpAbsent := ""
-	per := func(name string, v db.Figure, n int64, unit string, scale float64) {
-		switch {
-		case !v.OK():
-			s.PerOp[name] = v
-		case perOpAbsent != "":
-			s.PerOp[name] = db.Missing(perOpAbsent)
-		case n <= 0:
-			return
-		default:
-			s.PerOp[name] = db.Val(v.Value*scale/float64(n), unit)
-		}
+// perOp sets PerOp[name] to v over n operations; an absent v stays absent
+// (with its reason), and nothing is set when there were no operations.
+func (s *Server) perOp(name string, v db.Figure, n int64, unit string) {
+	switch {
+	case !v.OK():
+		s.PerOp[name] = v
+	case n > 0:
+		s.PerOp[name] = db.Val(v.Value/float64(n), unit)
 	}
-	writes := c.Inserts + c.Updates
+}
+
+// writesPerOp divides the write volume by the phase's operations, by its
+// writes, and by its inserts or updates when it did only one of the two.
+func (s *Server) writesPerOp(c Counts) {
 	for _, k := range WriteCounters {
 		v, ok := s.Counters[k]
 		if !ok {
 			continue
 		}
-		per(k+"_per_op", v, c.Ops, db.Bytes, 1)
-		per(k+"_per_write", v, writes, db.Bytes, 1)
+		s.perOp(k+"_per_op", v, c.Ops, db.Bytes)
+		s.perOp(k+"_per_write", v, c.Inserts+c.Updates, db.Bytes)
 		switch {
 		case c.Updates > 0 && c.Inserts == 0:
-			per(k+"_per_update", v, c.Updates, db.Bytes, 1)
+			s.perOp(k+"_per_update", v, c.Updates, db.Bytes)
 		case c.Inserts > 0 && c.Updates == 0:
-			per(k+"_per_insert", v, c.Inserts, db.Bytes, 1)
+			s.perOp(k+"_per_insert", v, c.Inserts, db.Bytes)
 		}
 	}
-	for k, v := range after.Interval {
-		s.Counters[k] = v
-	}
-	for _, k := range []string{"wal_fpi", "wal_records", "wal_fpi_bytes"} {
-		if v, ok := s.Counters[k]; ok {
-			per(k+"_per_write", v, writes, v.Unit, 1)
-		}
-	}
+}
 
-	// Checks: rows touched by docbench = the server's counters.
-	{
-		for _, x := range []struct {
-			what, key string
-			n         int64
-		}{{"rows inserted", "rows_inserted", c.Inserts}, {"rows updated", "rows_updated", c.Updates}} {
-			v, ok := s.Counters[x.key]
-			if !ok || !v.OK() || (x.n == 0 && v.Value == 0) {
-				continue
-			}
-			s.Checks = append(s.Checks, Check{What: x.what, Docbench: x.n, Server: v.Value, Match: float64(x.n) == v.Value})
+// checkCounts compares the rows docbench inserted and updated with the
+// server's counters, and notes each mismatch (with the counters' scope,
+// when the server says it).
+func (s *Server) checkCounts(c Counts, scope string) {
+	for _, x := range []struct {
+		what, key string
+		n         int64
+	}{{"rows inserted", "rows_inserted", c.Inserts}, {"rows updated", "rows_updated", c.Updates}} {
+		v, ok := s.Counters[x.key]
+		if !ok || !v.OK() || (x.n == 0 && v.Value == 0) {
+			continue
 		}
-		for _, ch := range s.Checks {
-			if !ch.Match {
-				note := fmt.Sprintf("%s: docbench counted %d, the server %.0f", ch.What, ch.Docbench, ch.Server)
-				if n := after.Snap.Facts["counters_scope"]; n != "" {
-					note += " (" + n + ")"
-				}
-				s.Notes = append(s.Notes, note)
+		s.Checks = append(s.Checks, Check{What: x.what, Docbench: x.n, Server: v.Value, Match: float64(x.n) == v.Value})
+	}
+	for _, ch := range s.Checks {
+		if !ch.Match {
+			note := fmt.Sprintf("%s: docbench counted %d, the server %.0f", ch.What, ch.Docbench, ch.Server)
+			if scope != "" {
+				note += " (" + scope + ")"
 			}
+			s.Notes = append(s.Notes, note)
 		}
 	}
+}
 
-	// Storage per document and against the raw JSON.
-	if tot, ok := s.Storage["total_bytes"]; ok && tot.OK() {
-		if docs, ok := s.Storage["documents"]; ok && docs.OK() && docs.Value > 0 {
-			s.Storage["bytes_per_document"] = db.Val(tot.Value/docs.Value, db.Bytes)
-			if rawDoc > 0 {
-				s.Storage["raw_json_bytes_per_document"] = db.Val(math.Round(rawDoc*10)/10, db.Bytes)
-				s.Storage["ratio_to_raw_json"] = db.Val(tot.Value/docs.Value/rawDoc, "×")
-			}
-		}
+// perDocument sets the storage per document and, when the raw JSON size
+// of a document is known, against it.
+func (s *Server) perDocument(rawDoc float64) {
+	tot, docs := Get(s.Storage, "total_bytes"), Get(s.Storage, "documents")
+	if !tot.OK() || !docs.OK() || docs.Value <= 0 {
+		return
 	}
+	s.Storage["bytes_per_document"] = db.Val(tot.Value/docs.Value, db.Bytes)
+	if rawDoc > 0 {
+		s.Storage["raw_json_bytes_per_document"] = db.Val(math.Round(rawDoc*10)/10, db.Bytes)
+		s.Storage["ratio_to_raw_json"] = db.Val(tot.Value/docs.Value/rawDoc, "×")
+	}
+}
 
-	// CPU.
+// cpuOf is the CPU time of the server and of docbench between two points,
+// per operation, and what their shares say over wall seconds.
+func cpuOf(before, after *Point, ops int64, wall float64) *CPU {
 	cpu := &CPU{HarnessS: db.Val(after.HarnessCPU-before.HarnessCPU, db.Second)}
-	if after.Snap.InProcess {
-		cpu.ServerS = db.Missing("the engine runs inside docbench: its CPU is the harness's")
-	} else if after.ServerCPU.OK() && before.ServerCPU.OK() {
+	switch {
+	case after.Snap.InProcess:
+		cpu.ServerS = db.Missing(inProcess)
+	case after.ServerCPU.OK() && before.ServerCPU.OK():
 		cpu.ServerS = db.Val(after.ServerCPU.Value-before.ServerCPU.Value, db.Second)
-	} else if !after.ServerCPU.OK() {
+	case !after.ServerCPU.OK():
 		cpu.ServerS = after.ServerCPU
-	} else {
+	default:
 		cpu.ServerS = before.ServerCPU
 	}
 	usOp := func(f db.Figure) db.Figure {
-		if !f.OK() {
+		switch {
+		case !f.OK():
 			return f
-		}
-		if perOpAbsent != "" {
-			return db.Missing(perOpAbsent)
-		}
-		if c.Ops <= 0 {
+		case ops <= 0:
 			return db.Missing("no operations")
 		}
-		return db.Val(f.Value*1e6/float64(c.Ops), "µs")
+		return db.Val(f.Value*1e6/float64(ops), "µs")
 	}
 	cpu.ServerUSOp, cpu.HarnessUSOp = usOp(cpu.ServerS), usOp(cpu.HarnessS)
 	if cpu.ServerS.OK() && cpu.ServerS.Value+cpu.HarnessS.Value > 0 {
 		share := cpu.ServerS.Value / (cpu.ServerS.Value + cpu.HarnessS.Value)
 		cpu.ServerShare = db.Val(share, "")
-		cpu.Interpretation = interpret(share, cpu.HarnessS.Value, s.IntervalS)
+		cpu.Interpretation = interpret(share, cpu.HarnessS.Value, wall)
 	} else {
 		cpu.ServerShare = db.Missing("no server CPU")
 	}
-	s.CPU = cpu
-	return s
+	return cpu
 }
 
 // interpret says whether the client was the bottleneck.

@@ -102,3 +102,40 @@ func TestWriteTextGroupsAbsentReasons(t *testing.T) {
 		}
 	}
 }
+
+// TestBuildChecksAndIntervals: the server's row counters are checked
+// against docbench's (a mismatch noted with the counters' scope), and the
+// interval's figures join the counters, per write.
+func TestBuildChecksAndIntervals(t *testing.T) {
+	snap := func(ins, upd float64) db.Snapshot {
+		s := db.NewSnapshot()
+		s.Counters["rows_inserted"] = db.Val(ins, db.Count)
+		s.Counters["rows_updated"] = db.Val(upd, db.Count)
+		s.Facts["counters_scope"] = "whole database"
+		return s
+	}
+	now := time.Now()
+	b := &Point{Snap: snap(100, 0), Time: now, ServerCPU: db.Val(1, db.Second)}
+	a := &Point{Snap: snap(150, 45), Time: now.Add(2 * time.Second), ServerCPU: db.Val(3, db.Second), HarnessCPU: 1,
+		Interval: map[string]db.Figure{"wal_fpi": db.Val(20, db.Count), "wal_records": db.Missing("no pg_walinspect")}}
+	s := Build(b, a, Counts{Ops: 100, Inserts: 50, Updates: 50, Exact: true}, 0)
+	want := []Check{{What: "rows inserted", Docbench: 50, Server: 50, Match: true}, {What: "rows updated", Docbench: 50, Server: 45}}
+	if len(s.Checks) != 2 || s.Checks[0] != want[0] || s.Checks[1] != want[1] {
+		t.Errorf("checks %+v", s.Checks)
+	}
+	if len(s.Notes) != 1 || s.Notes[0] != "rows updated: docbench counted 50, the server 45 (whole database)" {
+		t.Errorf("notes %q", s.Notes)
+	}
+	if f := s.PerOp["wal_fpi_per_write"]; f.Value != 0.2 || f.Unit != db.Count {
+		t.Errorf("wal_fpi per write %+v", f)
+	}
+	if f := s.PerOp["wal_records_per_write"]; f.Absent != "no pg_walinspect" {
+		t.Errorf("wal_records per write %+v", f)
+	}
+	if c := s.CPU; c.ServerS.Value != 2 || c.ServerUSOp.Value != 2e4 || c.ServerShare.Value != 2.0/3 || c.Interpretation == "" {
+		t.Errorf("cpu %+v", c)
+	}
+	if _, ok := s.Storage["bytes_per_document"]; ok {
+		t.Error("bytes per document without a storage figure")
+	}
+}
