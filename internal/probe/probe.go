@@ -2,8 +2,9 @@
 // view before and after a phase (db.Prober snapshots, CPU from /proc and
 // getrusage) and turns the two into what the phase cost the server — write
 // volume, rows touched, storage, CPU, all also per operation — checks the
-// server's row counts against docbench's own, and classifies a target's
-// durability and key index for the fairness audit.
+// server's row counts against docbench's own, and compares the targets'
+// fairness-audit classifications, which each backend makes of its own
+// recorded settings and layout (db.Backend.Audit).
 package probe
 
 import (
