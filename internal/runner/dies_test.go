@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/docbench/docbench/internal/server"
+	"github.com/docbench/docbench/internal/server/servertest"
 )
 
 // killable is a private server a test may crash.
@@ -33,7 +34,7 @@ func TestDatabaseDiesMidRun(t *testing.T) {
 			return p.URL, p, nil
 		},
 		"postgres-debian": func(ctx context.Context) (string, killable, error) {
-			p, err := server.StartLocalPostgres(ctx, server.PostgresOptions{Settings: map[string]string{"fsync": "off"}})
+			p, err := servertest.StartLocalPostgres(ctx, server.PostgresOptions{Settings: map[string]string{"fsync": "off"}})
 			if err != nil {
 				return "", nil, err
 			}
@@ -47,7 +48,7 @@ func TestDatabaseDiesMidRun(t *testing.T) {
 			return m.URL, m, nil
 		},
 		"mongodb-peer": func(ctx context.Context) (string, killable, error) {
-			p, err := server.StartMongoPeer(ctx, server.MongoPeerOptions{})
+			p, err := servertest.StartMongoPeer(ctx, servertest.MongoPeerOptions{})
 			if err != nil {
 				return "", nil, err
 			}

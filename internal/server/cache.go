@@ -5,13 +5,15 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+
+	"github.com/docbench/docbench/internal/server/proc"
 )
 
 // CacheDir is where docbench keeps what it downloads and builds: PostgreSQL
 // binaries, initdb templates, the persistent cluster of postgres:embedded
 // (data/), and the test peers. $DOCBENCH_CACHE chooses it; otherwise
 // /var/cache/docbench as root and the user's cache directory (XDG) else.
-func CacheDir() (string, error) { return cacheRoot() }
+func CacheDir() (string, error) { return proc.CacheRoot() }
 
 // CacheEntry is one top-level entry of the cache and its size on disk.
 type CacheEntry struct {
@@ -21,7 +23,7 @@ type CacheEntry struct {
 
 // CacheContents lists the cache's entries (none when it does not exist).
 func CacheContents() ([]CacheEntry, error) {
-	root, err := cacheRoot()
+	root, err := proc.CacheRoot()
 	if err != nil {
 		return nil, err
 	}
@@ -57,7 +59,7 @@ func CacheContents() ([]CacheEntry, error) {
 // was loaded into it do not.
 func CleanCache() ([]CacheEntry, error) {
 	CleanStale()
-	root, err := cacheRoot()
+	root, err := proc.CacheRoot()
 	if err != nil {
 		return nil, err
 	}
@@ -65,7 +67,7 @@ func CleanCache() ([]CacheEntry, error) {
 	if err != nil || len(entries) == 0 {
 		return nil, err
 	}
-	unlock, err := lockCache(root)
+	unlock, err := proc.LockCache(root)
 	if err != nil {
 		return nil, err
 	}

@@ -12,6 +12,8 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/docbench/docbench/internal/server/proc"
 )
 
 // A persistent data directory (PostgresOptions.DataDir) outlives the
@@ -30,7 +32,7 @@ func DefaultDataDir(version string) string {
 	if version == "" {
 		version = DefaultPostgresVersion
 	}
-	root, err := cacheRoot()
+	root, err := proc.CacheRoot()
 	if err != nil {
 		root = filepath.Join(os.TempDir(), "docbench-cache-"+strconv.Itoa(os.Getuid()))
 	}
@@ -226,7 +228,7 @@ func removeDeadBuilds(parent, prefix string) {
 	for _, m := range matches {
 		rest := strings.TrimPrefix(filepath.Base(m), prefix)
 		pid, err := strconv.Atoi(strings.SplitN(rest, "-", 2)[0])
-		if err == nil && !alive(pid) {
+		if err == nil && !proc.Alive(pid) {
 			os.RemoveAll(m)
 		}
 	}
@@ -243,7 +245,7 @@ func lockDataDir(dir string, acct *account) (*dataLock, error) {
 		f.Close()
 		if errors.Is(err, syscall.EWOULDBLOCK) {
 			who := "another docbench"
-			if pid := readPID(path); pid > 0 {
+			if pid := proc.ReadPID(path); pid > 0 {
 				who += fmt.Sprintf(" (pid %d)", pid)
 			}
 			return nil, fmt.Errorf("data directory %s is in use by %s", dir, who)
@@ -279,15 +281,15 @@ func checkDataDir(dir, version string, acct *account) error {
 		}
 	}
 	pidFile := filepath.Join(dir, "postmaster.pid")
-	pm := readPID(pidFile)
+	pm := proc.ReadPID(pidFile)
 	if pm == 0 {
 		return nil
 	}
 	// A server whose docbench was just killed shuts itself down (parent
 	// death signal): give it a moment.
-	waitFor(10*time.Second, func() bool { return !alive(pm) || !isPostmasterOf(pm, dir) })
+	proc.WaitFor(10*time.Second, func() bool { return !proc.Alive(pm) || !isPostmasterOf(pm, dir) })
 	switch {
-	case !alive(pm):
+	case !proc.Alive(pm):
 	case runtime.GOOS == "linux" && !isPostmasterOf(pm, dir):
 		// The PID was reused by an unrelated process.
 	default:

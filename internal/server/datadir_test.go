@@ -14,6 +14,9 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+
+	"github.com/docbench/docbench/internal/server/proc"
+	"github.com/docbench/docbench/internal/server/proc/proctest"
 )
 
 // persistentDir returns a data directory path below a fresh temporary
@@ -31,10 +34,10 @@ func persistentDir(t *testing.T) string {
 
 func startPersistent(t *testing.T, ctx context.Context, dir string, settings map[string]string) *Postgres {
 	t.Helper()
-	p, err := StartPostgres(ctx, PostgresOptions{DataDir: dir, Settings: settings, Log: logWriter{t}})
+	p, err := StartPostgres(ctx, PostgresOptions{DataDir: dir, Settings: settings, Log: proctest.Log(t)})
 	if err != nil {
 		if strings.HasPrefix(err.Error(), "embedded PostgreSQL unavailable:") {
-			unavailable(t, err)
+			proctest.Unavailable(t, err)
 		}
 		t.Fatal(err)
 	}
@@ -96,8 +99,8 @@ func TestPersistentDataDir(t *testing.T) {
 	if err := p.Stop(); err != nil {
 		t.Fatalf("Stop: %v", err)
 	}
-	if _, err := os.Stat(p.runDir); !os.IsNotExist(err) {
-		t.Errorf("runtime dir %s still there (stat: %v)", p.runDir, err)
+	if _, err := os.Stat(p.own.RunDir); !os.IsNotExist(err) {
+		t.Errorf("runtime dir %s still there (stat: %v)", p.own.RunDir, err)
 	}
 	CleanStale()
 	for _, f := range []string{"PG_VERSION", "base"} {
@@ -161,7 +164,7 @@ func TestPersistentDataDirErrors(t *testing.T) {
 	// As root, the server's account is made as a StartPostgres would.
 	acct, err := serverAccount(embeddedUser, true)
 	if err != nil {
-		unavailable(t, err)
+		proctest.Unavailable(t, err)
 	}
 
 	// Another major version.
@@ -218,7 +221,7 @@ func TestPersistentDataDirErrors(t *testing.T) {
 // a child process, checks that a start from here is refused while the child
 // lives, SIGKILLs the child and starts the same directory again at once.
 func TestPersistentOwnerKilled(t *testing.T) {
-	if ownerChild(func(dir string) (*Postgres, error) {
+	if proctest.OwnerChild(func(dir string) (*Postgres, error) {
 		ctx := context.Background()
 		p, err := StartPostgres(ctx, PostgresOptions{DataDir: dir})
 		if err != nil {
@@ -242,14 +245,14 @@ func TestPersistentOwnerKilled(t *testing.T) {
 	p := startPersistent(t, ctx, filepath.Join(filepath.Dir(dir), "warmup"), nil)
 	p.Stop()
 
-	child, pid, runDir := startOwnerChild(t, dir)
+	child, pid, runDir := proctest.StartOwnerChild(t, dir)
 	_, err := StartPostgres(ctx, PostgresOptions{DataDir: dir})
 	want := fmt.Sprintf("data directory %s is in use by another docbench (pid %d)", dir, child.Process.Pid)
 	if err == nil || !strings.Contains(err.Error(), want) {
 		t.Errorf("start while the child runs: %v; want %q", err, want)
 	}
 
-	killChild(child)
+	proctest.KillChild(child)
 	// At once: the orphaned server may still be shutting down.
 	p = startPersistent(t, ctx, dir, nil)
 	defer p.Stop()
@@ -265,7 +268,7 @@ func TestPersistentOwnerKilled(t *testing.T) {
 	if err := syscall.Kill(-pid, 0); !errors.Is(err, syscall.ESRCH) {
 		t.Errorf("the killed child's server (group %d) still runs", pid)
 	}
-	checkGone(t, "the killed child's runtime dir", runDir)
+	proctest.CheckGone(t, "the killed child's runtime dir", runDir)
 	if err := p.Stop(); err != nil {
 		t.Fatal(err)
 	}
@@ -275,9 +278,9 @@ func TestPersistentOwnerKilled(t *testing.T) {
 }
 
 func TestDefaultDataDir(t *testing.T) {
-	root, err := cacheRoot()
+	root, err := proc.CacheRoot()
 	if err != nil {
-		unavailable(t, err)
+		proctest.Unavailable(t, err)
 	}
 	if got, want := DefaultDataDir("18.6.0"), filepath.Join(root, "data", "pg-18.6"); got != want {
 		t.Errorf("DefaultDataDir(18.6.0) = %s, want %s", got, want)

@@ -16,7 +16,6 @@ import (
 	"path/filepath"
 	"runtime"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/ulikunitz/xz"
@@ -62,47 +61,6 @@ func artifactURL(version string) (string, error) {
 	}
 	a := "embedded-postgres-binaries-" + plat
 	return fmt.Sprintf("%s/%s/%s/%s-%s.jar", mavenBase(), a, version, a, version), nil
-}
-
-// cacheRoot is the directory holding extracted binaries. As root the
-// postgres processes run as an unprivileged account that cannot enter /root
-// (mode 700), so the cache lives in /var/cache/docbench (mode 755) instead of
-// os.UserCacheDir. $DOCBENCH_CACHE chooses another place.
-func cacheRoot() (string, error) {
-	if d := os.Getenv("DOCBENCH_CACHE"); d != "" {
-		return d, nil
-	}
-	if os.Geteuid() == 0 {
-		return "/var/cache/docbench", nil
-	}
-	d, err := os.UserCacheDir()
-	if err != nil {
-		return "", err
-	}
-	return filepath.Join(d, "docbench"), nil
-}
-
-// lockCache takes an exclusive, cross-process lock on the cache root, so that
-// concurrent test binaries download once and create the system user once.
-func lockCache(root string) (unlock func(), err error) {
-	return lockCacheFile(root, ".lock")
-}
-
-// lockCacheFile is lockCache with a lock file of its own, for work that
-// takes long and must not hold up the others (building the MySQL 8 peer).
-func lockCacheFile(root, name string) (unlock func(), err error) {
-	if err := os.MkdirAll(root, 0o755); err != nil {
-		return nil, err
-	}
-	f, err := os.OpenFile(filepath.Join(root, name), os.O_CREATE|os.O_RDWR, 0o644)
-	if err != nil {
-		return nil, err
-	}
-	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX); err != nil {
-		f.Close()
-		return nil, fmt.Errorf("lock %s: %w", f.Name(), err)
-	}
-	return func() { f.Close() }, nil // closing releases the flock
 }
 
 // embeddedBinaries returns the bin directory of zonky PostgreSQL version,

@@ -18,10 +18,12 @@ import (
 	"time"
 
 	"github.com/go-sql-driver/mysql"
+
+	"github.com/docbench/docbench/internal/server/proc"
 )
 
 // A private MariaDB lives, like a private PostgreSQL, in its own runtime
-// directory os.TempDir()/docbench-mariadb-*: ownerFile, the data directory
+// directory os.TempDir()/docbench-mariadb-*: proc.OwnerFile, the data directory
 // "data", the socket, the pid file and the error log.
 const (
 	mariaRunDirPattern = "docbench-mariadb-*"
@@ -50,7 +52,7 @@ type MariaDB struct {
 	Binary  string // path of mariadbd
 	LogFile string // the server's error log
 
-	serverProc // runtime directory and mariadbd
+	own proc.Owned // runtime directory and mariadbd
 }
 
 // StartMariaDB starts a private server from the local MariaDB install
@@ -68,7 +70,7 @@ func StartMariaDB(ctx context.Context, o MariaDBOptions) (_ *MariaDB, err error)
 	if err != nil {
 		return nil, fmt.Errorf("local MariaDB unavailable: %w", err)
 	}
-	runDir, err := newRunDir(mariaRunDirPattern)
+	runDir, err := proc.NewRunDir(mariaRunDirPattern)
 	if err != nil {
 		return nil, err
 	}
@@ -78,11 +80,11 @@ func StartMariaDB(ctx context.Context, o MariaDBOptions) (_ *MariaDB, err error)
 		}
 	}()
 	m := &MariaDB{
-		DataDir:    filepath.Join(runDir, "data"),
-		Version:    version,
-		Binary:     mariadbd,
-		LogFile:    filepath.Join(runDir, "error.log"),
-		serverProc: serverProc{runDir: runDir},
+		DataDir: filepath.Join(runDir, "data"),
+		Version: version,
+		Binary:  mariadbd,
+		LogFile: filepath.Join(runDir, "error.log"),
+		own:     proc.Owned{RunDir: runDir},
 	}
 	began := time.Now()
 	if err := m.installDB(ctx, installDB); err != nil {
@@ -108,7 +110,7 @@ func mariaBinaries() (mariadbd, installDB string, err error) {
 			return p
 		}
 		for _, d := range dirs {
-			if p := filepath.Join(d, name); isExecutableFile(p) {
+			if p := filepath.Join(d, name); proc.IsExecutableFile(p) {
 				return p
 			}
 		}
@@ -152,11 +154,11 @@ func (m *MariaDB) installDB(ctx context.Context, installDB string) error {
 		"--auth-root-authentication-method=normal", "--skip-test-db"}
 	args = append(args, serverUserArgs()...)
 	cmd := exec.CommandContext(ctx, installDB, args...)
-	cmd.Dir = m.runDir
+	cmd.Dir = m.own.RunDir
 	cmd.Env = []string{"PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin", "LC_ALL=C", "LANG=C"}
 	out, err := cmd.CombinedOutput()
 	if err != nil {
-		return fmt.Errorf("mariadb-install-db: %w; output:\n%s", err, tail(out, 15))
+		return fmt.Errorf("mariadb-install-db: %w; output:\n%s", err, proc.Tail(out, 15))
 	}
 	return nil
 }
@@ -170,10 +172,10 @@ func (m *MariaDB) launch(ctx context.Context, settings map[string]string) error 
 	}
 	args := []string{"--no-defaults",
 		"--datadir=" + m.DataDir,
-		"--socket=" + filepath.Join(m.runDir, "mariadbd.sock"),
+		"--socket=" + filepath.Join(m.own.RunDir, "mariadbd.sock"),
 		"--port=" + strconv.Itoa(port),
 		"--bind-address=127.0.0.1",
-		"--pid-file=" + filepath.Join(m.runDir, mariaPIDFile),
+		"--pid-file=" + filepath.Join(m.own.RunDir, mariaPIDFile),
 		"--log-error=" + m.LogFile,
 		"--skip-name-resolve",
 	}
@@ -184,8 +186,8 @@ func (m *MariaDB) launch(ctx context.Context, settings map[string]string) error 
 	os.Remove(m.LogFile) // a retry starts a fresh log
 	// exec.Command, not CommandContext: the server outlives ctx.
 	cmd := exec.Command(m.Binary, args...)
-	prepare(cmd, m.runDir, nil)
-	out, err := os.OpenFile(filepath.Join(m.runDir, "stderr.log"), os.O_CREATE|os.O_WRONLY|os.O_TRUNC, 0o644)
+	proc.Prepare(cmd, m.own.RunDir)
+	out, err := os.OpenFile(filepath.Join(m.own.RunDir, "stderr.log"), os.O_CREATE|os.O_WRONLY|os.O_TRUNC, 0o644)
 	if err != nil {
 		return err
 	}
@@ -193,11 +195,11 @@ func (m *MariaDB) launch(ctx context.Context, settings map[string]string) error 
 	cmd.Stdout, cmd.Stderr = out, out
 	// When we die, SIGKILL: mariadbd keeps nothing worth a clean shutdown,
 	// the data directory is temporary.
-	done, err := startOwned(cmd, syscall.SIGKILL)
+	done, err := proc.StartOwned(cmd, syscall.SIGKILL)
 	if err != nil {
 		return fmt.Errorf("mariadbd: %w", err)
 	}
-	_, err = waitListening(ctx, done, "server", func() int {
+	_, err = proc.WaitListening(ctx, done, "server", func() int {
 		// "ready for connections" in the error log
 		if b, err := os.ReadFile(m.LogFile); err == nil && strings.Contains(string(b), "ready for connections") {
 			return port
@@ -208,11 +210,11 @@ func (m *MariaDB) launch(ctx context.Context, settings map[string]string) error 
 		stopMariaDB(cmd, done)
 		log, _ := os.ReadFile(m.LogFile)
 		if len(log) == 0 {
-			log, _ = os.ReadFile(filepath.Join(m.runDir, "stderr.log"))
+			log, _ = os.ReadFile(filepath.Join(m.own.RunDir, "stderr.log"))
 		}
-		return fmt.Errorf("mariadbd on port %d: %w; server log:\n%s", port, err, tail(log, 15))
+		return fmt.Errorf("mariadbd on port %d: %w; server log:\n%s", port, err, proc.Tail(log, 15))
 	}
-	m.cmd, m.done, m.Port = cmd, done, port
+	m.own.Cmd, m.own.Done, m.Port = cmd, done, port
 	m.URL = fmt.Sprintf("mysql://root@127.0.0.1:%d/%s", port, MariaDBDatabase)
 	return nil
 }
@@ -234,16 +236,21 @@ func (m *MariaDB) createDatabase(ctx context.Context) error {
 	return nil
 }
 
+// Kill ends mariadbd with SIGKILL, as a crash would; Stop still cleans up
+// afterwards. Tests use it to see how docbench behaves when the database
+// dies under a run.
+func (m *MariaDB) Kill() error { return m.own.Kill() }
+
 // Stop shuts the server down (SIGTERM, then SIGKILL if it takes too long)
 // and removes its runtime directory with the data. It is idempotent.
 func (m *MariaDB) Stop() error {
-	return m.shutdown(func() error { return stopMariaDB(m.cmd, m.done) }, nil)
+	return m.own.Shutdown(func() error { return stopMariaDB(m.own.Cmd, m.own.Done) }, nil)
 }
 
 // stopMariaDB sends SIGTERM (a normal shutdown), then SIGKILL.
 func stopMariaDB(cmd *exec.Cmd, done <-chan struct{}) error {
-	return stopProcess(cmd, done, "mariadbd",
-		stopStep{syscall.SIGTERM, 30 * time.Second}, stopStep{syscall.SIGKILL, 5 * time.Second})
+	return proc.StopProcess(cmd, done, "mariadbd",
+		proc.StopStep{Sig: syscall.SIGTERM, Wait: 30 * time.Second}, proc.StopStep{Sig: syscall.SIGKILL, Wait: 5 * time.Second})
 }
 
 // CleanStaleMariaDB stops private MariaDB servers whose docbench process is
@@ -251,12 +258,12 @@ func stopMariaDB(cmd *exec.Cmd, done <-chan struct{}) error {
 // Directories of live owners, young directories without an owner file (a
 // docbench starting up) and servers it cannot prove are ours are left alone.
 func CleanStaleMariaDB() {
-	cleanStaleDirs(mariaRunDirPattern, func(dir string) bool {
-		if pid := readPID(filepath.Join(dir, mariaPIDFile)); alive(pid) && !zombie(pid) {
+	proc.CleanStaleDirs(mariaRunDirPattern, func(dir string) bool {
+		if pid := proc.ReadPID(filepath.Join(dir, mariaPIDFile)); proc.Alive(pid) && !zombie(pid) {
 			if !isMariaDBOf(pid, filepath.Join(dir, "data")) {
 				return false // cannot prove it is ours: leave it
 			}
-			killAndWait(pid, 5*time.Second) // its data goes with the directory
+			proc.KillAndWait(pid, 5*time.Second) // its data goes with the directory
 		}
 		return true
 	})
@@ -265,7 +272,7 @@ func CleanStaleMariaDB() {
 // isMariaDBOf reports whether pid is a mariadbd serving dataDir (it chdirs
 // into its data directory). Without /proc it reports false.
 func isMariaDBOf(pid int, dataDir string) bool {
-	return runsIn(pid, "mariadbd", dataDir)
+	return proc.RunsIn(pid, "mariadbd", dataDir)
 }
 
 // zombie reports whether pid has exited but is not yet reaped.

@@ -14,6 +14,9 @@ import (
 	"time"
 
 	"github.com/go-sql-driver/mysql"
+
+	"github.com/docbench/docbench/internal/server/proc"
+	"github.com/docbench/docbench/internal/server/proc/proctest"
 )
 
 // connectMariaDB opens the URL StartMariaDB returns (mysql://root@host:port/db).
@@ -40,10 +43,10 @@ func TestMariaDB(t *testing.T) {
 	began := time.Now()
 	m, err := StartMariaDB(ctx, MariaDBOptions{
 		Settings: map[string]string{"innodb_flush_log_at_trx_commit": "2", "max_connections": "77"},
-		Log:      logWriter{t},
+		Log:      proctest.Log(t),
 	})
 	if err != nil {
-		unavailable(t, err)
+		proctest.Unavailable(t, err)
 	}
 	t.Logf("started MariaDB %s in %s at %s", m.Version, time.Since(began).Round(time.Millisecond), m.URL)
 	defer m.Stop()
@@ -71,12 +74,12 @@ func TestMariaDB(t *testing.T) {
 	}
 	db.Close()
 
-	checkStopped(t, m, -m.cmd.Process.Pid)
+	proctest.CheckStopped(t, m, -m.own.Cmd.Process.Pid)
 }
 
 func TestMariaDBBadSettingShowsLog(t *testing.T) {
 	if _, _, err := mariaBinaries(); err != nil {
-		unavailable(t, err)
+		proctest.Unavailable(t, err)
 	}
 	_, err := StartMariaDB(context.Background(), MariaDBOptions{Settings: map[string]string{"no_such_variable": "1"}})
 	if err == nil {
@@ -84,11 +87,11 @@ func TestMariaDBBadSettingShowsLog(t *testing.T) {
 	}
 	t.Log(err)
 	if !strings.Contains(err.Error(), "server log:") || !strings.Contains(err.Error(), "no_such_variable") {
-		t.Errorf("error does not carry the log tail naming the variable: %v", err)
+		t.Errorf("error does not carry the log proc.Tail naming the variable: %v", err)
 	}
 	dirs, _ := filepath.Glob(filepath.Join(os.TempDir(), mariaRunDirPattern))
 	for _, d := range dirs {
-		if readPID(filepath.Join(d, ownerFile)) == os.Getpid() {
+		if proc.ReadPID(filepath.Join(d, proc.OwnerFile)) == os.Getpid() {
 			t.Errorf("failed start left %s", d)
 		}
 	}
@@ -101,39 +104,39 @@ func TestMariaDBStaleCleanup(t *testing.T) {
 	defer cancel()
 	m, err := StartMariaDB(ctx, MariaDBOptions{})
 	if err != nil {
-		unavailable(t, err)
+		proctest.Unavailable(t, err)
 	}
 	defer m.Stop()
-	checkStaleCleanup(t, m, mariaRunDirPattern, CleanStaleMariaDB)
+	proctest.CheckStaleCleanup(t, m, mariaRunDirPattern, CleanStaleMariaDB)
 }
 
 // TestMariaDBOwnerKilled starts a server from a child process, SIGKILLs the
 // child and checks that the server dies with it and that the next cleanup
 // removes what it left.
 func TestMariaDBOwnerKilled(t *testing.T) {
-	if ownerChild(func(string) (*MariaDB, error) {
+	if proctest.OwnerChild(func(string) (*MariaDB, error) {
 		return StartMariaDB(context.Background(), MariaDBOptions{})
 	}) {
 		return
 	}
 	if _, _, err := mariaBinaries(); err != nil {
-		unavailable(t, err)
+		proctest.Unavailable(t, err)
 	}
-	child, pid, runDir := startOwnerChild(t, "1")
-	killChild(child)
+	child, pid, runDir := proctest.StartOwnerChild(t, "1")
+	proctest.KillChild(child)
 	gone := func() bool { return errors.Is(syscall.Kill(-pid, 0), syscall.ESRCH) || zombie(pid) }
-	if !waitFor(10*time.Second, gone) {
+	if !proc.WaitFor(10*time.Second, gone) {
 		t.Errorf("mariadbd (pid %d) survived its owner", pid)
 		syscall.Kill(pid, syscall.SIGKILL)
 	}
 	CleanStaleMariaDB()
-	checkGone(t, "runtime dir", runDir)
+	proctest.CheckGone(t, "runtime dir", runDir)
 }
 
 func TestMariaDBVersionParse(t *testing.T) {
 	bin, _, err := mariaBinaries()
 	if err != nil {
-		unavailable(t, err)
+		proctest.Unavailable(t, err)
 	}
 	v, err := mariaVersion(context.Background(), bin)
 	if err != nil || !strings.Contains(v, "MariaDB") {

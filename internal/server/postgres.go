@@ -1,11 +1,13 @@
-// Package server starts and stops private database servers for docbench:
-// a managed PostgreSQL from the zonky binaries on Maven Central
-// ("postgres:embedded") and a private cluster of a local Debian install.
+// Package server starts and stops the private database servers docbench
+// manages: PostgreSQL from the zonky binaries on Maven Central
+// ("postgres:embedded", also of an installed PostgreSQL) and MariaDB of the
+// local install ("mariadb:local"). The test peers (MongoDB, MySQL 8) and the
+// Debian PostgreSQL cluster tests use are in internal/server/servertest; the
+// process plumbing they share is internal/server/proc.
 package server
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"maps"
@@ -17,6 +19,8 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/docbench/docbench/internal/server/proc"
 )
 
 // DefaultPostgresVersion is the zonky artifact version StartPostgres uses.
@@ -52,8 +56,8 @@ type Postgres struct {
 	BinDir  string // directory of postgres, initdb, pg_ctl, …
 	LogFile string // server log (stderr of the postmaster)
 
-	serverProc           // runtime directory and postmaster
-	lock       *dataLock // held while a persistent DataDir is ours
+	own  proc.Owned // runtime directory and postmaster
+	lock *dataLock  // held while a persistent DataDir is ours
 }
 
 // StartPostgres starts a private server from the zonky PostgreSQL binaries,
@@ -76,11 +80,11 @@ func StartPostgres(ctx context.Context, o PostgresOptions) (*Postgres, error) {
 }
 
 func prepareEmbedded(ctx context.Context, o PostgresOptions) (string, *account, error) {
-	root, err := cacheRoot()
+	root, err := proc.CacheRoot()
 	if err != nil {
 		return "", nil, err
 	}
-	unlock, err := lockCache(root)
+	unlock, err := proc.LockCache(root)
 	if err != nil {
 		return "", nil, fmt.Errorf("cache directory: %w", err)
 	}
@@ -93,43 +97,20 @@ func prepareEmbedded(ctx context.Context, o PostgresOptions) (string, *account, 
 	return bin, acct, err
 }
 
-// StartLocalPostgres starts a private cluster from the highest installed
-// /usr/lib/postgresql/*/bin (Debian's layout); as root it runs as the
-// "postgres" system user the package creates. o.Version is ignored.
-func StartLocalPostgres(ctx context.Context, o PostgresOptions) (*Postgres, error) {
-	bin, err := localBinDir()
+// StartInstalledPostgres starts a private cluster from the PostgreSQL
+// binaries in binDir (postgres, initdb), such as a distribution's install;
+// as root the server runs as runAs, an existing system user (the account
+// the distribution's package creates). o.Version is ignored. Its errors do
+// not name binDir: the caller says which install it chose.
+func StartInstalledPostgres(ctx context.Context, binDir, runAs string, o PostgresOptions) (*Postgres, error) {
+	acct, err := serverAccount(runAs, false)
 	if err != nil {
-		return nil, fmt.Errorf("local PostgreSQL unavailable: %w", err)
+		return nil, err
 	}
-	acct, err := serverAccount("postgres", false)
-	if err != nil {
-		return nil, fmt.Errorf("local PostgreSQL unavailable: %w", err)
-	}
-	p, err := start(ctx, bin, acct, o)
-	if err != nil {
-		return nil, fmt.Errorf("local PostgreSQL (%s): %w", bin, err)
-	}
-	return p, nil
+	return start(ctx, binDir, acct, o)
 }
 
-// localBinDir finds the bin directory of the highest major version under
-// /usr/lib/postgresql.
-func localBinDir() (string, error) {
-	matches, _ := filepath.Glob("/usr/lib/postgresql/*/bin/postgres")
-	best, bestV := "", -1.0
-	for _, m := range matches {
-		v, err := strconv.ParseFloat(filepath.Base(filepath.Dir(filepath.Dir(m))), 64)
-		if err == nil && v > bestV {
-			best, bestV = filepath.Dir(m), v
-		}
-	}
-	if best == "" {
-		return "", errors.New("no /usr/lib/postgresql/*/bin/postgres (apt-get install postgresql)")
-	}
-	return best, nil
-}
-
-// start is the one code path for both binary sources: a fresh cluster in a
+// start is the one code path for every binary source: a fresh cluster in a
 // new runtime directory (or the persistent o.DataDir), run postgres as our
 // child, wait until it is ready.
 func start(ctx context.Context, bin string, acct *account, o PostgresOptions) (_ *Postgres, err error) {
@@ -152,7 +133,7 @@ func start(ctx context.Context, bin string, acct *account, o PostgresOptions) (_
 			}
 		}()
 	}
-	runDir, err := newRunDir(runDirPattern)
+	runDir, err := proc.NewRunDir(runDirPattern)
 	if err != nil {
 		return nil, err
 	}
@@ -165,12 +146,12 @@ func start(ctx context.Context, bin string, acct *account, o PostgresOptions) (_
 		return nil, err
 	}
 	p := &Postgres{
-		DataDir:    filepath.Join(runDir, "data"),
-		Version:    version,
-		BinDir:     bin,
-		LogFile:    filepath.Join(runDir, "server.log"),
-		serverProc: serverProc{runDir: runDir},
-		lock:       lock,
+		DataDir: filepath.Join(runDir, "data"),
+		Version: version,
+		BinDir:  bin,
+		LogFile: filepath.Join(runDir, "server.log"),
+		own:     proc.Owned{RunDir: runDir},
+		lock:    lock,
 	}
 	if o.DataDir != "" {
 		// CleanStale follows this pointer to stop an abandoned server, and
@@ -218,15 +199,16 @@ func (p *Postgres) launch(ctx context.Context, sock string, acct *account, setti
 	defer logf.Close() // the child has its own copy
 	// exec.Command, not CommandContext: the server outlives ctx.
 	cmd := exec.Command(filepath.Join(p.BinDir, "postgres"), args...)
-	prepare(cmd, p.runDir, acct)
+	proc.Prepare(cmd, p.own.RunDir)
+	acct.apply(cmd)
 	cmd.Stdout, cmd.Stderr = logf, logf
 	// When we die, SIGQUIT: an immediate shutdown, by the postmaster, of
 	// all its backends.
-	done, err := startOwned(cmd, syscall.SIGQUIT)
+	done, err := proc.StartOwned(cmd, syscall.SIGQUIT)
 	if err != nil {
 		return fmt.Errorf("postgres: %w", err)
 	}
-	_, err = waitListening(ctx, done, "server", func() int {
+	_, err = proc.WaitListening(ctx, done, "server", func() int {
 		if postmasterReady(p.DataDir, cmd.Process.Pid) {
 			return port
 		}
@@ -235,9 +217,9 @@ func (p *Postgres) launch(ctx context.Context, sock string, acct *account, setti
 	if err != nil {
 		stopPostmaster(cmd, done)
 		log, _ := os.ReadFile(p.LogFile)
-		return fmt.Errorf("postgres on port %d: %w; server log:\n%s", port, err, tail(log, 15))
+		return fmt.Errorf("postgres on port %d: %w; server log:\n%s", port, err, proc.Tail(log, 15))
 	}
-	p.cmd, p.done, p.Port = cmd, done, port
+	p.own.Cmd, p.own.Done, p.Port = cmd, done, port
 	p.URL = fmt.Sprintf("postgres://postgres@127.0.0.1:%d/postgres?sslmode=disable", port)
 	return nil
 }
@@ -253,20 +235,25 @@ func postmasterReady(dataDir string, pid int) bool {
 	return len(lines) >= 8 && strings.TrimSpace(lines[0]) == strconv.Itoa(pid) && strings.TrimSpace(lines[7]) == "ready"
 }
 
+// Kill ends the postmaster with SIGKILL, as a crash would (its backends
+// remain until Stop); Stop still cleans up afterwards. Tests use it to see
+// how docbench behaves when the database dies under a run.
+func (p *Postgres) Kill() error { return p.own.Kill() }
+
 // Stop shuts the server down (fast shutdown: SIGINT, then SIGQUIT and
 // SIGKILL if it takes too long) and removes its runtime directory: socket,
 // log and, unless it is a persistent PostgresOptions.DataDir, the data. A
 // persistent data directory is left, cleanly shut down, for the next start.
 // It is idempotent.
 func (p *Postgres) Stop() error {
-	return p.shutdown(func() error { return stopPostmaster(p.cmd, p.done) }, p.lock.release)
+	return p.own.Shutdown(func() error { return stopPostmaster(p.own.Cmd, p.own.Done) }, p.lock.release)
 }
 
 // stopPostmaster escalates SIGINT → SIGQUIT → SIGKILL until the postmaster
 // has exited (its backends exit before it does on SIGINT and SIGQUIT).
 func stopPostmaster(cmd *exec.Cmd, done <-chan struct{}) error {
-	return stopProcess(cmd, done, "postgres",
-		stopStep{syscall.SIGINT, 30 * time.Second}, stopStep{syscall.SIGQUIT, 5 * time.Second}, stopStep{syscall.SIGKILL, 5 * time.Second})
+	return proc.StopProcess(cmd, done, "postgres",
+		proc.StopStep{Sig: syscall.SIGINT, Wait: 30 * time.Second}, proc.StopStep{Sig: syscall.SIGQUIT, Wait: 5 * time.Second}, proc.StopStep{Sig: syscall.SIGKILL, Wait: 5 * time.Second})
 }
 
 // binVersion runs `postgres --version`: "postgres (PostgreSQL) 15.14 (Debian …)".

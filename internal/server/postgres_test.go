@@ -13,14 +13,13 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+
+	"github.com/docbench/docbench/internal/server/proc"
+	"github.com/docbench/docbench/internal/server/proc/proctest"
 )
 
 func TestEmbeddedPostgres(t *testing.T) {
 	checkServer(t, StartPostgres, "PostgreSQL 18.6")
-}
-
-func TestLocalPostgres(t *testing.T) {
-	checkServer(t, StartLocalPostgres, "PostgreSQL ")
 }
 
 func checkServer(t *testing.T, startFn func(context.Context, PostgresOptions) (*Postgres, error), wantVersion string) {
@@ -29,10 +28,10 @@ func checkServer(t *testing.T, startFn func(context.Context, PostgresOptions) (*
 	began := time.Now()
 	p, err := startFn(ctx, PostgresOptions{
 		Settings: map[string]string{"synchronous_commit": "off", "application_name": "docbench test"},
-		Log:      logWriter{t},
+		Log:      proctest.Log(t),
 	})
 	if err != nil {
-		unavailable(t, err)
+		proctest.Unavailable(t, err)
 	}
 	t.Logf("started PostgreSQL %s in %s at %s", p.Version, time.Since(began).Round(time.Millisecond), p.URL)
 	defer p.Stop()
@@ -55,7 +54,7 @@ func checkServer(t *testing.T, startFn func(context.Context, PostgresOptions) (*
 	}
 	conn.Close(ctx)
 
-	pid := p.cmd.Process.Pid
+	pid := p.own.Cmd.Process.Pid
 	if os.Geteuid() == 0 {
 		status, _ := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/status")
 		if strings.Contains(string(status), "\nUid:\t0\t") {
@@ -63,7 +62,7 @@ func checkServer(t *testing.T, startFn func(context.Context, PostgresOptions) (*
 		}
 	}
 	// The postmaster ran in its own process group, with all its backends.
-	checkStopped(t, p, -pid)
+	proctest.CheckStopped(t, p, -pid)
 }
 
 // TestStaleCleanup makes a running server look abandoned (its owner PID is
@@ -71,39 +70,36 @@ func checkServer(t *testing.T, startFn func(context.Context, PostgresOptions) (*
 func TestStaleCleanup(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
-	start := StartPostgres
-	if _, err := localBinDir(); err == nil {
-		start = StartLocalPostgres // no download needed
-	}
-	p, err := start(ctx, PostgresOptions{Log: logWriter{t}})
+	p, err := StartPostgres(ctx, PostgresOptions{Log: proctest.Log(t)})
 	if err != nil {
-		unavailable(t, err)
+		proctest.Unavailable(t, err)
 	}
 	defer p.Stop()
-	checkStaleCleanup(t, p, runDirPattern, CleanStale)
+	proctest.CheckStaleCleanup(t, p, runDirPattern, CleanStale)
 }
 
 // TestOwnerKilled starts a server from a child process, SIGKILLs the child
 // and checks that the server dies with it and that the next CleanStale
 // removes what it left.
 func TestOwnerKilled(t *testing.T) {
-	if ownerChild(func(string) (*Postgres, error) {
-		return StartLocalPostgres(context.Background(), PostgresOptions{})
+	if proctest.OwnerChild(func(string) (*Postgres, error) {
+		return StartPostgres(context.Background(), PostgresOptions{})
 	}) {
 		return
 	}
-	if _, err := localBinDir(); err != nil {
-		unavailable(t, err)
+	// The binaries are in the cache before the child starts its server.
+	if _, _, err := prepareEmbedded(context.Background(), PostgresOptions{Version: DefaultPostgresVersion}); err != nil {
+		proctest.Unavailable(t, err)
 	}
-	child, pid, runDir := startOwnerChild(t, "1")
-	killChild(child)
+	child, pid, runDir := proctest.StartOwnerChild(t, "1")
+	proctest.KillChild(child)
 	groupGone := func() bool { return errors.Is(syscall.Kill(-pid, 0), syscall.ESRCH) }
-	if !waitFor(10*time.Second, groupGone) {
+	if !proc.WaitFor(10*time.Second, groupGone) {
 		t.Errorf("server processes (group %d) survived their owner", pid)
 		killWait(pid)
 	}
 	CleanStale()
-	checkGone(t, "runtime dir", runDir)
+	proctest.CheckGone(t, "runtime dir", runDir)
 }
 
 func TestUnavailableIsOneLine(t *testing.T) {

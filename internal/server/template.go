@@ -5,11 +5,12 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
+
+	"github.com/docbench/docbench/internal/server/proc"
 )
 
 // initdbArgs are the options of every cluster; they are part of the
@@ -22,7 +23,7 @@ var initdbArgs = []string{"-A", "trust", "-U", "postgres", "-E", "UTF8", "--loca
 // clusters are copies of it. (Copies share the system identifier, which is
 // of no consequence for private, unreplicated servers.)
 func initData(ctx context.Context, bin, version, dataDir string, acct *account) error {
-	root, err := cacheRoot()
+	root, err := proc.CacheRoot()
 	if err != nil {
 		return err
 	}
@@ -36,9 +37,10 @@ func initData(ctx context.Context, bin, version, dataDir string, acct *account) 
 	}
 
 	cmd := exec.CommandContext(ctx, filepath.Join(bin, "initdb"), append([]string{"-D", dataDir}, initdbArgs...)...)
-	prepare(cmd, filepath.Dir(dataDir), acct)
+	proc.Prepare(cmd, filepath.Dir(dataDir))
+	acct.apply(cmd)
 	if out, err := cmd.CombinedOutput(); err != nil {
-		return fmt.Errorf("initdb: %v: %s", err, tail(out, 10))
+		return fmt.Errorf("initdb: %v: %s", err, proc.Tail(out, 10))
 	}
 	saveTemplate(root, dataDir, tmpl) // best effort: a failure only costs speed
 	return nil
@@ -46,7 +48,7 @@ func initData(ctx context.Context, bin, version, dataDir string, acct *account) 
 
 // saveTemplate copies a fresh data directory to tmpl, atomically.
 func saveTemplate(root, dataDir, tmpl string) {
-	unlock, err := lockCache(root)
+	unlock, err := proc.LockCache(root)
 	if err != nil {
 		return
 	}
@@ -86,7 +88,7 @@ func copyTree(src, dst string, acct *account) error {
 				return err
 			}
 		case d.Type().IsRegular():
-			if err := copyFile(path, target, info.Mode().Perm()); err != nil {
+			if err := proc.CopyFile(path, target, info.Mode().Perm()); err != nil {
 				return err
 			}
 		default:
@@ -94,21 +96,4 @@ func copyTree(src, dst string, acct *account) error {
 		}
 		return acct.chown(target)
 	})
-}
-
-func copyFile(src, dst string, perm fs.FileMode) error {
-	in, err := os.Open(src)
-	if err != nil {
-		return err
-	}
-	defer in.Close()
-	out, err := os.OpenFile(dst, os.O_CREATE|os.O_EXCL|os.O_WRONLY, perm)
-	if err != nil {
-		return err
-	}
-	_, err = io.Copy(out, in)
-	if cerr := out.Close(); err == nil {
-		err = cerr
-	}
-	return err
 }

@@ -9,17 +9,17 @@ import (
 	"go.mongodb.org/mongo-driver/v2/mongo"
 	"go.mongodb.org/mongo-driver/v2/mongo/options"
 
-	"github.com/docbench/docbench/internal/server"
+	"github.com/docbench/docbench/internal/server/servertest"
 )
 
 // MongoPeerKind is the kind of the MongoDB wire-protocol peer
-// (mongo-java-server, in memory; see server.StartMongoPeer). It is a
+// (mongo-java-server, in memory; see servertest.StartMongoPeer). It is a
 // protocol peer, never a performance reference.
 const MongoPeerKind = "mongodb:java"
 
 func init() {
 	kinds[MongoPeerKind] = func(ctx context.Context) (string, func() error, error) {
-		p, err := server.StartMongoPeer(ctx, server.MongoPeerOptions{Log: os.Stderr})
+		p, err := servertest.StartMongoPeer(ctx, servertest.MongoPeerOptions{Log: os.Stderr})
 		if err != nil {
 			return "", nil, err
 		}

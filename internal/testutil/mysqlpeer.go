@@ -6,11 +6,11 @@ import (
 	"testing"
 	"time"
 
-	"github.com/docbench/docbench/internal/server"
+	"github.com/docbench/docbench/internal/server/servertest"
 )
 
 // MySQLPeerKind is the kind of the MySQL 8 peer (go-mysql-server, in
-// memory; see server.StartMySQLPeer): a MySQL-8-compatible engine that
+// memory; see servertest.StartMySQLPeer): a MySQL-8-compatible engine that
 // checks docbench's MySQL 8 SQL, never a performance reference.
 const MySQLPeerKind = "mysql:peer"
 
@@ -23,7 +23,7 @@ func init() {
 	kinds[MySQLPeerKind] = func(ctx context.Context) (string, func() error, error) {
 		ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), mysqlPeerTimeout)
 		defer cancel()
-		p, err := server.StartMySQLPeer(ctx, server.MySQLPeerOptions{Log: os.Stderr})
+		p, err := servertest.StartMySQLPeer(ctx, servertest.MySQLPeerOptions{Log: os.Stderr})
 		if err != nil {
 			return "", nil, err
 		}

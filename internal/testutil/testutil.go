@@ -25,6 +25,7 @@ import (
 	"time"
 
 	"github.com/docbench/docbench/internal/server"
+	"github.com/docbench/docbench/internal/server/servertest"
 )
 
 // startTimeout bounds a server start, including a first download.
@@ -38,7 +39,7 @@ type starter func(ctx context.Context) (url string, stop func() error, err error
 // "mongodb:java" and "mysql:peer".
 var kinds = map[string]starter{
 	"postgres:embedded": postgresStarter(server.StartPostgres),
-	"postgres:debian":   postgresStarter(server.StartLocalPostgres),
+	"postgres:debian":   postgresStarter(servertest.StartLocalPostgres),
 }
 
 // postgresSettings are applied to every test PostgreSQL: fsync=off makes

@@ -1,7 +1,7 @@
 // Package mongopeer carries the sources of docbench's MongoDB wire-protocol
 // peer for tests (mongo-java-server 1.47.0 with an in-memory backend that
 // mongo-driver v2.9 accepts), so that a docbench binary can build it with
-// Maven wherever it runs: see internal/server.StartMongoPeer.
+// Maven wherever it runs: see internal/server/servertest.StartMongoPeer.
 //
 // It is a protocol peer, never a performance reference.
 package mongopeer

@@ -25,7 +25,7 @@
 //
 // # Tests
 //
-// The tests run against mongo-java-server (internal/server.StartMongoPeer),
+// The tests run against mongo-java-server (internal/server/servertest.StartMongoPeer),
 // a wire-protocol peer that keeps data in memory. It is a protocol peer,
 // never a performance reference: Info detects it and says so in
 // Settings["server"], and no number measured against it is MongoDB's.

@@ -1,6 +1,6 @@
 //go:build !linux
 
-package server
+package proc
 
 import "syscall"
 
@@ -8,6 +8,6 @@ import "syscall"
 // servers left behind by a crashed docbench.
 func setParentDeath(attr *syscall.SysProcAttr, sig syscall.Signal) {}
 
-// runsIn cannot identify processes without /proc; stale servers are then
+// RunsIn cannot identify processes without /proc; stale servers are then
 // left alone (their directories are still removed once they exit).
-func runsIn(pid int, comm, dir string) bool { return false }
+func RunsIn(pid int, comm, dir string) bool { return false }

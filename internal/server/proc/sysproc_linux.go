@@ -1,4 +1,4 @@
-package server
+package proc
 
 import (
 	"os"
@@ -16,9 +16,9 @@ func setParentDeath(attr *syscall.SysProcAttr, sig syscall.Signal) {
 	attr.Pdeathsig = sig
 }
 
-// runsIn reports whether pid is a process named comm whose working directory
+// RunsIn reports whether pid is a process named comm whose working directory
 // is dir (postgres and mariadbd chdir into their data directory).
-func runsIn(pid int, comm, dir string) bool {
+func RunsIn(pid int, comm, dir string) bool {
 	name, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/comm")
 	if err != nil || strings.TrimSpace(string(name)) != comm {
 		return false

@@ -1,30 +1,25 @@
-package server
+package servertest
 
 import (
 	"context"
+	"io"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
 	"go.mongodb.org/mongo-driver/v2/mongo"
 	"go.mongodb.org/mongo-driver/v2/mongo/options"
+
+	"github.com/docbench/docbench/internal/server/proc/proctest"
 )
 
 func startPeerForTest(t *testing.T) *MongoPeer {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
-	defer cancel()
-	began := time.Now()
-	p, err := StartMongoPeer(ctx, MongoPeerOptions{Log: logWriter{t}})
-	if err != nil {
-		unavailable(t, err)
-	}
-	t.Logf("started MongoDB peer in %s at %s", time.Since(began).Round(time.Millisecond), p.URL)
-	t.Cleanup(func() { p.Stop() })
-	return p
+	return startForTest(t, "MongoDB peer", 5*time.Minute, func(ctx context.Context, log io.Writer) (*MongoPeer, error) {
+		return StartMongoPeer(ctx, MongoPeerOptions{Log: log})
+	})
 }
 
 func TestMongoPeer(t *testing.T) {
@@ -57,15 +52,7 @@ func TestMongoPeer(t *testing.T) {
 	if !strings.HasPrefix(p.Jar, mustCacheRoot(t)) {
 		t.Errorf("jar %s is not in the cache %s", p.Jar, mustCacheRoot(t))
 	}
-	checkStopped(t, p, p.cmd.Process.Pid)
-}
-
-func mustCacheRoot(t *testing.T) string {
-	root, err := cacheRoot()
-	if err != nil {
-		t.Fatal(err)
-	}
-	return root
+	proctest.CheckStopped(t, p, p.own.Cmd.Process.Pid)
 }
 
 // TestMongoPeerStaleCleanup makes a running peer look abandoned (its owner
@@ -73,27 +60,16 @@ func mustCacheRoot(t *testing.T) string {
 // removes its directory, and leaves a young directory without owner alone.
 func TestMongoPeerStaleCleanup(t *testing.T) {
 	p := startPeerForTest(t)
-	checkStaleCleanup(t, p, mongoRunDirPattern, CleanStaleMongoPeers)
+	proctest.CheckStaleCleanup(t, p, mongoPeers.pattern, CleanStaleMongoPeers)
 }
 
 // TestMongoPeerOwnerKilled starts a peer from a child process, SIGKILLs the
 // child and checks that the peer dies with it and that the next cleanup
 // removes what it left.
 func TestMongoPeerOwnerKilled(t *testing.T) {
-	if ownerChild(func(string) (*MongoPeer, error) {
+	checkOwnerKilled(t, func() (*MongoPeer, error) {
 		return StartMongoPeer(context.Background(), MongoPeerOptions{})
-	}) {
-		return
-	}
-	startPeerForTest(t).Stop() // builds the jar if needed; skips or fails like the others
-	child, pid, runDir := startOwnerChild(t, "1")
-	killChild(child)
-	if !waitGone(pid, 10*time.Second) {
-		t.Errorf("peer %d survived its owner", pid)
-		syscall.Kill(pid, syscall.SIGKILL)
-	}
-	CleanStaleMongoPeers()
-	checkGone(t, "runtime dir", runDir)
+	}, func() { startPeerForTest(t).Stop() }, CleanStaleMongoPeers)
 }
 
 // TestMongoPeerWithoutMaven: with the jar missing and no mvn, the error says
@@ -101,7 +77,7 @@ func TestMongoPeerOwnerKilled(t *testing.T) {
 func TestMongoPeerWithoutMaven(t *testing.T) {
 	t.Setenv("PATH", t.TempDir())
 	root := t.TempDir()
-	err := buildPeerJar(context.Background(), root, filepath.Join(root, "mongo-peer-x"), nil)
+	err := buildPeerJar(context.Background(), root, filepath.Join(root, "mongo-peer.jar"), nil)
 	if err == nil || !strings.Contains(err.Error(), "no mvn on PATH") || strings.Contains(err.Error(), "\n") {
 		t.Fatalf("err = %v; want one line about mvn", err)
 	}

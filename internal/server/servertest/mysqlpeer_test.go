@@ -1,29 +1,25 @@
-package server
+package servertest
 
 import (
 	"context"
 	"database/sql"
 	"fmt"
+	"io"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
 	"github.com/go-sql-driver/mysql"
+
+	"github.com/docbench/docbench/internal/server/proc/proctest"
 )
 
 func startMySQLPeerForTest(t *testing.T) *MySQLPeer {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Minute) // a first build takes minutes
-	defer cancel()
-	began := time.Now()
-	p, err := StartMySQLPeer(ctx, MySQLPeerOptions{Log: logWriter{t}})
-	if err != nil {
-		unavailable(t, err)
-	}
-	t.Logf("started MySQL 8 peer in %s at %s", time.Since(began).Round(time.Millisecond), p.URL)
-	t.Cleanup(func() { p.Stop() })
-	return p
+	// A first build takes minutes.
+	return startForTest(t, "MySQL 8 peer", 15*time.Minute, func(ctx context.Context, log io.Writer) (*MySQLPeer, error) {
+		return StartMySQLPeer(ctx, MySQLPeerOptions{Log: log})
+	})
 }
 
 // TestMySQLPeer starts the peer (building it on first use), checks that it
@@ -59,32 +55,21 @@ func TestMySQLPeer(t *testing.T) {
 	if !strings.HasPrefix(p.Binary, mustCacheRoot(t)) {
 		t.Errorf("binary %s is not in the cache %s", p.Binary, mustCacheRoot(t))
 	}
-	checkStopped(t, p, p.cmd.Process.Pid)
+	proctest.CheckStopped(t, p, p.own.Cmd.Process.Pid)
 }
 
 // TestMySQLPeerStaleCleanup: CleanStaleMySQLPeers kills a peer whose owner
 // is gone and removes its directory, and leaves a young directory alone.
 func TestMySQLPeerStaleCleanup(t *testing.T) {
 	p := startMySQLPeerForTest(t)
-	checkStaleCleanup(t, p, mysqlPeerRunDirPattern, CleanStaleMySQLPeers)
+	proctest.CheckStaleCleanup(t, p, mysqlPeers.pattern, CleanStaleMySQLPeers)
 }
 
 // TestMySQLPeerOwnerKilled: the peer dies with the process that started it.
 func TestMySQLPeerOwnerKilled(t *testing.T) {
-	if ownerChild(func(string) (*MySQLPeer, error) {
+	checkOwnerKilled(t, func() (*MySQLPeer, error) {
 		return StartMySQLPeer(context.Background(), MySQLPeerOptions{})
-	}) {
-		return
-	}
-	startMySQLPeerForTest(t).Stop() // builds the peer if needed; skips or fails like the others
-	child, pid, runDir := startOwnerChild(t, "1")
-	killChild(child)
-	if !waitGone(pid, 10*time.Second) {
-		t.Errorf("peer %d survived its owner", pid)
-		syscall.Kill(pid, syscall.SIGKILL)
-	}
-	CleanStaleMySQLPeers()
-	checkGone(t, "runtime dir", runDir)
+	}, func() { startMySQLPeerForTest(t).Stop() }, CleanStaleMySQLPeers)
 }
 
 // TestMySQLPeerSourceMissing: outside a checkout, the error says where the

@@ -1,20 +1,18 @@
-package server
+package servertest
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
-	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"runtime"
-	"sort"
 	"strings"
 	"time"
+
+	"github.com/docbench/docbench/internal/server/proc"
 )
 
 // The MySQL 8 peer is go-mysql-server (github.com/dolthub/go-mysql-server),
@@ -26,10 +24,15 @@ import (
 // machines docbench is developed on). It checks that docbench's MySQL 8 SQL
 // parses and means what it should; it is never a performance reference.
 //
-// Each peer lives in its own runtime directory,
-// os.TempDir()/docbench-mysqlpeer-*, holding ownerFile, peerPIDFile and the
-// port file the peer writes once it listens, and the peer's log.
-const mysqlPeerRunDirPattern = "docbench-mysqlpeer-*"
+// Its runtime directories are os.TempDir()/docbench-mysqlpeer-*.
+var mysqlPeers = peerKind{
+	name:    "MySQL 8 peer",
+	pattern: "docbench-mysqlpeer-*",
+	grace:   5 * time.Second,
+	mark: func(dir string) string {
+		return "\x00--ready\x00" + filepath.Join(dir, peerPortFile) + "\x00"
+	},
+}
 
 // MySQLPeerOptions configures a MySQL 8 peer.
 type MySQLPeerOptions struct {
@@ -45,12 +48,9 @@ type MySQLPeerOptions struct {
 // password, and dies with us (parent-death signal, and it exits when its
 // standard input, a pipe from us, closes). Stop it with Stop.
 type MySQLPeer struct {
-	URL     string // mysql://root@127.0.0.1:PORT/docbench
-	Port    int
-	Binary  string // the peer's executable (in the cache)
-	LogFile string // the peer's stdout and stderr
-
-	stdinPeer // runtime directory and peer process
+	URL        string // mysql://root@127.0.0.1:PORT/docbench
+	Binary     string // the peer's executable (in the cache)
+	*stdinPeer        // Port, LogFile; Kill, Stop
 }
 
 // StartMySQLPeer starts a private MySQL 8 peer on a free loopback port. On
@@ -62,47 +62,23 @@ func StartMySQLPeer(ctx context.Context, o MySQLPeerOptions) (*MySQLPeer, error)
 	CleanStaleMySQLPeers()
 	bin, err := MySQLPeerBinary(ctx, o.Source, o.Log)
 	if err != nil {
-		return nil, fmt.Errorf("MySQL 8 peer unavailable: %w", err)
+		return nil, mysqlPeers.unavailable(err)
 	}
-	p, err := startMySQLPeer(ctx, bin)
-	if err != nil {
-		return nil, fmt.Errorf("MySQL 8 peer unavailable: %w", err)
-	}
-	return p, nil
-}
-
-func startMySQLPeer(ctx context.Context, bin string) (_ *MySQLPeer, err error) {
-	runDir, err := newRunDir(mysqlPeerRunDirPattern)
-	if err != nil {
-		return nil, err
-	}
-	defer func() {
-		if err != nil {
-			os.RemoveAll(runDir)
-		}
-	}()
-	p := &MySQLPeer{Binary: bin, stdinPeer: newStdinPeer(runDir, "MySQL 8 peer", 5*time.Second)}
-	p.LogFile = p.logFile()
 	// The peer binds port 0 and writes the port it got to the ready file.
-	portFile := p.portFile()
-	cmd := exec.Command(bin, "--host", "127.0.0.1", "--port", "0", "--ready", portFile, "--exit-on-stdin-eof")
-	port, err := p.launch(ctx, cmd, bin)
+	p, err := mysqlPeers.start(ctx, func(_, portFile string) *exec.Cmd {
+		return exec.Command(bin, "--host", "127.0.0.1", "--port", "0", "--ready", portFile, "--exit-on-stdin-eof")
+	})
 	if err != nil {
-		return nil, err
+		return nil, mysqlPeers.unavailable(err)
 	}
-	p.Port = port
-	p.URL = fmt.Sprintf("mysql://root@127.0.0.1:%d/docbench", port)
-	return p, nil
+	url := fmt.Sprintf("mysql://root@127.0.0.1:%d/docbench", p.Port)
+	return &MySQLPeer{URL: url, Binary: bin, stdinPeer: p}, nil
 }
 
 // CleanStaleMySQLPeers kills peers whose docbench process is gone and
 // removes their runtime directories; StartMySQLPeer calls it. A peer is
 // killed only when its command line names its runtime directory.
-func CleanStaleMySQLPeers() {
-	cleanStalePeers(mysqlPeerRunDirPattern, func(dir string) string {
-		return "\x00--ready\x00" + filepath.Join(dir, peerPortFile) + "\x00"
-	})
-}
+func CleanStaleMySQLPeers() { mysqlPeers.cleanStale() }
 
 // mysqlPeerSource finds tools/mysql-peer: beside this source file (a test
 // binary built from the checkout), else in the working directory or one of
@@ -110,7 +86,7 @@ func CleanStaleMySQLPeers() {
 func mysqlPeerSource() (string, error) {
 	const rel = "tools/mysql-peer"
 	if _, file, _, ok := runtime.Caller(0); ok && filepath.IsAbs(file) {
-		if dir := filepath.Join(filepath.Dir(file), "..", "..", rel); isPeer(dir) {
+		if dir := filepath.Join(filepath.Dir(file), "..", "..", "..", rel); isPeer(dir) {
 			return filepath.Clean(dir), nil
 		}
 	}
@@ -123,7 +99,7 @@ func mysqlPeerSource() (string, error) {
 			return filepath.Join(dir, rel), nil
 		}
 		if filepath.Dir(dir) == dir {
-			return "", fmt.Errorf("the peer's sources (%s of the docbench repository) are not beside %s or above %s: it is built from a checkout, for docbench's tests", rel, "internal/server", wd)
+			return "", fmt.Errorf("the peer's sources (%s of the docbench repository) are not beside %s or above %s: it is built from a checkout, for docbench's tests", rel, "internal/server/servertest", wd)
 		}
 	}
 }
@@ -141,58 +117,17 @@ func goTool() (string, error) {
 		return g, nil
 	}
 	if root := os.Getenv("GOROOT"); root != "" {
-		if g := filepath.Join(root, "bin", "go"); isExecutableFile(g) {
+		if g := filepath.Join(root, "bin", "go"); proc.IsExecutableFile(g) {
 			return g, nil
 		}
 	}
 	return "", errors.New("no go command on PATH (the peer is built with it)")
 }
 
-// mysqlPeerKey hashes the peer's module (every file but hidden ones, by
-// path) and the go command's version: the cached binary is rebuilt when
-// either changes.
-func mysqlPeerKey(ctx context.Context, goCmd, src string) (string, error) {
-	out, err := exec.CommandContext(ctx, goCmd, "env", "GOVERSION").Output()
-	if err != nil {
-		return "", fmt.Errorf("%s env GOVERSION: %w", goCmd, err)
-	}
-	h := sha256.New()
-	fmt.Fprintf(h, "%s\x00", strings.TrimSpace(string(out)))
-	var files []string
-	err = filepath.WalkDir(src, func(path string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		if strings.HasPrefix(d.Name(), ".") && path != src {
-			if d.IsDir() {
-				return filepath.SkipDir
-			}
-			return nil
-		}
-		if !d.IsDir() {
-			files = append(files, path)
-		}
-		return nil
-	})
-	if err != nil {
-		return "", err
-	}
-	sort.Strings(files)
-	for _, f := range files {
-		b, err := os.ReadFile(f)
-		if err != nil {
-			return "", err
-		}
-		rel, _ := filepath.Rel(src, f)
-		fmt.Fprintf(h, "%s\x00%d\x00", filepath.ToSlash(rel), len(b))
-		h.Write(b)
-	}
-	return hex.EncodeToString(h.Sum(nil)[:6]), nil
-}
-
 // MySQLPeerBinary returns the path of the peer's executable, building it
 // from src (empty: found by mysqlPeerSource) into the cache (next to the
-// PostgreSQL binaries) on first use.
+// PostgreSQL binaries) on first use; it is rebuilt when the peer's module
+// (every file but hidden ones) or the go command's version changes.
 func MySQLPeerBinary(ctx context.Context, src string, log io.Writer) (string, error) {
 	if src == "" {
 		var err error
@@ -206,65 +141,34 @@ func MySQLPeerBinary(ctx context.Context, src string, log io.Writer) (string, er
 	if err != nil {
 		return "", err
 	}
-	root, err := cacheRoot()
+	out, err := exec.CommandContext(ctx, goCmd, "env", "GOVERSION").Output()
 	if err != nil {
-		return "", err
+		return "", fmt.Errorf("%s env GOVERSION: %w", goCmd, err)
 	}
-	key, err := mysqlPeerKey(ctx, goCmd, src)
+	key, err := sourcesKey(os.DirFS(src), strings.TrimSpace(string(out)))
 	if err != nil {
 		return "", fmt.Errorf("hash the peer's sources: %w", err)
 	}
-	dir := filepath.Join(root, "mysql-peer-"+key)
-	bin := filepath.Join(dir, "mysql-peer")
-	if isExecutableFile(bin) {
-		return bin, nil
-	}
 	// A lock of its own: a build of minutes must not hold up the starts of
 	// other servers in parallel test binaries.
-	unlock, err := lockCacheFile(root, ".mysql-peer.lock")
-	if err != nil {
-		return "", fmt.Errorf("cache directory: %w", err)
-	}
-	defer unlock()
-	if isExecutableFile(bin) {
-		return bin, nil // built by another process while we waited
-	}
-	if err := buildMySQLPeer(ctx, goCmd, src, root, dir, log); err != nil {
-		return "", err
-	}
-	return bin, nil
+	return cachedBuild("mysql-peer", key, "mysql-peer", ".mysql-peer.lock", log, func(dir string) error {
+		return buildMySQLPeer(ctx, goCmd, src, filepath.Join(dir, "mysql-peer"), log)
+	})
 }
 
-// buildMySQLPeer runs `go build` in src with the output in a temporary
-// directory under root, then renames that directory to dir. The caller holds
-// the cache lock.
-func buildMySQLPeer(ctx context.Context, goCmd, src, root, dir string, log io.Writer) error {
-	start := time.Now()
-	tmp, err := os.MkdirTemp(root, "mysql-peer-build-*")
-	if err != nil {
-		return err
-	}
-	defer os.RemoveAll(tmp) // no-op after a successful rename
+// buildMySQLPeer runs `go build` in src with the output in bin.
+func buildMySQLPeer(ctx context.Context, goCmd, src, bin string, log io.Writer) error {
 	if log != nil {
 		fmt.Fprintf(log, "building the MySQL 8 peer (go-mysql-server) from %s; the first build downloads its modules and takes minutes…\n", src)
 	}
-	cmd := exec.CommandContext(ctx, goCmd, "build", "-trimpath", "-ldflags=-s -w", "-o", filepath.Join(tmp, "mysql-peer"), ".")
+	cmd := exec.CommandContext(ctx, goCmd, "build", "-trimpath", "-ldflags=-s -w", "-o", bin, ".")
 	cmd.Dir = src
 	// The caller's environment (GOPROXY, GOMODCACHE, GOFLAGS…), outside any
 	// go.work, without cgo: go-mysql-server is pure Go.
 	cmd.Env = append(os.Environ(), "GOWORK=off", "CGO_ENABLED=0")
 	out, err := cmd.CombinedOutput()
 	if err != nil {
-		return fmt.Errorf("build the MySQL 8 peer: go build in %s: %v:\n%s", src, err, tail(out, 15))
-	}
-	if err := os.Chmod(tmp, 0o755); err != nil { // MkdirTemp makes 0700
-		return err
-	}
-	if err := os.Rename(tmp, dir); err != nil {
-		return err
-	}
-	if log != nil {
-		fmt.Fprintf(log, "MySQL 8 peer built in %s: %s\n", time.Since(start).Round(time.Millisecond), filepath.Join(dir, "mysql-peer"))
+		return fmt.Errorf("build the MySQL 8 peer: go build in %s: %v:\n%s", src, err, proc.Tail(out, 15))
 	}
 	return nil
 }
