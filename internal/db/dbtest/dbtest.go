@@ -56,17 +56,43 @@ var Columns = []db.Column{
 // Run exercises a store opened on a real server. The store must be fresh
 // (the suite calls Setup with recreate).
 func Run(t *testing.T, store db.Store) {
-	ctx := context.Background()
+	x := &suite{ctx: context.Background(), store: store}
+	defer func() {
+		if x.s != nil {
+			x.s.Close()
+		}
+	}()
+	x.load(t)
+	x.reads(t)
+	x.updates(t)
+	x.updateEdges(t)
+	x.keys(t)
+	x.queries(t)
+	x.info(t)
+}
+
+// suite is the state the groups of checks share: a session on the store,
+// holding the 20 documents load inserted (user000…user019).
+type suite struct {
+	ctx   context.Context
+	store db.Store
+	s     db.Session
+}
+
+// load sets the table up and inserts user000…user009 one by one, out of key
+// order, then user010…user019 in a batch where the backend has one.
+func (x *suite) load(t *testing.T) {
+	ctx := x.ctx
 	schema := db.Schema{Table: "usertable", Fields: Fields, Columns: Columns,
 		Indexes: []db.Index{{Path: "address.city"}, {Path: "tags", Array: true}, {Path: "score"}}}
-	if err := store.Setup(ctx, schema, true); err != nil {
+	if err := x.store.Setup(ctx, schema, true); err != nil {
 		t.Fatalf("Setup: %v", err)
 	}
-	s, err := store.NewSession(ctx)
+	s, err := x.store.NewSession(ctx)
 	if err != nil {
 		t.Fatalf("NewSession: %v", err)
 	}
-	defer s.Close()
+	x.s = s
 
 	// Insert 10 single, 10 batched (if supported), out of key order.
 	for _, i := range []int{5, 3, 9, 1, 7, 0, 2, 8, 4, 6} {
@@ -90,7 +116,11 @@ func Run(t *testing.T, store db.Store) {
 			}
 		}
 	}
+}
 
+// reads checks point reads: whole documents, projections, a missing key.
+func (x *suite) reads(t *testing.T) {
+	ctx, s := x.ctx, x.s
 	t.Run("read all fields", func(t *testing.T) {
 		for _, i := range []int{0, 7, 15} {
 			got, err := s.Read(ctx, key(i), nil, nil)
@@ -145,6 +175,11 @@ func Run(t *testing.T, store db.Store) {
 			t.Fatalf("Read missing = %v, want ErrNotFound", err)
 		}
 	})
+}
+
+// updates checks the three update modes.
+func (x *suite) updates(t *testing.T) {
+	ctx, s, store := x.ctx, x.s, x.store
 	t.Run("merge update changes only the given field", func(t *testing.T) {
 		if err := s.Update(ctx, key(4), &db.Update{Mode: db.Merge, Doc: []byte(`{"field1":"new"}`),
 			Paths: []string{"field1"}, Values: [][]byte{[]byte(`"new"`)}}); err != nil {
@@ -196,6 +231,12 @@ func Run(t *testing.T, store db.Store) {
 			t.Errorf("after partial update = %v, want %v", m, want)
 		}
 	})
+}
+
+// updateEdges checks partial updates at nested paths and an update of a
+// missing key.
+func (x *suite) updateEdges(t *testing.T) {
+	ctx, s := x.ctx, x.s
 	t.Run("nested documents: paths in projections and partial updates", func(t *testing.T) {
 		nested := []byte(`{"name":"n","address":{"zip":"12345","city":"c","geo":{"lat":1.5}},"tags":["a","b"],"n":3,"flag":true}`)
 		if err := s.Insert(ctx, []byte("nested1"), nested); err != nil {
@@ -233,6 +274,11 @@ func Run(t *testing.T, store db.Store) {
 			t.Fatalf("Update missing = %v, want ErrNotFound", err)
 		}
 	})
+}
+
+// keys checks the key-ordered scan, a duplicate insert and delete.
+func (x *suite) keys(t *testing.T) {
+	ctx, s := x.ctx, x.s
 	t.Run("scan is ordered and limited", func(t *testing.T) {
 		n, err := s.Scan(ctx, key(6), 5, nil)
 		if err != nil || n != 5 {
@@ -260,6 +306,12 @@ func Run(t *testing.T, store db.Store) {
 			t.Fatalf("read after delete = %v", err)
 		}
 	})
+}
+
+// queries checks the secondary queries on planted documents, where the
+// backend has them.
+func (x *suite) queries(t *testing.T) {
+	ctx, s := x.ctx, x.s
 	t.Run("secondary queries return the planted documents", func(t *testing.T) {
 		q, ok := s.(db.Querier)
 		if !ok {
@@ -311,6 +363,11 @@ func Run(t *testing.T, store db.Store) {
 			s.Delete(ctx, fmt.Appendf(nil, "q%d", i))
 		}
 	})
+}
+
+// info checks that the store describes its backend and version.
+func (x *suite) info(t *testing.T) {
+	ctx, store := x.ctx, x.store
 	t.Run("info", func(t *testing.T) {
 		info, err := store.Info(ctx)
 		if err != nil {
