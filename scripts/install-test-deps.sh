@@ -96,5 +96,5 @@ fi
 
 if [[ ${1:-} == --warm ]]; then
 	cd "$(dirname "$0")/.."
-	go test -count=1 -run '^(TestEmbeddedPostgres|TestMySQLPeer)$' ./internal/server/ >>"$log" 2>&1 || { cat "$log" >&2; exit 1; }
+	go test -count=1 -run '^(TestEmbeddedPostgres|TestMySQLPeer)$' ./internal/server/ ./internal/server/servertest/ >>"$log" 2>&1 || { cat "$log" >&2; exit 1; }
 fi
