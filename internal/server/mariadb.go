@@ -90,9 +90,10 @@ func StartMariaDB(ctx context.Context, o MariaDBOptions) (_ *MariaDB, err error)
 	if err := m.installDB(ctx, installDB); err != nil {
 		return nil, fmt.Errorf("MariaDB %s: %w", version, err)
 	}
-	if err := retryBind("Bind on TCP/IP port", func() error { return m.launch(ctx, o.Settings) }); err != nil {
+	if m.Port, err = launchServer(ctx, &m.own, "Bind on TCP/IP port", func(port int) *proc.Launch { return m.launch(port, o.Settings) }); err != nil {
 		return nil, fmt.Errorf("MariaDB %s: %w", version, err)
 	}
+	m.URL = fmt.Sprintf("mysql://root@127.0.0.1:%d/%s", m.Port, MariaDBDatabase)
 	if err := m.createDatabase(ctx); err != nil {
 		m.Stop()
 		return nil, fmt.Errorf("MariaDB %s: %w", version, err)
@@ -163,13 +164,8 @@ func (m *MariaDB) installDB(ctx context.Context, installDB string) error {
 	return nil
 }
 
-// launch runs mariadbd on a free port and waits until it accepts
-// connections.
-func (m *MariaDB) launch(ctx context.Context, settings map[string]string) error {
-	port, err := freePort()
-	if err != nil {
-		return err
-	}
+// launch describes a start of mariadbd on port.
+func (m *MariaDB) launch(port int, settings map[string]string) *proc.Launch {
 	args := []string{"--no-defaults",
 		"--datadir=" + m.DataDir,
 		"--socket=" + filepath.Join(m.own.RunDir, "mariadbd.sock"),
@@ -187,36 +183,21 @@ func (m *MariaDB) launch(ctx context.Context, settings map[string]string) error 
 	// exec.Command, not CommandContext: the server outlives ctx.
 	cmd := exec.Command(m.Binary, args...)
 	proc.Prepare(cmd, m.own.RunDir)
-	out, err := os.OpenFile(filepath.Join(m.own.RunDir, "stderr.log"), os.O_CREATE|os.O_WRONLY|os.O_TRUNC, 0o644)
-	if err != nil {
-		return err
+	stderr := filepath.Join(m.own.RunDir, "stderr.log")
+	return &proc.Launch{Cmd: cmd, Name: "server", What: fmt.Sprintf("mariadbd on port %d", port),
+		Output: stderr, Logs: []string{m.LogFile, stderr},
+		// When we die, SIGKILL: mariadbd keeps nothing worth a clean
+		// shutdown, the data directory is temporary.
+		DeathSig: syscall.SIGKILL,
+		Ready: func() int {
+			// "ready for connections" in the error log
+			if b, err := os.ReadFile(m.LogFile); err == nil && strings.Contains(string(b), "ready for connections") {
+				return port
+			}
+			return 0
+		},
+		Halt: stopMariaDB,
 	}
-	defer out.Close() // the child has its own copy
-	cmd.Stdout, cmd.Stderr = out, out
-	// When we die, SIGKILL: mariadbd keeps nothing worth a clean shutdown,
-	// the data directory is temporary.
-	done, err := proc.StartOwned(cmd, syscall.SIGKILL)
-	if err != nil {
-		return fmt.Errorf("mariadbd: %w", err)
-	}
-	_, err = proc.WaitListening(ctx, done, "server", func() int {
-		// "ready for connections" in the error log
-		if b, err := os.ReadFile(m.LogFile); err == nil && strings.Contains(string(b), "ready for connections") {
-			return port
-		}
-		return 0
-	})
-	if err != nil {
-		stopMariaDB(cmd, done)
-		log, _ := os.ReadFile(m.LogFile)
-		if len(log) == 0 {
-			log, _ = os.ReadFile(filepath.Join(m.own.RunDir, "stderr.log"))
-		}
-		return fmt.Errorf("mariadbd on port %d: %w; server log:\n%s", port, err, proc.Tail(log, 15))
-	}
-	m.own.Cmd, m.own.Done, m.Port = cmd, done, port
-	m.URL = fmt.Sprintf("mysql://root@127.0.0.1:%d/%s", port, MariaDBDatabase)
-	return nil
 }
 
 // createDatabase creates MariaDBDatabase as root over TCP.

@@ -175,53 +175,40 @@ func start(ctx context.Context, bin string, acct *account, o PostgresOptions) (_
 		}
 	}
 
-	if err := retryBind("could not bind", func() error { return p.launch(ctx, sock, acct, o.Settings) }); err != nil {
+	port, err := launchServer(ctx, &p.own, "could not bind", func(port int) *proc.Launch {
+		return p.launch(port, sock, acct, o.Settings)
+	})
+	if err != nil {
 		return nil, err
 	}
+	p.Port = port
+	p.URL = fmt.Sprintf("postgres://postgres@127.0.0.1:%d/postgres?sslmode=disable", port)
 	return p, nil
 }
 
-// launch runs the postmaster on a free port and waits until it accepts
-// connections.
-func (p *Postgres) launch(ctx context.Context, sock string, acct *account, settings map[string]string) error {
-	port, err := freePort()
-	if err != nil {
-		return err
-	}
+// launch describes a start of the postmaster on port.
+func (p *Postgres) launch(port int, sock string, acct *account, settings map[string]string) *proc.Launch {
 	args := []string{"-D", p.DataDir, "-p", strconv.Itoa(port), "-k", sock, "-c", "listen_addresses=127.0.0.1"}
 	for _, k := range slices.Sorted(maps.Keys(settings)) {
 		args = append(args, "-c", k+"="+settings[k])
 	}
-	logf, err := os.OpenFile(p.LogFile, os.O_CREATE|os.O_WRONLY|os.O_TRUNC, 0o644)
-	if err != nil {
-		return err
-	}
-	defer logf.Close() // the child has its own copy
 	// exec.Command, not CommandContext: the server outlives ctx.
 	cmd := exec.Command(filepath.Join(p.BinDir, "postgres"), args...)
 	proc.Prepare(cmd, p.own.RunDir)
 	acct.apply(cmd)
-	cmd.Stdout, cmd.Stderr = logf, logf
-	// When we die, SIGQUIT: an immediate shutdown, by the postmaster, of
-	// all its backends.
-	done, err := proc.StartOwned(cmd, syscall.SIGQUIT)
-	if err != nil {
-		return fmt.Errorf("postgres: %w", err)
+	return &proc.Launch{Cmd: cmd, Name: "server", What: fmt.Sprintf("postgres on port %d", port),
+		Output: p.LogFile, Logs: []string{p.LogFile},
+		// When we die, SIGQUIT: an immediate shutdown, by the postmaster,
+		// of all its backends.
+		DeathSig: syscall.SIGQUIT,
+		Ready: func() int {
+			if postmasterReady(p.DataDir, cmd.Process.Pid) {
+				return port
+			}
+			return 0
+		},
+		Halt: stopPostmaster,
 	}
-	_, err = proc.WaitListening(ctx, done, "server", func() int {
-		if postmasterReady(p.DataDir, cmd.Process.Pid) {
-			return port
-		}
-		return 0
-	})
-	if err != nil {
-		stopPostmaster(cmd, done)
-		log, _ := os.ReadFile(p.LogFile)
-		return fmt.Errorf("postgres on port %d: %w; server log:\n%s", port, err, proc.Tail(log, 15))
-	}
-	p.own.Cmd, p.own.Done, p.Port = cmd, done, port
-	p.URL = fmt.Sprintf("postgres://postgres@127.0.0.1:%d/postgres?sslmode=disable", port)
-	return nil
 }
 
 // postmasterReady reports whether postmaster.pid in dataDir says that the

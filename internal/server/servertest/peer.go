@@ -71,32 +71,23 @@ func (k peerKind) start(ctx context.Context, command func(runDir, portFile strin
 	p := &stdinPeer{LogFile: filepath.Join(runDir, "peer.log"), own: proc.Owned{RunDir: runDir}, kind: k}
 	portFile := filepath.Join(runDir, peerPortFile)
 	cmd := command(runDir, portFile)
-	what := cmd.Path
-	logf, err := os.OpenFile(p.LogFile, os.O_CREATE|os.O_WRONLY|os.O_TRUNC, 0o644)
-	if err != nil {
-		return nil, err
-	}
-	defer logf.Close() // the child has its own copy
 	proc.Prepare(cmd, runDir)
-	cmd.Stdout, cmd.Stderr = logf, logf
-	stdin, err := cmd.StdinPipe()
-	if err != nil {
+	if p.stdin, err = cmd.StdinPipe(); err != nil {
 		return nil, err
 	}
-	done, err := proc.StartOwned(cmd, syscall.SIGKILL)
-	if err != nil {
-		stdin.Close()
-		return nil, fmt.Errorf("%s: %w", what, err)
+	l := proc.Launch{Cmd: cmd, Name: k.name, What: cmd.Path, Output: p.LogFile, Logs: []string{p.LogFile},
+		DeathSig: syscall.SIGKILL,
+		Started:  func(pid int) { proc.WritePID(filepath.Join(runDir, peerPIDFile), pid) },
+		Ready:    func() int { return proc.ReadPID(portFile) },
+		Halt:     p.halt,
 	}
+	port, done, err := l.Run(ctx)
+	if err != nil {
+		p.stdin.Close() // when it did not start
+		return nil, err
+	}
+	p.Port = port
 	p.own.Started(cmd, done)
-	p.stdin = stdin
-	proc.WritePID(filepath.Join(runDir, peerPIDFile), cmd.Process.Pid)
-	p.Port, err = proc.WaitListening(ctx, done, k.name, func() int { return proc.ReadPID(portFile) })
-	if err != nil {
-		p.stopPeer()
-		log, _ := os.ReadFile(p.LogFile)
-		return nil, fmt.Errorf("%s: %w; log:\n%s", what, err, proc.Tail(log, 15))
-	}
 	return p, nil
 }
 
@@ -123,15 +114,15 @@ func (p *stdinPeer) Kill() error { return p.own.Kill() }
 // Stop shuts the peer down (its data is in memory and is gone) and removes
 // its runtime directory. It is idempotent.
 func (p *stdinPeer) Stop() error {
-	return p.own.Shutdown(p.stopPeer, nil)
+	return p.own.Shutdown(func() error { return p.halt(p.own.Cmd, p.own.Done) }, nil)
 }
 
-// stopPeer closes the peer's standard input (it exits on end of file), then
+// halt closes the peer's standard input (it exits on end of file), then
 // escalates SIGTERM → SIGKILL until it has exited. (SIGQUIT would only make
 // a JVM print a thread dump.)
-func (p *stdinPeer) stopPeer() error {
+func (p *stdinPeer) halt(cmd *exec.Cmd, done <-chan struct{}) error {
 	p.stdin.Close()
-	return proc.StopProcess(p.own.Cmd, p.own.Done, p.kind.name,
+	return proc.StopProcess(cmd, done, p.kind.name,
 		proc.StopStep{Wait: p.kind.grace},
 		proc.StopStep{Sig: syscall.SIGTERM, Wait: 5 * time.Second},
 		proc.StopStep{Sig: syscall.SIGKILL, Wait: 5 * time.Second})
