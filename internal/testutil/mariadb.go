@@ -21,13 +21,9 @@ func init() {
 // tests faster and changes nothing a query can observe.
 var mariadbSettings = map[string]string{"innodb_flush_log_at_trx_commit": "0", "innodb_doublewrite": "0"}
 
-func mariadbStarter(ctx context.Context) (string, func() error, error) {
-	m, err := server.StartMariaDB(ctx, server.MariaDBOptions{Settings: mariadbSettings, Log: os.Stderr})
-	if err != nil {
-		return "", nil, err
-	}
-	return m.URL, m.Stop, nil
-}
+var mariadbStarter = starterOf(func(ctx context.Context) (*server.MariaDB, error) {
+	return server.StartMariaDB(ctx, server.MariaDBOptions{Settings: mariadbSettings, Log: os.Stderr})
+}, func(m *server.MariaDB) string { return m.URL })
 
 // MariaDB returns the URL (mysql://root@127.0.0.1:PORT/docbench) of a
 // private MariaDB server of the local install (server.StartMariaDB), shared

@@ -18,13 +18,9 @@ import (
 const MongoPeerKind = "mongodb:java"
 
 func init() {
-	kinds[MongoPeerKind] = func(ctx context.Context) (string, func() error, error) {
-		p, err := servertest.StartMongoPeer(ctx, servertest.MongoPeerOptions{Log: os.Stderr})
-		if err != nil {
-			return "", nil, err
-		}
-		return p.URL, p.Stop, nil
-	}
+	kinds[MongoPeerKind] = starterOf(func(ctx context.Context) (*servertest.MongoPeer, error) {
+		return servertest.StartMongoPeer(ctx, servertest.MongoPeerOptions{Log: os.Stderr})
+	}, func(p *servertest.MongoPeer) string { return p.URL })
 }
 
 // MongoDB returns the URL of the shared MongoDB wire-protocol peer

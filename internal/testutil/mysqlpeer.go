@@ -20,14 +20,13 @@ const MySQLPeerKind = "mysql:peer"
 const mysqlPeerTimeout = 15 * time.Minute
 
 func init() {
+	start := starterOf(func(ctx context.Context) (*servertest.MySQLPeer, error) {
+		return servertest.StartMySQLPeer(ctx, servertest.MySQLPeerOptions{Log: os.Stderr})
+	}, func(p *servertest.MySQLPeer) string { return p.URL })
 	kinds[MySQLPeerKind] = func(ctx context.Context) (string, func() error, error) {
 		ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), mysqlPeerTimeout)
 		defer cancel()
-		p, err := servertest.StartMySQLPeer(ctx, servertest.MySQLPeerOptions{Log: os.Stderr})
-		if err != nil {
-			return "", nil, err
-		}
-		return p.URL, p.Stop, nil
+		return start(ctx)
 	}
 }
 

@@ -47,12 +47,20 @@ var kinds = map[string]starter{
 var postgresSettings = map[string]string{"fsync": "off"}
 
 func postgresStarter(start func(context.Context, server.PostgresOptions) (*server.Postgres, error)) starter {
+	return starterOf(func(ctx context.Context) (*server.Postgres, error) {
+		return start(ctx, server.PostgresOptions{Settings: postgresSettings, Log: os.Stderr})
+	}, func(p *server.Postgres) string { return p.URL })
+}
+
+// starterOf makes a starter of a server's start function; url reads the
+// running server's URL.
+func starterOf[S interface{ Stop() error }](start func(context.Context) (S, error), url func(S) string) starter {
 	return func(ctx context.Context) (string, func() error, error) {
-		p, err := start(ctx, server.PostgresOptions{Settings: postgresSettings, Log: os.Stderr})
+		s, err := start(ctx)
 		if err != nil {
 			return "", nil, err
 		}
-		return p.URL, p.Stop, nil
+		return url(s), s.Stop, nil
 	}
 }
 
