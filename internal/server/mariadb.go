@@ -23,8 +23,8 @@ import (
 )
 
 // A private MariaDB lives, like a private PostgreSQL, in its own runtime
-// directory os.TempDir()/docbench-mariadb-*: proc.OwnerFile, the data directory
-// "data", the socket, the pid file and the error log.
+// directory os.TempDir()/docbench-mariadb-*: proc.OwnerFile, the data
+// directory "data", the socket, the pid file and the error log.
 const (
 	mariaRunDirPattern = "docbench-mariadb-*"
 	mariaPIDFile       = "mariadbd.pid"

@@ -11,9 +11,9 @@ import (
 )
 
 // Each PostgreSQL server lives in its own runtime directory,
-// os.TempDir()/docbench-pg-*, holding proc.OwnerFile, the data directory (or, for
-// a persistent one elsewhere, dataDirFile naming it), the socket directory
-// and the server log.
+// os.TempDir()/docbench-pg-*, holding proc.OwnerFile, the data directory
+// (or, for a persistent one elsewhere, dataDirFile naming it), the socket
+// directory and the server log.
 const (
 	runDirPattern = "docbench-pg-*"
 	// dataDirFile, when present, holds the path of the persistent data
