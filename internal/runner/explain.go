@@ -2,6 +2,7 @@ package runner
 
 import (
 	"math/rand/v2"
+	"slices"
 	"strconv"
 
 	"github.com/docbench/docbench/internal/db"
@@ -9,67 +10,80 @@ import (
 	"github.com/docbench/docbench/internal/workload"
 )
 
-// ExplainRequest returns one representative instance of each statement
-// shape the plan's phase uses (for db.Explainer): a stored key, a document,
-// the distinct projections, an update of the plan's mode, one query per
-// shape. It allocates freely: it runs outside the measured part.
+// ExplainRequest returns the statements the plan's phase runs, one
+// representative instance of each shape (for db.Explain), in the order
+// their plans are reported: the reads (the first two distinct projections:
+// others plan alike), the scan, the update of the plan's mode, the insert,
+// the query. A read-modify-write runs a read and an update. All use a key
+// the load phase stored; the load phase runs only the insert. It allocates
+// freely: it runs outside the measured part.
 func (p *Plan) ExplainRequest(wl *workload.Workload, phase Phase) *db.ExplainRequest {
 	cfg := wl.Config()
 	start, _ := wl.LoadRange()
-	th := wl.NewThread(0)
-	key := th.AppendKey(nil, start)
+	key := wl.NewThread(0).AppendKey(nil, start)
 	dr := doc.NewRand()
-	r := &db.ExplainRequest{Key: key, Doc: p.Shape.AppendDoc(nil, key, start, dr), ScanCount: max(cfg.MinScanLength, min(100, cfg.MaxScanLength))}
+	insert := db.Statement{Kind: db.StmtInsert, Key: key, Doc: p.Shape.AppendDoc(nil, key, start, dr)}
+	r := &db.ExplainRequest{}
 	if phase == Load {
-		r.Ops = []string{"INSERT"}
+		r.Statements = []db.Statement{insert}
 		return r
 	}
-	for _, x := range []struct {
-		op   string
-		prop float64
-	}{{"READ", cfg.ReadProportion}, {"UPDATE", cfg.UpdateProportion}, {"INSERT", cfg.InsertProportion},
-		{"SCAN", cfg.ScanProportion}, {"READ-MODIFY-WRITE", cfg.ReadModifyWriteProportion}, {p.opName(workload.OpQuery), cfg.Doc.QueryProp}} {
-		if x.prop > 0 {
-			r.Ops = append(r.Ops, x.op)
+	reads := p.distinctReads()
+	if cfg.ReadProportion > 0 || cfg.ReadModifyWriteProportion > 0 {
+		for _, f := range reads[:min(len(reads), 2)] {
+			r.Statements = append(r.Statements, db.Statement{Kind: db.StmtRead, Key: key, Fields: f})
 		}
 	}
-	seen := map[string]bool{}
-	for _, s := range p.readSets {
-		k := "\x01"
-		if s != nil {
-			k = ""
-			for _, f := range s {
-				k += f + "\x00"
-			}
+	if cfg.ScanProportion > 0 {
+		scan := db.Statement{Kind: db.StmtScan, Key: key, Count: max(cfg.MinScanLength, min(100, cfg.MaxScanLength))}
+		if len(reads) > 0 {
+			scan.Fields = reads[0]
 		}
-		if !seen[k] {
-			seen[k] = true
-			r.Reads = append(r.Reads, s)
-		}
+		r.Statements = append(r.Statements, scan)
 	}
-	rng := rand.New(rand.NewPCG(1, 2))
-	u := &db.Update{Mode: p.updMode}
-	switch p.updMode {
-	case db.Replace:
-		u.Doc = p.Shape.AppendDoc(nil, key, -1, dr)
-	default:
-		set := p.updSets[0]
-		u.Paths = set.paths
-		d := []byte{'{'}
-		for i, path := range set.paths {
-			v := p.Shape.AppendValue(nil, path, rng)
-			u.Values = append(u.Values, v)
-			if i > 0 {
-				d = append(d, ',')
-			}
-			d = append(strconv.AppendQuote(d, path), ':')
-			d = append(d, v...)
-		}
-		u.Doc = append(d, '}')
+	if cfg.UpdateProportion > 0 || cfg.ReadModifyWriteProportion > 0 {
+		r.Statements = append(r.Statements, db.Statement{Kind: db.StmtUpdate, Key: key, Update: p.sampleUpdate(key, dr)})
 	}
-	r.Update = u
-	if len(p.queries) > 0 {
-		r.Queries = []db.Query{p.queries[0]}
+	if cfg.InsertProportion > 0 {
+		r.Statements = append(r.Statements, insert)
+	}
+	if cfg.Doc.QueryProp > 0 && len(p.queries) > 0 {
+		r.Statements = append(r.Statements, db.Statement{Kind: db.StmtQuery, Query: &p.queries[0]})
 	}
 	return r
+}
+
+// distinctReads returns the plan's projections without repeats, in order.
+func (p *Plan) distinctReads() [][]string {
+	var out [][]string
+	for _, s := range p.readSets {
+		if !slices.ContainsFunc(out, func(o []string) bool { return (o == nil) == (s == nil) && slices.Equal(o, s) }) {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// sampleUpdate returns one update of the plan's mode: a new document
+// (replace), or new values for the first field set (merge, partial).
+func (p *Plan) sampleUpdate(key []byte, dr *doc.Rand) *db.Update {
+	u := &db.Update{Mode: p.updMode}
+	if p.updMode == db.Replace {
+		u.Doc = p.Shape.AppendDoc(nil, key, -1, dr)
+		return u
+	}
+	rng := rand.New(rand.NewPCG(1, 2))
+	u.Paths = p.updSets[0].paths
+	d := []byte{'{'}
+	for i, path := range u.Paths {
+		v := p.Shape.AppendValue(nil, path, rng)
+		u.Values = append(u.Values, v)
+		if i > 0 {
+			d = append(d, ',')
+		}
+		d = append(strconv.AppendQuote(d, path), ':')
+		d = append(d, v...)
+	}
+	u.Doc = append(d, '}')
+	return u
 }

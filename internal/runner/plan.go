@@ -246,7 +246,7 @@ func (p *Plan) opName(op workload.Op) string {
 func (p *Plan) planQueries(wl *workload.Workload, seed uint64) error {
 	d := p.cfg.Doc
 	kind, _ := db.ParseQueryKind(d.QueryKind)
-	p.queryName = "QUERY-" + strings.ToUpper(d.QueryKind)
+	p.queryName = db.QueryOp(kind)
 	if err := p.checkPath("query.path", d.QueryPath); err != nil {
 		return err
 	}

@@ -13,7 +13,7 @@ import (
 // ServerSide returns the server's own view of a measured phase: the
 // difference between before (taken when the measured part began) and a
 // point taken now, per-operation figures from the outcome's counts, and the
-// plans of the phase's statements (when store is a db.Explainer). It is
+// plans of the phase's statements (when store's sessions explain). It is
 // taken even when ctx is done: an interrupted phase still gets its figures.
 func ServerSide(ctx context.Context, store db.Store, before *probe.Point, out *Outcome,
 	wl *workload.Workload, plan *Plan) *probe.Server {
@@ -22,8 +22,8 @@ func ServerSide(ctx context.Context, store db.Store, before *probe.Point, out *O
 	after := probe.TakeAfter(ctx, store, before)
 	srv := probe.Build(before, after, out.counts(), plan.RawDocSize(wl))
 	phase := out.Phase
-	if ex, ok := store.(db.Explainer); ok && srv.Absent == "" {
-		plans, err := ex.Explain(ctx, plan.ExplainRequest(wl, phase))
+	if srv.Absent == "" {
+		plans, err := db.Explain(ctx, store, plan.ExplainRequest(wl, phase))
 		srv.Plans = plans
 		if err != nil {
 			srv.Notes = append(srv.Notes, "plans: "+err.Error())

@@ -13,87 +13,69 @@ import (
 	"github.com/docbench/docbench/internal/db"
 )
 
-var _ db.Explainer = (*store)(nil)
+var _ db.StatementExplainer = (*session)(nil)
 
 // PeerNoExplain is the Access of every plan when the server is the
 // mongo-java-server test peer, which has no explain command.
 const PeerNoExplain = "unavailable: the server does not support explain (mongo-java-server peer)"
 
-// Explain shows the plan of each operation the request uses: the explain
-// command (verbosity queryPlanner) of the find, update and aggregate
-// commands a session sends, with the same filters, projections, sorts and
-// pipelines and representative values. Access is the winning plan's stages
-// from the root down ("FETCH → IXSCAN {field1: 1} field1_1", "EXPRESS_IXSCAN
-// _id_", "IDHACK", "COLLSCAN"); a key lookup, update, scan or secondary query
-// whose winning plan has a COLLSCAN is flagged. explain covers no insert.
+// ExplainStatement shows the plan of the command the session sends for st:
+// the explain command (verbosity queryPlanner) of the find, update or
+// aggregate command, with the same filter, projection, sort and pipeline
+// and st's values. Access is the winning plan's stages from the root down
+// ("FETCH → IXSCAN {field1: 1} field1_1", "EXPRESS_IXSCAN _id_", "IDHACK",
+// "COLLSCAN"); a key lookup, update, scan or secondary query whose winning
+// plan has a COLLSCAN is flagged. explain covers no insert.
 //
 // A server without explain (the mongo-java-server test peer) gives each
 // plan the reason instead: never a plan it did not give.
-func (s *store) Explain(ctx context.Context, r *db.ExplainRequest) ([]db.Plan, error) {
-	ss := newSession(s.coll)
-	coll := s.coll.Name()
-	var plans []db.Plan
-	peer := s.isPeer(ctx)
-	explain := func(op string, cmd bson.D) {
-		plans = append(plans, s.explain(ctx, op, cmd, peer))
-	}
-	key := r.Key
-	if r.Has("READ") || r.Has("READ-MODIFY-WRITE") {
-		for i, f := range r.Reads {
-			if i == 2 {
-				break // projections of other fields plan alike
-			}
-			// FindOne: find with limit 1 and a single batch.
-			cmd := bson.D{{Key: "find", Value: coll}, {Key: "filter", Value: clone(ss.keyFilter(key))}}
-			if f != nil {
-				cmd = append(cmd, bson.E{Key: "projection", Value: ss.projectionFor(f).raw})
-			}
-			explain("READ", append(cmd, bson.E{Key: "limit", Value: int64(1)}, bson.E{Key: "singleBatch", Value: true}))
+func (ss *session) ExplainStatement(ctx context.Context, st *db.Statement) (db.Plan, error) {
+	coll, key := ss.coll.Name(), st.Key
+	var cmd bson.D
+	switch st.Kind {
+	case db.StmtRead:
+		// FindOne: find with limit 1 and a single batch.
+		cmd = bson.D{{Key: "find", Value: coll}, {Key: "filter", Value: clone(ss.keyFilter(key))}}
+		if st.Fields != nil {
+			cmd = append(cmd, bson.E{Key: "projection", Value: ss.projectionFor(st.Fields).raw})
 		}
-	}
-	if r.Has("SCAN") {
+		cmd = append(cmd, bson.E{Key: "limit", Value: int64(1)}, bson.E{Key: "singleBatch", Value: true})
+	case db.StmtScan:
 		fs, d := docStart(nil)
 		d = append(d, bsonDocument)
 		d = appendCString(d, "_id")
 		gte, d := docStart(d)
 		d = appendStringElement(d, "$gte", key)
 		d = docEnd(d, gte)
-		cmd := bson.D{{Key: "find", Value: coll}, {Key: "filter", Value: bson.Raw(docEnd(d, fs))}, {Key: "sort", Value: ss.idSort}}
-		if len(r.Reads) > 0 && r.Reads[0] != nil {
-			cmd = append(cmd, bson.E{Key: "projection", Value: ss.projectionFor(r.Reads[0]).raw})
+		cmd = bson.D{{Key: "find", Value: coll}, {Key: "filter", Value: bson.Raw(docEnd(d, fs))}, {Key: "sort", Value: ss.idSort}}
+		if st.Fields != nil {
+			cmd = append(cmd, bson.E{Key: "projection", Value: ss.projectionFor(st.Fields).raw})
 		}
-		explain("SCAN", append(cmd, bson.E{Key: "limit", Value: int64(max(r.ScanCount, 1))}))
-	}
-	if (r.Has("UPDATE") || r.Has("READ-MODIFY-WRITE")) && r.Update != nil {
-		u, err := updateDoc(r.Update)
+		cmd = append(cmd, bson.E{Key: "limit", Value: int64(max(st.Count, 1))})
+	case db.StmtUpdate:
+		u, err := updateDoc(st.Update)
 		if err != nil {
-			return plans, err
+			return db.Plan{}, err
 		}
-		explain("UPDATE", bson.D{{Key: "update", Value: coll}, {Key: "updates", Value: bson.A{
-			bson.D{{Key: "q", Value: clone(ss.keyFilter(key))}, {Key: "u", Value: u}}}}})
-	}
-	if r.Has("INSERT") {
-		plans = append(plans, db.Plan{Op: "INSERT", Statement: "insert into " + coll,
-			Access: "not explained: MongoDB's explain does not cover insert (an insert looks up no document)"})
-	}
-	for i := range r.Queries {
-		q := &r.Queries[i]
-		op := "QUERY-" + strings.ToUpper(q.Kind.String())
-		if !r.Has(op) {
-			continue
+		cmd = bson.D{{Key: "update", Value: coll}, {Key: "updates", Value: bson.A{
+			bson.D{{Key: "q", Value: clone(ss.keyFilter(key))}, {Key: "u", Value: u}}}}}
+	case db.StmtInsert:
+		return db.Plan{Statement: "insert into " + coll,
+			Access: "not explained: MongoDB's explain does not cover insert (an insert looks up no document)"}, nil
+	case db.StmtQuery:
+		var err error
+		if cmd, err = ss.queryCommand(coll, st.Query); err != nil {
+			return db.Plan{}, err
 		}
-		cmd, err := ss.queryCommand(coll, q)
-		if err != nil {
-			return plans, err
-		}
-		explain(op, cmd)
+	default:
+		return db.Plan{}, fmt.Errorf("mongodb explain: statement kind %d", st.Kind)
 	}
-	return plans, nil
+	return ss.explain(ctx, st, cmd), nil
 }
 
 // isPeer reports whether the server is the mongo-java-server peer.
-func (s *store) isPeer(ctx context.Context) bool {
-	status, err := s.client.Database("admin").RunCommand(ctx, bson.D{{Key: "serverStatus", Value: 1}}).Raw()
+func (s *session) isPeer(ctx context.Context) bool {
+	status, err := s.coll.Database().Client().Database("admin").RunCommand(ctx, bson.D{{Key: "serverStatus", Value: 1}}).Raw()
 	if err != nil {
 		return false
 	}
@@ -170,16 +152,17 @@ func (s *session) queryCommand(coll string, q *db.Query) (bson.D, error) {
 	return cmd, nil
 }
 
-func (s *store) explain(ctx context.Context, op string, cmd bson.D, peer bool) db.Plan {
-	p := db.Plan{Op: op}
+// explain runs the explain command of cmd, st's command.
+func (s *session) explain(ctx context.Context, st *db.Statement, cmd bson.D) db.Plan {
+	var p db.Plan
 	if b, err := bson.MarshalExtJSON(cmd, false, false); err == nil {
 		p.Statement = string(b)
 	}
-	res, err := s.database.RunCommand(ctx, bson.D{{Key: "explain", Value: cmd}, {Key: "verbosity", Value: "queryPlanner"}}).Raw()
+	res, err := s.coll.Database().RunCommand(ctx, bson.D{{Key: "explain", Value: cmd}, {Key: "verbosity", Value: "queryPlanner"}}).Raw()
 	if err != nil {
 		var ce mongo.CommandError
 		switch {
-		case peer && errors.As(err, &ce) && ce.Code == 59: // CommandNotFound
+		case errors.As(err, &ce) && ce.Code == 59 && s.isPeer(ctx): // CommandNotFound
 			p.Access = PeerNoExplain
 		case errors.As(err, &ce) && ce.Code == 59:
 			p.Access = "unavailable: the server has no explain command (" + oneLine(err) + ")"
@@ -189,21 +172,21 @@ func (s *store) explain(ctx context.Context, op string, cmd bson.D, peer bool) d
 		return p
 	}
 	p.Plan = res.String()
-	p.Access, p.Flag = readPlan(res, op, s.coll.Name())
+	p.Access, p.Flag = readPlan(res, st, s.coll.Name())
 	return p
 }
 
 // readPlan summarises an explain result: the winning plan's stages, and a
 // flag when an operation that looks documents up scans the collection.
-func readPlan(res bson.Raw, op, coll string) (access, flag string) {
+func readPlan(res bson.Raw, st *db.Statement, coll string) (access, flag string) {
 	stages, ok := winningStages(res)
 	if !ok {
 		return "not explained: the explain output has no queryPlanner.winningPlan", ""
 	}
-	for _, st := range stages {
-		if op != "INSERT" && strings.HasPrefix(st, "COLLSCAN") {
+	for _, stage := range stages {
+		if st.Kind != db.StmtInsert && strings.HasPrefix(stage, "COLLSCAN") {
 			flag = "no index used: COLLSCAN of " + coll
-			if op == "QUERY-AGGREGATE" {
+			if st.Kind == db.StmtQuery && st.Query.Kind == db.QueryAggregate {
 				flag += " (the aggregate groups every document)"
 			}
 			break

@@ -22,15 +22,18 @@ var explainQueries = []db.Query{
 }
 
 func fullRequest() *db.ExplainRequest {
-	return &db.ExplainRequest{
-		Key: []byte("user1"), Doc: []byte(`{"field0":"x"}`),
-		Reads:     [][]string{nil, {"field0", "address.zip"}},
-		Update:    &db.Update{Mode: db.Partial, Paths: []string{"field0"}, Values: [][]byte{[]byte(`"new"`)}},
-		ScanCount: 10,
-		Queries:   explainQueries,
-		Ops: []string{"READ", "UPDATE", "SCAN", "INSERT", "QUERY-FIELD", "QUERY-CONTAINS", "QUERY-ARRAY",
-			"QUERY-RANGE", "QUERY-AGGREGATE"},
+	key := []byte("user1")
+	r := &db.ExplainRequest{Statements: []db.Statement{
+		{Kind: db.StmtRead, Key: key},
+		{Kind: db.StmtRead, Key: key, Fields: []string{"field0", "address.zip"}},
+		{Kind: db.StmtScan, Key: key, Count: 10},
+		{Kind: db.StmtUpdate, Key: key, Update: &db.Update{Mode: db.Partial, Paths: []string{"field0"}, Values: [][]byte{[]byte(`"new"`)}}},
+		{Kind: db.StmtInsert, Key: key, Doc: []byte(`{"field0":"x"}`)},
+	}}
+	for i := range explainQueries {
+		r.Statements = append(r.Statements, db.Statement{Kind: db.StmtQuery, Query: &explainQueries[i]})
 	}
+	return r
 }
 
 // TestExplainPeer: mongo-java-server has no explain command. Every plan
@@ -43,7 +46,7 @@ func TestExplainPeer(t *testing.T) {
 	if err := sess.Insert(ctx, []byte("user1"), []byte(`{"field0":"a","field1":"v7","n":6}`)); err != nil {
 		t.Fatal(err)
 	}
-	plans, err := st.Explain(ctx, fullRequest())
+	plans, err := db.Explain(ctx, st, fullRequest())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -106,23 +109,23 @@ func TestExplainCommandsAreTheSessions(t *testing.T) {
 	}
 	r := fullRequest()
 	record = true
-	for _, f := range r.Reads {
-		if _, err := sess.Read(ctx, r.Key, f, nil); err != nil {
+	for _, st := range r.Statements {
+		var err error
+		switch st.Kind {
+		case db.StmtRead:
+			_, err = sess.Read(ctx, st.Key, st.Fields, nil)
+		case db.StmtScan:
+			_, err = sess.Scan(ctx, st.Key, st.Count, st.Fields)
+		case db.StmtUpdate:
+			err = sess.Update(ctx, st.Key, st.Update)
+		case db.StmtQuery:
+			_, err = sess.(db.Querier).Query(ctx, st.Query)
+		}
+		if err != nil {
 			t.Fatal(err)
 		}
 	}
-	if _, err := sess.Scan(ctx, r.Key, r.ScanCount, r.Reads[0]); err != nil {
-		t.Fatal(err)
-	}
-	if err := sess.Update(ctx, r.Key, r.Update); err != nil {
-		t.Fatal(err)
-	}
-	for i := range r.Queries {
-		if _, err := sess.(db.Querier).Query(ctx, &r.Queries[i]); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if _, err := st.Explain(ctx, r); err != nil {
+	if _, err := db.Explain(ctx, st, r); err != nil {
 		t.Fatal(err)
 	}
 	record = false
@@ -159,30 +162,34 @@ func TestExplainCommandsAreTheSessions(t *testing.T) {
 // classic and slot-based engines, express path, aggregate, sharded); the
 // test peer has no explain, so these are fixtures of the server's format.
 func TestReadPlan(t *testing.T) {
+	read, update, scan := db.Statement{Kind: db.StmtRead}, db.Statement{Kind: db.StmtUpdate}, db.Statement{Kind: db.StmtScan}
+	field := db.Statement{Kind: db.StmtQuery, Query: &db.Query{Kind: db.QueryField}}
+	aggregate := db.Statement{Kind: db.StmtQuery, Query: &db.Query{Kind: db.QueryAggregate}}
 	for name, tc := range map[string]struct {
-		op, json, access, flag string
+		st                 db.Statement
+		json, access, flag string
 	}{
-		"8.0 express _id": {"READ", `{"queryPlanner":{"winningPlan":{"isCached":false,"stage":"EXPRESS_IXSCAN","keyPattern":"{ _id: 1 }","indexName":"_id_"},"rejectedPlans":[]},"ok":1}`,
+		"8.0 express _id": {read, `{"queryPlanner":{"winningPlan":{"isCached":false,"stage":"EXPRESS_IXSCAN","keyPattern":"{ _id: 1 }","indexName":"_id_"},"rejectedPlans":[]},"ok":1}`,
 			`EXPRESS_IXSCAN _id_`, ""},
-		"classic idhack": {"UPDATE", `{"queryPlanner":{"winningPlan":{"stage":"UPDATE","inputStage":{"stage":"IDHACK"}}},"ok":1}`,
+		"classic idhack": {update, `{"queryPlanner":{"winningPlan":{"stage":"UPDATE","inputStage":{"stage":"IDHACK"}}},"ok":1}`,
 			"UPDATE → IDHACK", ""},
-		"collscan": {"QUERY-FIELD", `{"queryPlanner":{"winningPlan":{"stage":"LIMIT","limitAmount":10,"inputStage":{"stage":"COLLSCAN","filter":{"field1":{"$eq":"v7"}},"direction":"forward"}}},"ok":1}`,
+		"collscan": {field, `{"queryPlanner":{"winningPlan":{"stage":"LIMIT","limitAmount":10,"inputStage":{"stage":"COLLSCAN","filter":{"field1":{"$eq":"v7"}},"direction":"forward"}}},"ok":1}`,
 			"LIMIT → COLLSCAN", "no index used: COLLSCAN of usertable"},
-		"fetch ixscan": {"QUERY-FIELD", `{"queryPlanner":{"winningPlan":{"stage":"FETCH","inputStage":{"stage":"IXSCAN","keyPattern":{"field1":1},"indexName":"field1_1","direction":"forward"}}},"ok":1}`,
+		"fetch ixscan": {field, `{"queryPlanner":{"winningPlan":{"stage":"FETCH","inputStage":{"stage":"IXSCAN","keyPattern":{"field1":1},"indexName":"field1_1","direction":"forward"}}},"ok":1}`,
 			`FETCH → IXSCAN {"field1": {"$numberInt":"1"}} field1_1`, ""},
-		"sbe queryPlan": {"SCAN", `{"explainVersion":"2","queryPlanner":{"winningPlan":{"queryPlan":{"stage":"FETCH","inputStage":{"stage":"IXSCAN","keyPattern":{"_id":1},"indexName":"_id_"}},"slotBasedPlan":{"stages":"..."}}},"ok":1}`,
+		"sbe queryPlan": {scan, `{"explainVersion":"2","queryPlanner":{"winningPlan":{"queryPlan":{"stage":"FETCH","inputStage":{"stage":"IXSCAN","keyPattern":{"_id":1},"indexName":"_id_"}},"slotBasedPlan":{"stages":"..."}}},"ok":1}`,
 			`FETCH → IXSCAN {"_id": {"$numberInt":"1"}} _id_`, ""},
-		"aggregate cursor": {"QUERY-AGGREGATE", `{"stages":[{"$cursor":{"queryPlanner":{"winningPlan":{"stage":"PROJECTION_SIMPLE","inputStage":{"stage":"COLLSCAN","direction":"forward"}}}}},{"$group":{"_id":"$field0"}}],"ok":1}`,
+		"aggregate cursor": {aggregate, `{"stages":[{"$cursor":{"queryPlanner":{"winningPlan":{"stage":"PROJECTION_SIMPLE","inputStage":{"stage":"COLLSCAN","direction":"forward"}}}}},{"$group":{"_id":"$field0"}}],"ok":1}`,
 			"PROJECTION_SIMPLE → COLLSCAN", "no index used: COLLSCAN of usertable (the aggregate groups every document)"},
-		"sharded": {"READ", `{"queryPlanner":{"winningPlan":{"stage":"SINGLE_SHARD","shards":[{"shardName":"s0","winningPlan":{"stage":"IDHACK"}}]}},"ok":1}`,
+		"sharded": {read, `{"queryPlanner":{"winningPlan":{"stage":"SINGLE_SHARD","shards":[{"shardName":"s0","winningPlan":{"stage":"IDHACK"}}]}},"ok":1}`,
 			"IDHACK", ""},
-		"no planner": {"READ", `{"ok":1}`, "not explained: the explain output has no queryPlanner.winningPlan", ""},
+		"no planner": {read, `{"ok":1}`, "not explained: the explain output has no queryPlanner.winningPlan", ""},
 	} {
 		var doc bson.Raw
 		if err := bson.UnmarshalExtJSON([]byte(tc.json), false, &doc); err != nil {
 			t.Fatalf("%s: %v", name, err)
 		}
-		access, flag := readPlan(doc, tc.op, "usertable")
+		access, flag := readPlan(doc, &tc.st, "usertable")
 		if access != tc.access || flag != tc.flag {
 			t.Errorf("%s: access %q flag %q, want %q %q", name, access, flag, tc.access, tc.flag)
 		}

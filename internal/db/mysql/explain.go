@@ -12,9 +12,10 @@ import (
 	"github.com/docbench/docbench/internal/db"
 )
 
-var _ db.Explainer = (*store)(nil)
+var _ db.StatementExplainer = (*session)(nil)
 
-// Explain shows the plan of each statement the request's operations use:
+// ExplainStatement shows the plan of the statement the session prepares
+// for st, bound as the session's operation binds st's values:
 // EXPLAIN FORMAT=JSON of the text a session prepares, itself prepared and
 // executed with representative parameters. MySQL and MariaDB both answer
 // with JSON, shaped differently (MariaDB nests tables under nested_loop,
@@ -32,91 +33,67 @@ var _ db.Explainer = (*store)(nil)
 // column, not the expression the column is defined by: queries on a path
 // with a secondary index name its column (querySQL), and a flag says when
 // the plan still does not use it.
-func (s *store) Explain(ctx context.Context, r *db.ExplainRequest) ([]db.Plan, error) {
-	sess, err := s.NewSession(ctx)
-	if err != nil {
-		return nil, err
-	}
-	defer sess.Close()
-	ss := sess.(*session)
-	var plans []db.Plan
-	explain := func(op string, st *sql.Stmt, args ...any) {
-		plans = append(plans, ss.explain(ctx, op, ss.Texts[st], args, ""))
-	}
-	key := append([]byte(nil), r.Key...)
+func (ss *session) ExplainStatement(ctx context.Context, st *db.Statement) (db.Plan, error) {
+	generated := ss.layout == layoutGenerated
+	key := append([]byte(nil), st.Key...)
 	withKey := func(doc []byte) []byte {
 		ss.doc = ss.doc[:0]
 		ss.withKey(key, doc)
 		return append([]byte(nil), ss.doc...)
 	}
-	if r.Has("READ") || r.Has("READ-MODIFY-WRITE") {
-		for i, f := range r.Reads {
-			if i == 2 {
-				break // projections of other fields plan alike
-			}
-			st := ss.read
-			if f != nil {
-				p, err := ss.Projection(ctx, f, false)
-				if err != nil {
-					return plans, err
-				}
-				st = p.Stmt
-			}
-			explain("READ", st, key)
-		}
+	explain := func(stmt *sql.Stmt, args ...any) (db.Plan, error) {
+		return ss.explain(ctx, st.Kind, ss.Texts[stmt], args, ""), nil
 	}
-	if r.Has("SCAN") {
-		st := ss.scan
-		if len(r.Reads) > 0 && r.Reads[0] != nil {
-			p, err := ss.Projection(ctx, r.Reads[0], true)
+	switch st.Kind {
+	case db.StmtRead, db.StmtScan:
+		stmt, args := ss.read, []any{key}
+		if st.Kind == db.StmtScan {
+			stmt, args = ss.scan, append(args, st.Count)
+		}
+		if st.Fields != nil {
+			p, err := ss.Projection(ctx, st.Fields, st.Kind == db.StmtScan)
 			if err != nil {
-				return plans, err
+				return db.Plan{}, err
 			}
-			st = p.Stmt
+			stmt = p.Stmt
 		}
-		explain("SCAN", st, key, r.ScanCount)
-	}
-	if (r.Has("UPDATE") || r.Has("READ-MODIFY-WRITE")) && r.Update != nil {
-		u := r.Update
+		return explain(stmt, args...)
+	case db.StmtUpdate:
+		u := st.Update
 		switch {
-		case u.Mode == db.Replace && s.layout == layoutGenerated:
-			explain("UPDATE", ss.replace, withKey(u.Doc), key)
+		case u.Mode == db.Replace && generated:
+			return explain(ss.replace, withKey(u.Doc), key)
 		case u.Mode == db.Replace:
-			explain("UPDATE", ss.replace, u.Doc, key)
+			return explain(ss.replace, u.Doc, key)
 		case u.Mode == db.Merge && (len(u.Paths) == 0 || len(u.Paths) != len(u.Values)):
-			explain("UPDATE", ss.merge, u.Doc, key)
-		case len(u.Paths) > 0 && len(u.Paths) == len(u.Values): // merge by member, partial
-			st, err := ss.PartialStmt(ctx, len(u.Paths))
-			if err != nil {
-				return plans, err
-			}
-			var args []any
-			for i, p := range u.Paths {
-				args = append(args, jsonPath(p), u.Values[i])
-			}
-			explain("UPDATE", st, append(args, key)...)
+			return explain(ss.merge, u.Doc, key)
 		}
-	}
-	if r.Has("INSERT") {
-		if s.layout == layoutGenerated {
-			explain("INSERT", ss.insert, withKey(r.Doc))
-		} else {
-			explain("INSERT", ss.insert, key, r.Doc)
+		if len(u.Paths) == 0 || len(u.Paths) != len(u.Values) {
+			return db.Plan{}, fmt.Errorf("mysql explain: a %s update of %d paths with %d values", u.Mode, len(u.Paths), len(u.Values))
 		}
-	}
-	for i := range r.Queries {
-		q := &r.Queries[i]
-		op := "QUERY-" + strings.ToUpper(q.Kind.String())
-		if !r.Has(op) {
-			continue
-		}
-		text, args, err := ss.queryArgs(q)
+		// merge by member, partial
+		stmt, err := ss.PartialStmt(ctx, len(u.Paths))
 		if err != nil {
-			return plans, err
+			return db.Plan{}, err
 		}
-		plans = append(plans, ss.explain(ctx, op, text, args, s.indexNote(q)))
+		var args []any
+		for i, p := range u.Paths {
+			args = append(args, jsonPath(p), u.Values[i])
+		}
+		return explain(stmt, append(args, key)...)
+	case db.StmtInsert:
+		if generated {
+			return explain(ss.insert, withKey(st.Doc))
+		}
+		return explain(ss.insert, key, st.Doc)
+	case db.StmtQuery:
+		text, args, err := ss.queryArgs(st.Query)
+		if err != nil {
+			return db.Plan{}, err
+		}
+		return ss.explain(ctx, st.Kind, text, args, ss.indexNote(st.Query)), nil
 	}
-	return plans, nil
+	return db.Plan{}, fmt.Errorf("mysql explain: statement kind %d", st.Kind)
 }
 
 // queryArgs returns the text of a query's statement and its arguments, as
@@ -135,7 +112,7 @@ func (s *session) queryArgs(q *db.Query) (string, []any, error) {
 }
 
 // indexNote says what secondary index a query's path has, for a flag.
-func (s *store) indexNote(q *db.Query) string {
+func (s *session) indexNote(q *db.Query) string {
 	ix, ok := s.indexes[q.Path]
 	switch {
 	case q.Kind == db.QueryAggregate:
@@ -154,8 +131,10 @@ func (s *store) indexNote(q *db.Query) string {
 	return "no secondary index on " + q.Path
 }
 
-func (s *session) explain(ctx context.Context, op, text string, args []any, note string) db.Plan {
-	p := db.Plan{Op: op, Statement: text}
+// explain shows the plan of text bound to args; note says why a flagged
+// statement of kind k uses no index.
+func (s *session) explain(ctx context.Context, k db.StatementKind, text string, args []any, note string) db.Plan {
+	p := db.Plan{Statement: text}
 	if text == "" {
 		p.Access = "not explained: the statement's text is unknown"
 		return p
@@ -190,7 +169,7 @@ func (s *session) explain(ctx context.Context, op, text string, args []any, note
 		}
 	}
 	p.Access = strings.Join(parts, "; ")
-	if op != "INSERT" && len(full) > 0 {
+	if k != db.StmtInsert && len(full) > 0 {
 		p.Flag = "no index used: full scan of " + strings.Join(full, ", ") + " (access_type ALL)"
 		if len(possible) > 0 {
 			// e.g. a scan from the first key: most of the table is in range.

@@ -43,17 +43,24 @@ func loadExplain(t *testing.T, st *store, indexes ...db.Index) {
 	}
 }
 
+// explainRequest is every statement of a workload: two reads, a scan, an
+// update, an insert and the queries given.
 func explainRequest(q ...db.Query) *db.ExplainRequest {
-	r := &db.ExplainRequest{
-		Key: []byte("user0007"), Doc: []byte(`{"field0":"x","field1":"y"}`),
-		Reads:     [][]string{nil, {"field0"}},
-		Update:    &db.Update{Mode: db.Partial, Paths: []string{"field0"}, Values: [][]byte{[]byte(`"new"`)}},
-		ScanCount: 10,
-		Queries:   q,
-		Ops:       []string{"READ", "UPDATE", "SCAN", "INSERT"},
-	}
-	for _, x := range q {
-		r.Ops = append(r.Ops, "QUERY-"+strings.ToUpper(x.Kind.String()))
+	key := []byte("user0007")
+	r := &db.ExplainRequest{Statements: []db.Statement{
+		{Kind: db.StmtRead, Key: key},
+		{Kind: db.StmtRead, Key: key, Fields: []string{"field0"}},
+		{Kind: db.StmtScan, Key: key, Count: 10},
+		{Kind: db.StmtUpdate, Key: key, Update: &db.Update{Mode: db.Partial, Paths: []string{"field0"}, Values: [][]byte{[]byte(`"new"`)}}},
+		{Kind: db.StmtInsert, Key: key, Doc: []byte(`{"field0":"x","field1":"y"}`)},
+	}}
+	return withQueries(r, q...)
+}
+
+// withQueries adds a statement for each query to r.
+func withQueries(r *db.ExplainRequest, q ...db.Query) *db.ExplainRequest {
+	for i := range q {
+		r.Statements = append(r.Statements, db.Statement{Kind: db.StmtQuery, Query: &q[i]})
 	}
 	return r
 }
@@ -89,7 +96,7 @@ func TestExplainFlagsUnindexedQuery(t *testing.T) {
 			if layout == layoutGenerated && st.d.mariadb {
 				keyIndex = "ycsb_key" // MariaDB: a unique key, not a primary key
 			}
-			plans, err := st.Explain(ctx, explainRequest(field, num))
+			plans, err := db.Explain(ctx, st, explainRequest(field, num))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -114,9 +121,8 @@ func TestExplainFlagsUnindexedQuery(t *testing.T) {
 				if !strings.Contains(p.Access, "ALL (full scan), possible keys ycsb_key") || !strings.Contains(p.Flag, "preferred it to the possible keys ycsb_key") {
 					t.Errorf("SCAN from the first key: %q %q", p.Access, p.Flag)
 				}
-				r := explainRequest()
-				r.Key, r.Ops = []byte("user0290"), []string{"SCAN"}
-				late, err := st.Explain(ctx, r)
+				r := &db.ExplainRequest{Statements: []db.Statement{{Kind: db.StmtScan, Key: []byte("user0290"), Count: 10}}}
+				late, err := db.Explain(ctx, st, r)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -147,7 +153,7 @@ func TestExplainFlagsUnindexedQuery(t *testing.T) {
 
 			// secondaryindex: the queries name the generated columns and use their indexes.
 			loadExplain(t, st, db.Index{Path: "field1"}, db.Index{Path: "n"})
-			plans, err = st.Explain(ctx, explainRequest(field, num))
+			plans, err = db.Explain(ctx, st, explainRequest(field, num))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -182,13 +188,12 @@ func TestExplainMariaDBGeneratedColumnRule(t *testing.T) {
 	defer sess.Close()
 	ss := sess.(*session)
 	expr := "SELECT data FROM " + st.table + " WHERE JSON_UNQUOTE(JSON_EXTRACT(data, '$.field1')) = ? LIMIT ? OFFSET ?"
-	p := ss.explain(ctx, "QUERY-FIELD", expr, []any{"v7", int64(10), int64(0)}, "")
+	p := ss.explain(ctx, db.StmtQuery, expr, []any{"v7", int64(10), int64(0)}, "")
 	t.Logf("expression: %s | flag=%q", p.Access, p.Flag)
 	if !strings.Contains(p.Flag, "full scan") {
 		t.Errorf("the expression form: %q: want a full scan (MariaDB's rule)", p.Access)
 	}
-	plans, err := st.Explain(ctx, &db.ExplainRequest{Key: []byte("user0001"), Ops: []string{"QUERY-FIELD"},
-		Queries: []db.Query{{Kind: db.QueryField, Path: "field1", Value: []byte(`"v7"`)}}})
+	plans, err := db.Explain(ctx, st, withQueries(&db.ExplainRequest{}, db.Query{Kind: db.QueryField, Path: "field1", Value: []byte(`"v7"`)}))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -204,12 +209,11 @@ func TestExplainOtherQueries(t *testing.T) {
 	url := testutil.FreshMySQLDatabase(t, testutil.MariaDB(t))
 	st := openStore(t, url, map[string]string{"layout": layoutColumn})
 	loadExplain(t, st)
-	plans, err := st.Explain(ctx, &db.ExplainRequest{Key: []byte("user0001"), Ops: []string{"QUERY-ARRAY", "QUERY-CONTAINS", "QUERY-AGGREGATE"},
-		Queries: []db.Query{
-			{Kind: db.QueryArray, Path: "tags", Value: []byte(`"t1"`)},
-			{Kind: db.QueryContains, Path: "", Value: []byte(`{"field1":"v3"}`)},
-			{Kind: db.QueryAggregate, Path: "field0", AggPath: "n", Func: "avg"},
-		}})
+	plans, err := db.Explain(ctx, st, withQueries(&db.ExplainRequest{},
+		db.Query{Kind: db.QueryArray, Path: "tags", Value: []byte(`"t1"`)},
+		db.Query{Kind: db.QueryContains, Path: "", Value: []byte(`{"field1":"v3"}`)},
+		db.Query{Kind: db.QueryAggregate, Path: "field0", AggPath: "n", Func: "avg"},
+	))
 	if err != nil {
 		t.Fatal(err)
 	}

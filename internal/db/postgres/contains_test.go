@@ -50,7 +50,7 @@ func TestContainmentFormsUseTheirIndexes(t *testing.T) {
 				q       db.Query
 				indexed bool
 			}{{document, true}, {path, false}} {
-				plans, err := st.Explain(ctx, &db.ExplainRequest{Key: keys[0], Doc: docs[0], Queries: []db.Query{tc.q}, Ops: []string{"QUERY-CONTAINS"}})
+				plans, err := db.Explain(ctx, st, &db.ExplainRequest{Statements: []db.Statement{{Kind: db.StmtQuery, Query: &tc.q}}})
 				if err != nil {
 					t.Fatal(err)
 				}

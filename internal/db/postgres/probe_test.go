@@ -273,10 +273,15 @@ func TestExplainFlags(t *testing.T) {
 			if _, err := st.admin.Exec(ctx, "ANALYZE "+st.table); err != nil {
 				t.Fatal(err)
 			}
-			req := &db.ExplainRequest{Key: keys[42], Doc: docs[0], Reads: [][]string{nil, {"field0"}}, ScanCount: 10,
-				Update: &db.Update{Mode: db.Partial, Paths: []string{"field0"}, Values: [][]byte{[]byte(`"x"`)}},
-				Ops:    []string{"READ", "UPDATE", "INSERT", "SCAN"}}
-			plans, err := st.Explain(ctx, req)
+			key := keys[42]
+			req := &db.ExplainRequest{Statements: []db.Statement{
+				{Kind: db.StmtRead, Key: key},
+				{Kind: db.StmtRead, Key: key, Fields: []string{"field0"}},
+				{Kind: db.StmtScan, Key: key, Count: 10},
+				{Kind: db.StmtUpdate, Key: key, Update: &db.Update{Mode: db.Partial, Paths: []string{"field0"}, Values: [][]byte{[]byte(`"x"`)}}},
+				{Kind: db.StmtInsert, Key: key, Doc: docs[0]},
+			}}
+			plans, err := db.Explain(ctx, st, req)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -3,88 +3,61 @@ package sqlite
 import (
 	"context"
 	"database/sql"
+	"fmt"
 	"strings"
 
 	"github.com/docbench/docbench/internal/db"
 )
 
-var _ db.Explainer = (*store)(nil)
+var _ db.StatementExplainer = (*session)(nil)
 
-// Explain shows the plan of each statement the request's operations use:
-// EXPLAIN QUERY PLAN of the text a session prepares, bound to representative
-// parameters. Access is the plan's text (its lines joined by "; "), Plan
-// the plan as a tree. A key lookup, update or secondary query whose plan
-// reads the table with a full SCAN (no "USING INDEX", "USING COVERING
-// INDEX", "USING PRIMARY KEY" or "USING INTEGER PRIMARY KEY", and not a
-// SEARCH) is flagged.
-func (s *store) Explain(ctx context.Context, r *db.ExplainRequest) ([]db.Plan, error) {
-	sess, err := s.NewSession(ctx)
-	if err != nil {
-		return nil, err
+// ExplainStatement shows the plan of the statement the session prepares
+// for st, bound as the session's operation binds st's values: EXPLAIN
+// QUERY PLAN of its text. Access is the plan's text (its lines joined by
+// "; "), Plan the plan as a tree. A key lookup, update or secondary query
+// whose plan reads the table with a full SCAN (no "USING INDEX", "USING
+// COVERING INDEX", "USING PRIMARY KEY" or "USING INTEGER PRIMARY KEY", and
+// not a SEARCH) is flagged.
+func (ss *session) ExplainStatement(ctx context.Context, st *db.Statement) (db.Plan, error) {
+	key := string(st.Key)
+	explain := func(stmt *sql.Stmt, args ...any) (db.Plan, error) {
+		return ss.explain(ctx, st, ss.Texts[stmt], args), nil
 	}
-	defer sess.Close()
-	ss := sess.(*session)
-	var plans []db.Plan
-	explain := func(op string, st *sql.Stmt, args ...any) {
-		plans = append(plans, ss.explain(ctx, op, ss.Texts[st], args))
-	}
-	key := string(r.Key)
-	if r.Has("READ") || r.Has("READ-MODIFY-WRITE") {
-		for i, f := range r.Reads {
-			if i == 2 {
-				break // projections of other fields plan alike
-			}
-			st := ss.read
-			if f != nil {
-				p, err := ss.Projection(ctx, f, false)
-				if err != nil {
-					return plans, err
-				}
-				st = p.Stmt
-			}
-			explain("READ", st, key)
+	switch st.Kind {
+	case db.StmtRead, db.StmtScan:
+		stmt, args := ss.read, []any{key}
+		if st.Kind == db.StmtScan {
+			stmt, args = ss.scan, append(args, st.Count)
 		}
-	}
-	if r.Has("SCAN") {
-		st := ss.scan
-		if len(r.Reads) > 0 && r.Reads[0] != nil {
-			p, err := ss.Projection(ctx, r.Reads[0], true)
+		if st.Fields != nil {
+			p, err := ss.Projection(ctx, st.Fields, st.Kind == db.StmtScan)
 			if err != nil {
-				return plans, err
+				return db.Plan{}, err
 			}
-			st = p.Stmt
+			stmt = p.Stmt
 		}
-		explain("SCAN", st, key, r.ScanCount)
-	}
-	if (r.Has("UPDATE") || r.Has("READ-MODIFY-WRITE")) && r.Update != nil {
-		u := r.Update
-		switch u.Mode {
-		case db.Merge, db.Partial:
-			st, err := ss.PartialStmt(ctx, len(u.Paths))
-			if err != nil {
-				return plans, err
-			}
-			var args []any
-			for i, p := range u.Paths {
-				args = append(args, jsonPath(p), string(u.Values[i]))
-			}
-			explain("UPDATE", st, append(args, key)...)
-		case db.Replace:
-			explain("UPDATE", ss.replace, string(u.Doc), key)
+		return explain(stmt, args...)
+	case db.StmtUpdate:
+		u := st.Update
+		if u.Mode == db.Replace {
+			return explain(ss.replace, string(u.Doc), key)
 		}
-	}
-	if r.Has("INSERT") {
-		explain("INSERT", ss.insert, key, string(r.Doc))
-	}
-	for i := range r.Queries {
-		q := &r.Queries[i]
-		op := "QUERY-" + strings.ToUpper(q.Kind.String())
-		if !r.Has(op) {
-			continue
+		stmt, err := ss.PartialStmt(ctx, len(u.Paths)) // merge, partial
+		if err != nil {
+			return db.Plan{}, err
 		}
+		var args []any
+		for i, p := range u.Paths {
+			args = append(args, jsonPath(p), string(u.Values[i]))
+		}
+		return explain(stmt, append(args, key)...)
+	case db.StmtInsert:
+		return explain(ss.insert, key, string(st.Doc))
+	case db.StmtQuery:
+		q := st.Query
 		text, args, err := ss.querySQL(q)
 		if err != nil {
-			return plans, err
+			return db.Plan{}, err
 		}
 		if q.Kind != db.QueryAggregate {
 			limit := -1
@@ -93,9 +66,9 @@ func (s *store) Explain(ctx context.Context, r *db.ExplainRequest) ([]db.Plan, e
 			}
 			args = append(args, limit, q.Offset)
 		}
-		plans = append(plans, ss.explain(ctx, op, text, args))
+		return ss.explain(ctx, st, text, args), nil
 	}
-	return plans, nil
+	return db.Plan{}, fmt.Errorf("sqlite explain: statement kind %d", st.Kind)
 }
 
 // eqpRow is one row of EXPLAIN QUERY PLAN.
@@ -104,8 +77,9 @@ type eqpRow struct {
 	detail     string
 }
 
-func (ss *session) explain(ctx context.Context, op, text string, args []any) db.Plan {
-	p := db.Plan{Op: op, Statement: text}
+// explain shows the plan of st's statement, text bound to args.
+func (ss *session) explain(ctx context.Context, st *db.Statement, text string, args []any) db.Plan {
+	p := db.Plan{Statement: text}
 	if text == "" {
 		p.Access = "not explained: the statement's text is unknown"
 		return p
@@ -141,15 +115,16 @@ func (ss *session) explain(ctx context.Context, op, text string, args []any) db.
 	}
 	p.Access = strings.Join(details, "; ")
 	p.Plan = planTree(plan)
-	if op == "INSERT" {
+	if st.Kind == db.StmtInsert {
 		return p
 	}
 	if scans := fullScans(plan, strings.Trim(ss.Table, `"`)); len(scans) > 0 {
 		p.Flag = "no index used: " + strings.Join(scans, "; ")
-		switch op {
-		case "QUERY-AGGREGATE":
+		switch {
+		case st.Kind != db.StmtQuery:
+		case st.Query.Kind == db.QueryAggregate:
 			p.Flag += " (the aggregate groups every document)"
-		case "QUERY-ARRAY":
+		case st.Query.Kind == db.QueryArray:
 			p.Flag += " (SQLite has no index over array elements)"
 		}
 	}

@@ -37,15 +37,21 @@ func loadExplain(t *testing.T, st db.Store, indexes ...db.Index) {
 	}
 }
 
-func explainRequest() *db.ExplainRequest {
-	return &db.ExplainRequest{
-		Key: []byte("user0007"), Doc: []byte(`{"field0":"x","field1":"y"}`),
-		Reads:     [][]string{nil, {"field0"}},
-		Update:    &db.Update{Mode: db.Partial, Paths: []string{"field0"}, Values: [][]byte{[]byte(`"new"`)}},
-		ScanCount: 10,
-		Queries:   []db.Query{{Kind: db.QueryField, Path: "field1", Value: []byte(`"v7"`), Limit: 10}},
-		Ops:       []string{"READ", "UPDATE", "SCAN", "INSERT", "QUERY-FIELD"},
+// explainRequest is every statement of a workload: two reads, a scan, an
+// update, an insert and the queries given.
+func explainRequest(q ...db.Query) *db.ExplainRequest {
+	key := []byte("user0007")
+	r := &db.ExplainRequest{Statements: []db.Statement{
+		{Kind: db.StmtRead, Key: key},
+		{Kind: db.StmtRead, Key: key, Fields: []string{"field0"}},
+		{Kind: db.StmtScan, Key: key, Count: 10},
+		{Kind: db.StmtUpdate, Key: key, Update: &db.Update{Mode: db.Partial, Paths: []string{"field0"}, Values: [][]byte{[]byte(`"new"`)}}},
+		{Kind: db.StmtInsert, Key: key, Doc: []byte(`{"field0":"x","field1":"y"}`)},
+	}}
+	for i := range q {
+		r.Statements = append(r.Statements, db.Statement{Kind: db.StmtQuery, Query: &q[i]})
 	}
+	return r
 }
 
 func planOf(t *testing.T, plans []db.Plan, op string) []db.Plan {
@@ -71,7 +77,7 @@ func TestExplainFlagsUnindexedQuery(t *testing.T) {
 	ctx := context.Background()
 	st := openTemp(t, nil)
 	loadExplain(t, st)
-	plans, err := st.(db.Explainer).Explain(ctx, explainRequest())
+	plans, err := db.Explain(ctx, st, explainRequest(db.Query{Kind: db.QueryField, Path: "field1", Value: []byte(`"v7"`), Limit: 10}))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -105,7 +111,7 @@ func TestExplainFlagsUnindexedQuery(t *testing.T) {
 
 	// secondaryindex=field1: the same query searches the expression index.
 	loadExplain(t, st, db.Index{Path: "field1"})
-	plans, err = st.(db.Explainer).Explain(ctx, explainRequest())
+	plans, err = db.Explain(ctx, st, explainRequest(db.Query{Kind: db.QueryField, Path: "field1", Value: []byte(`"v7"`), Limit: 10}))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -124,12 +130,15 @@ func TestExplainOtherQueries(t *testing.T) {
 	st := openTemp(t, nil)
 	loadExplain(t, st)
 	loadExplain(t, st, db.Index{Path: "n"})
-	r := &db.ExplainRequest{Key: []byte("user0001"), Queries: []db.Query{
+	r := &db.ExplainRequest{}
+	for _, q := range []db.Query{
 		{Kind: db.QueryArray, Path: "tags", Value: []byte(`"t1"`)},
 		{Kind: db.QueryRange, Path: "n", Value: []byte(`6`), Limit: 5},
 		{Kind: db.QueryAggregate, Path: "field0", AggPath: "n", Func: "avg"},
-	}, Ops: []string{"QUERY-ARRAY", "QUERY-RANGE", "QUERY-AGGREGATE"}}
-	plans, err := st.(db.Explainer).Explain(ctx, r)
+	} {
+		r.Statements = append(r.Statements, db.Statement{Kind: db.StmtQuery, Query: &q})
+	}
+	plans, err := db.Explain(ctx, st, r)
 	if err != nil {
 		t.Fatal(err)
 	}
