@@ -15,9 +15,8 @@ import (
 var _ db.StatementExplainer = (*session)(nil)
 
 // ExplainStatement shows the plan of the statement the session prepares
-// for st, bound as the session's operation binds st's values:
-// EXPLAIN FORMAT=JSON of the text a session prepares, itself prepared and
-// executed with representative parameters. MySQL and MariaDB both answer
+// for st, bound as the session's operation binds st's values: EXPLAIN
+// FORMAT=JSON of its text, itself prepared and executed. MySQL and MariaDB both answer
 // with JSON, shaped differently (MariaDB nests tables under nested_loop,
 // filesort, read_sorted_file…; MySQL under ordering_operation,
 // grouping_operation…; MySQL 8.3's format version 2 under inputs): every
@@ -34,66 +33,34 @@ var _ db.StatementExplainer = (*session)(nil)
 // with a secondary index name its column (querySQL), and a flag says when
 // the plan still does not use it.
 func (ss *session) ExplainStatement(ctx context.Context, st *db.Statement) (db.Plan, error) {
-	generated := ss.layout == layoutGenerated
-	key := append([]byte(nil), st.Key...)
-	withKey := func(doc []byte) []byte {
-		ss.doc = ss.doc[:0]
-		ss.withKey(key, doc)
-		return append([]byte(nil), ss.doc...)
-	}
 	explain := func(stmt *sql.Stmt, args ...any) (db.Plan, error) {
 		return ss.explain(ctx, st.Kind, ss.Texts[stmt], args, ""), nil
 	}
-	switch st.Kind {
-	case db.StmtRead, db.StmtScan:
-		stmt, args := ss.read, []any{key}
-		if st.Kind == db.StmtScan {
-			stmt, args = ss.scan, append(args, st.Count)
-		}
-		if st.Fields != nil {
-			p, err := ss.Projection(ctx, st.Fields, st.Kind == db.StmtScan)
-			if err != nil {
-				return db.Plan{}, err
-			}
-			stmt = p.Stmt
-		}
-		return explain(stmt, args...)
-	case db.StmtUpdate:
-		u := st.Update
-		switch {
-		case u.Mode == db.Replace && generated:
-			return explain(ss.replace, withKey(u.Doc), key)
-		case u.Mode == db.Replace:
-			return explain(ss.replace, u.Doc, key)
-		case u.Mode == db.Merge && (len(u.Paths) == 0 || len(u.Paths) != len(u.Values)):
-			return explain(ss.merge, u.Doc, key)
-		}
-		if len(u.Paths) == 0 || len(u.Paths) != len(u.Values) {
-			return db.Plan{}, fmt.Errorf("mysql explain: a %s update of %d paths with %d values", u.Mode, len(u.Paths), len(u.Values))
-		}
-		// merge by member, partial
-		stmt, err := ss.PartialStmt(ctx, len(u.Paths))
-		if err != nil {
-			return db.Plan{}, err
-		}
-		var args []any
-		for i, p := range u.Paths {
-			args = append(args, jsonPath(p), u.Values[i])
-		}
-		return explain(stmt, append(args, key)...)
-	case db.StmtInsert:
-		if generated {
-			return explain(ss.insert, withKey(st.Doc))
-		}
-		return explain(ss.insert, key, st.Doc)
-	case db.StmtQuery:
+	generated := ss.layout == layoutGenerated
+	switch {
+	case st.Kind == db.StmtUpdate && st.Update.Mode == db.Replace && generated:
+		return explain(ss.replace, db.AppendWithKey(nil, st.Key, st.Update.Doc), st.Key)
+	case st.Kind == db.StmtUpdate && st.Update.Mode == db.Replace:
+		return explain(ss.replace, st.Update.Doc, st.Key)
+	case st.Kind == db.StmtUpdate && st.Update.Mode == db.Merge && (len(st.Update.Paths) == 0 || len(st.Update.Paths) != len(st.Update.Values)):
+		return explain(ss.merge, st.Update.Doc, st.Key)
+	case st.Kind == db.StmtInsert && generated:
+		return explain(ss.insert, db.AppendWithKey(nil, st.Key, st.Doc))
+	case st.Kind == db.StmtInsert:
+		return explain(ss.insert, st.Key, st.Doc)
+	case st.Kind == db.StmtQuery:
 		text, args, err := ss.queryArgs(st.Query)
 		if err != nil {
 			return db.Plan{}, err
 		}
 		return ss.explain(ctx, st.Kind, text, args, ss.indexNote(st.Query)), nil
 	}
-	return db.Plan{}, fmt.Errorf("mysql explain: statement kind %d", st.Kind)
+	// reads, scans, merges by member and partial updates
+	stmt, args, err := ss.StatementArgs(ctx, st, ss.read, ss.scan)
+	if err != nil {
+		return db.Plan{}, err
+	}
+	return explain(stmt, args...)
 }
 
 // queryArgs returns the text of a query's statement and its arguments, as

@@ -55,7 +55,7 @@ func (ss *session) ExplainStatement(ctx context.Context, st *db.Statement) (db.P
 		case u.Mode == db.Replace:
 			d := u.Doc
 			if layout == "document" {
-				d = append([]byte(nil), ss.withKey(st.Key, u.Doc)...)
+				d = db.AppendWithKey(nil, st.Key, u.Doc)
 			}
 			return explain("replace", key, d)
 		}
@@ -73,7 +73,7 @@ func (ss *session) ExplainStatement(ctx context.Context, st *db.Statement) (db.P
 		case "relational":
 			return notExplained("layout=relational inserts a row and its child rows"), nil
 		case "document":
-			return explain("insert", append([]byte(nil), ss.withKey(st.Key, st.Doc)...))
+			return explain("insert", db.AppendWithKey(nil, st.Key, st.Doc))
 		}
 		return explain("insert", st.Key, st.Doc)
 	case db.StmtQuery:
@@ -96,18 +96,7 @@ func (ss *session) explainQuery(ctx context.Context, st *db.Statement) (db.Plan,
 	if _, err := ss.conn.Prepare(ctx, name, sql); err != nil {
 		return db.Plan{}, fmt.Errorf("postgres prepare: %w (statement: %s)", err, sql)
 	}
-	if q.Kind == db.QueryAggregate {
-		return ss.explain(ctx, st.Kind, name, nil), nil
-	}
-	var limit any
-	if q.Limit > 0 {
-		limit = q.Limit
-	}
-	v := q.Value
-	if v == nil {
-		v = []byte("null")
-	}
-	return ss.explain(ctx, st.Kind, name, []any{v, limit, q.Offset}), nil
+	return ss.explain(ctx, st.Kind, name, appendQueryArgs(nil, q)), nil
 }
 
 // notExplained is the plan of a statement docbench does not explain.

@@ -66,6 +66,23 @@ func (s *store) querySQL(q *db.Query) (string, error) {
 	return "", fmt.Errorf("postgres: query kind %v", q.Kind)
 }
 
+// appendQueryArgs appends the parameters of a query's statement: the
+// value, the limit (NULL: none) and the offset; an aggregate has none.
+func appendQueryArgs(dst []any, q *db.Query) []any {
+	if q.Kind == db.QueryAggregate {
+		return dst
+	}
+	var limit any
+	if q.Limit > 0 {
+		limit = q.Limit
+	}
+	value := q.Value
+	if value == nil {
+		value = []byte("null")
+	}
+	return append(dst, value, limit, q.Offset)
+}
+
 // Query runs a secondary query and returns how many rows it produced.
 func (s *session) Query(ctx context.Context, q *db.Query) (int, error) {
 	k := q.Kind.String() + "\x00" + q.Path + "\x00" + q.AggPath + "\x00" + q.Func + "\x00" + strings.Join(q.Fields, "\x00")
@@ -87,18 +104,7 @@ func (s *session) Query(ctx context.Context, q *db.Query) (int, error) {
 		}
 		s.queries[k] = name
 	}
-	var limit any
-	if q.Limit > 0 {
-		limit = q.Limit
-	}
-	value := q.Value
-	if value == nil {
-		value = []byte("null")
-	}
-	s.args = s.args[:0]
-	if q.Kind != db.QueryAggregate { // an aggregate has no parameters
-		s.args = append(s.args, value, limit, q.Offset)
-	}
+	s.args = appendQueryArgs(s.args[:0], q)
 	rows, err := s.conn.Query(ctx, name, s.args...)
 	if err != nil {
 		return 0, err

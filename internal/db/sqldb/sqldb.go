@@ -144,12 +144,16 @@ func (s *Session) Set(ctx context.Context, key []byte, paths []string, values []
 	if err != nil {
 		return nil, err
 	}
-	s.Args = s.Args[:0]
-	for i, p := range paths {
-		s.Args = append(s.Args, s.JSONPath(p), s.bind(values[i]))
-	}
-	s.Args = append(s.Args, s.bind(key))
+	s.Args = s.appendSetArgs(s.Args[:0], key, paths, values)
 	return st.ExecContext(ctx, s.Args...)
+}
+
+// appendSetArgs appends the arguments of PartialStmt(len(paths)).
+func (s *Session) appendSetArgs(dst []any, key []byte, paths []string, values [][]byte) []any {
+	for i, p := range paths {
+		dst = append(dst, s.JSONPath(p), s.bind(values[i]))
+	}
+	return append(dst, s.bind(key))
 }
 
 // Affected turns "no row matched" into db.ErrNotFound.

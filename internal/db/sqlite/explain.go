@@ -2,11 +2,10 @@ package sqlite
 
 import (
 	"context"
-	"database/sql"
-	"fmt"
 	"strings"
 
 	"github.com/docbench/docbench/internal/db"
+	"github.com/docbench/docbench/internal/db/sqldb"
 )
 
 var _ db.StatementExplainer = (*session)(nil)
@@ -19,41 +18,13 @@ var _ db.StatementExplainer = (*session)(nil)
 // COVERING INDEX", "USING PRIMARY KEY" or "USING INTEGER PRIMARY KEY", and
 // not a SEARCH) is flagged.
 func (ss *session) ExplainStatement(ctx context.Context, st *db.Statement) (db.Plan, error) {
-	key := string(st.Key)
-	explain := func(stmt *sql.Stmt, args ...any) (db.Plan, error) {
-		return ss.explain(ctx, st, ss.Texts[stmt], args), nil
-	}
-	switch st.Kind {
-	case db.StmtRead, db.StmtScan:
-		stmt, args := ss.read, []any{key}
-		if st.Kind == db.StmtScan {
-			stmt, args = ss.scan, append(args, st.Count)
-		}
-		if st.Fields != nil {
-			p, err := ss.Projection(ctx, st.Fields, st.Kind == db.StmtScan)
-			if err != nil {
-				return db.Plan{}, err
-			}
-			stmt = p.Stmt
-		}
-		return explain(stmt, args...)
-	case db.StmtUpdate:
-		u := st.Update
-		if u.Mode == db.Replace {
-			return explain(ss.replace, string(u.Doc), key)
-		}
-		stmt, err := ss.PartialStmt(ctx, len(u.Paths)) // merge, partial
-		if err != nil {
-			return db.Plan{}, err
-		}
-		var args []any
-		for i, p := range u.Paths {
-			args = append(args, jsonPath(p), string(u.Values[i]))
-		}
-		return explain(stmt, append(args, key)...)
-	case db.StmtInsert:
-		return explain(ss.insert, key, string(st.Doc))
-	case db.StmtQuery:
+	key := sqldb.Text(st.Key)
+	switch {
+	case st.Kind == db.StmtUpdate && st.Update.Mode == db.Replace:
+		return ss.explain(ctx, st, ss.Texts[ss.replace], []any{sqldb.Text(st.Update.Doc), key}), nil
+	case st.Kind == db.StmtInsert:
+		return ss.explain(ctx, st, ss.Texts[ss.insert], []any{key, sqldb.Text(st.Doc)}), nil
+	case st.Kind == db.StmtQuery:
 		q := st.Query
 		text, args, err := ss.querySQL(q)
 		if err != nil {
@@ -68,7 +39,12 @@ func (ss *session) ExplainStatement(ctx context.Context, st *db.Statement) (db.P
 		}
 		return ss.explain(ctx, st, text, args), nil
 	}
-	return db.Plan{}, fmt.Errorf("sqlite explain: statement kind %d", st.Kind)
+	// reads, scans, merges and partial updates
+	stmt, args, err := ss.StatementArgs(ctx, st, ss.read, ss.scan)
+	if err != nil {
+		return db.Plan{}, err
+	}
+	return ss.explain(ctx, st, ss.Texts[stmt], args), nil
 }
 
 // eqpRow is one row of EXPLAIN QUERY PLAN.
