@@ -2,13 +2,13 @@ package runner
 
 import (
 	"context"
+	"maps"
 	"testing"
 	"time"
 
 	"github.com/docbench/docbench/internal/db"
 	"github.com/docbench/docbench/internal/doc"
 	"github.com/docbench/docbench/internal/measure"
-	"github.com/docbench/docbench/internal/workload"
 )
 
 // The per-operation path allocates nothing (docs/performance.md): the
@@ -28,35 +28,10 @@ func TestStepAllocatesNothing(t *testing.T) {
 			if i := len("workloadx"); len(name) > i {
 				wlName = name[:i]
 			}
-			p := workload.NewProperties()
-			if err := p.LoadFile(wlName); err != nil {
-				t.Fatal(err)
-			}
-			p.Set("recordcount", "100000", "test")
-			for k, v := range props {
-				p.Set(k, v, "test")
-			}
-			keys, prefixes := db.Known()
-			cfg, err := workload.ParseConfig(p, workload.Known{Keys: append(keys, doc.Keys()...), Prefixes: prefixes})
-			if err != nil {
-				t.Fatal(err)
-			}
-			wl, err := workload.New(cfg, 1)
-			if err != nil {
-				t.Fatal(err)
-			}
-			spec, err := doc.ParseSpec(cfg.Props, wl.FieldLengths(), cfg.FieldCount, cfg.FieldNamePrefix)
-			if err != nil {
-				t.Fatal(err)
-			}
-			shape, err := doc.New(spec, 1)
-			if err != nil {
-				t.Fatal(err)
-			}
-			plan, err := NewPlan(wl, shape, 1)
-			if err != nil {
-				t.Fatal(err)
-			}
+			all := map[string]string{"recordcount": "100000"}
+			maps.Copy(all, props)
+			wl, plan := newPlan(t, wlName, all)
+			cfg := wl.Config()
 			ctx := context.Background()
 			store, err := db.Open(ctx, db.Config{Target: "null:"})
 			if err != nil {

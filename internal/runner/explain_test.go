@@ -6,44 +6,8 @@ import (
 	"testing"
 
 	"github.com/docbench/docbench/internal/db"
-	"github.com/docbench/docbench/internal/doc"
 	"github.com/docbench/docbench/internal/workload"
 )
-
-// planOf builds the workload and plan of a built-in workload file with
-// props on top, without a store.
-func planOf(t *testing.T, file string, props map[string]string) (*workload.Workload, *Plan) {
-	t.Helper()
-	p := workload.NewProperties()
-	if err := p.LoadFile(file); err != nil {
-		t.Fatal(err)
-	}
-	for k, v := range props {
-		p.Set(k, v, "test")
-	}
-	keys, prefixes := db.Known()
-	cfg, err := workload.ParseConfig(p, workload.Known{Keys: append(keys, doc.Keys()...), Prefixes: prefixes})
-	if err != nil {
-		t.Fatal(err)
-	}
-	wl, err := workload.New(cfg, 1)
-	if err != nil {
-		t.Fatal(err)
-	}
-	spec, err := doc.ParseSpec(cfg.Props, wl.FieldLengths(), cfg.FieldCount, cfg.FieldNamePrefix)
-	if err != nil {
-		t.Fatal(err)
-	}
-	shape, err := doc.New(spec, 1)
-	if err != nil {
-		t.Fatal(err)
-	}
-	plan, err := NewPlan(wl, shape, 1)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return wl, plan
-}
 
 // The explain request holds the statements the phase runs, in report
 // order, each named as the phase's measured operation is, with a stored key
@@ -103,7 +67,7 @@ func TestExplainRequest(t *testing.T) {
 			}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			wl, plan := planOf(t, tc.file, tc.props)
+			wl, plan := newPlan(t, tc.file, tc.props)
 			sts := plan.ExplainRequest(wl, tc.phase).Statements
 			var ops []string
 			for _, st := range sts {

@@ -6,7 +6,9 @@ import (
 	"sort"
 	"testing"
 
+	"github.com/docbench/docbench/internal/db"
 	"github.com/docbench/docbench/internal/doc"
+	"github.com/docbench/docbench/internal/workload"
 )
 
 func docRand() *doc.Rand { return doc.NewRand() }
@@ -59,4 +61,39 @@ func sameTopLevel(t *testing.T, a, b []byte) bool {
 		}
 	}
 	return true
+}
+
+// newPlan builds the workload and plan of a workload file (or built-in
+// name) with props on top, without a store.
+func newPlan(t testing.TB, file string, props map[string]string) (*workload.Workload, *Plan) {
+	t.Helper()
+	p := workload.NewProperties()
+	if err := p.LoadFile(file); err != nil {
+		t.Fatal(err)
+	}
+	for k, v := range props {
+		p.Set(k, v, "test")
+	}
+	keys, prefixes := db.Known()
+	cfg, err := workload.ParseConfig(p, workload.Known{Keys: append(keys, doc.Keys()...), Prefixes: prefixes})
+	if err != nil {
+		t.Fatal(err)
+	}
+	wl, err := workload.New(cfg, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	spec, err := doc.ParseSpec(cfg.Props, wl.FieldLengths(), cfg.FieldCount, cfg.FieldNamePrefix)
+	if err != nil {
+		t.Fatal(err)
+	}
+	shape, err := doc.New(spec, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	plan, err := NewPlan(wl, shape, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return wl, plan
 }

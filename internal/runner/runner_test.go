@@ -33,39 +33,12 @@ func setupNoRecreate(t testing.TB, target string, props map[string]string) (db.S
 
 func setupStore(t testing.TB, target string, props map[string]string, recreate bool) (db.Store, *workload.Workload, *Plan) {
 	t.Helper()
-	p := workload.NewProperties()
-	if err := p.LoadFile("workloada"); err != nil {
-		t.Fatal(err)
-	}
-	for k, v := range props {
-		p.Set(k, v, "test")
-	}
-	keys, prefixes := db.Known()
-	cfg, err := workload.ParseConfig(p, workload.Known{Keys: append(keys, doc.Keys()...), Prefixes: prefixes})
-	if err != nil {
-		t.Fatal(err)
-	}
-	wl, err := workload.New(cfg, 1)
-	if err != nil {
-		t.Fatal(err)
-	}
-	store, err := db.Open(context.Background(), db.Config{Target: target, Props: cfg.Props})
+	wl, plan := newPlan(t, "workloada", props)
+	store, err := db.Open(context.Background(), db.Config{Target: target, Props: wl.Config().Props})
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { store.Close() })
-	spec, err := doc.ParseSpec(cfg.Props, wl.FieldLengths(), cfg.FieldCount, cfg.FieldNamePrefix)
-	if err != nil {
-		t.Fatal(err)
-	}
-	shape, err := doc.New(spec, 1)
-	if err != nil {
-		t.Fatal(err)
-	}
-	plan, err := NewPlan(wl, shape, 1)
-	if err != nil {
-		t.Fatal(err)
-	}
 	if recreate {
 		if err := store.Setup(context.Background(), plan.Schema(), true); err != nil {
 			t.Fatal(err)

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/docbench/docbench/internal/db"
+	"github.com/docbench/docbench/internal/db/dbtest"
 	"github.com/docbench/docbench/internal/testutil"
 )
 
@@ -43,26 +44,9 @@ func loadExplain(t *testing.T, st *store, indexes ...db.Index) {
 	}
 }
 
-// explainRequest is every statement of a workload: two reads, a scan, an
-// update, an insert and the queries given.
+// explainRequest is every statement of a workload, with the queries given.
 func explainRequest(q ...db.Query) *db.ExplainRequest {
-	key := []byte("user0007")
-	r := &db.ExplainRequest{Statements: []db.Statement{
-		{Kind: db.StmtRead, Key: key},
-		{Kind: db.StmtRead, Key: key, Fields: []string{"field0"}},
-		{Kind: db.StmtScan, Key: key, Count: 10},
-		{Kind: db.StmtUpdate, Key: key, Update: &db.Update{Mode: db.Partial, Paths: []string{"field0"}, Values: [][]byte{[]byte(`"new"`)}}},
-		{Kind: db.StmtInsert, Key: key, Doc: []byte(`{"field0":"x","field1":"y"}`)},
-	}}
-	return withQueries(r, q...)
-}
-
-// withQueries adds a statement for each query to r.
-func withQueries(r *db.ExplainRequest, q ...db.Query) *db.ExplainRequest {
-	for i := range q {
-		r.Statements = append(r.Statements, db.Statement{Kind: db.StmtQuery, Query: &q[i]})
-	}
-	return r
+	return dbtest.ExplainRequest([]byte("user0007"), []byte(`{"field0":"x","field1":"y"}`), q...)
 }
 
 func planOf(t *testing.T, plans []db.Plan, op string) []db.Plan {
@@ -193,7 +177,7 @@ func TestExplainMariaDBGeneratedColumnRule(t *testing.T) {
 	if !strings.Contains(p.Flag, "full scan") {
 		t.Errorf("the expression form: %q: want a full scan (MariaDB's rule)", p.Access)
 	}
-	plans, err := db.Explain(ctx, st, withQueries(&db.ExplainRequest{}, db.Query{Kind: db.QueryField, Path: "field1", Value: []byte(`"v7"`)}))
+	plans, err := db.Explain(ctx, st, dbtest.ExplainQueries(db.Query{Kind: db.QueryField, Path: "field1", Value: []byte(`"v7"`)}))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -209,7 +193,7 @@ func TestExplainOtherQueries(t *testing.T) {
 	url := testutil.FreshMySQLDatabase(t, testutil.MariaDB(t))
 	st := openStore(t, url, map[string]string{"layout": layoutColumn})
 	loadExplain(t, st)
-	plans, err := db.Explain(ctx, st, withQueries(&db.ExplainRequest{},
+	plans, err := db.Explain(ctx, st, dbtest.ExplainQueries(
 		db.Query{Kind: db.QueryArray, Path: "tags", Value: []byte(`"t1"`)},
 		db.Query{Kind: db.QueryContains, Path: "", Value: []byte(`{"field1":"v3"}`)},
 		db.Query{Kind: db.QueryAggregate, Path: "field0", AggPath: "n", Func: "avg"},

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/docbench/docbench/internal/db"
+	"github.com/docbench/docbench/internal/db/dbtest"
 )
 
 // loadExplain sets up usertable with the indexes given and 300 documents.
@@ -37,21 +38,9 @@ func loadExplain(t *testing.T, st db.Store, indexes ...db.Index) {
 	}
 }
 
-// explainRequest is every statement of a workload: two reads, a scan, an
-// update, an insert and the queries given.
+// explainRequest is every statement of a workload, with the queries given.
 func explainRequest(q ...db.Query) *db.ExplainRequest {
-	key := []byte("user0007")
-	r := &db.ExplainRequest{Statements: []db.Statement{
-		{Kind: db.StmtRead, Key: key},
-		{Kind: db.StmtRead, Key: key, Fields: []string{"field0"}},
-		{Kind: db.StmtScan, Key: key, Count: 10},
-		{Kind: db.StmtUpdate, Key: key, Update: &db.Update{Mode: db.Partial, Paths: []string{"field0"}, Values: [][]byte{[]byte(`"new"`)}}},
-		{Kind: db.StmtInsert, Key: key, Doc: []byte(`{"field0":"x","field1":"y"}`)},
-	}}
-	for i := range q {
-		r.Statements = append(r.Statements, db.Statement{Kind: db.StmtQuery, Query: &q[i]})
-	}
-	return r
+	return dbtest.ExplainRequest([]byte("user0007"), []byte(`{"field0":"x","field1":"y"}`), q...)
 }
 
 func planOf(t *testing.T, plans []db.Plan, op string) []db.Plan {
@@ -130,14 +119,11 @@ func TestExplainOtherQueries(t *testing.T) {
 	st := openTemp(t, nil)
 	loadExplain(t, st)
 	loadExplain(t, st, db.Index{Path: "n"})
-	r := &db.ExplainRequest{}
-	for _, q := range []db.Query{
-		{Kind: db.QueryArray, Path: "tags", Value: []byte(`"t1"`)},
-		{Kind: db.QueryRange, Path: "n", Value: []byte(`6`), Limit: 5},
-		{Kind: db.QueryAggregate, Path: "field0", AggPath: "n", Func: "avg"},
-	} {
-		r.Statements = append(r.Statements, db.Statement{Kind: db.StmtQuery, Query: &q})
-	}
+	r := dbtest.ExplainQueries(
+		db.Query{Kind: db.QueryArray, Path: "tags", Value: []byte(`"t1"`)},
+		db.Query{Kind: db.QueryRange, Path: "n", Value: []byte(`6`), Limit: 5},
+		db.Query{Kind: db.QueryAggregate, Path: "field0", AggPath: "n", Func: "avg"},
+	)
 	plans, err := db.Explain(ctx, st, r)
 	if err != nil {
 		t.Fatal(err)
