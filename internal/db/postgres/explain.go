@@ -129,6 +129,7 @@ func (ss *session) explain(ctx context.Context, k db.StatementKind, stmt string,
 		p.Access = "not explained: " + oneLine(err)
 		return p
 	}
+	args = ss.hstoreExplainArgs(stmt, args)
 	lits := make([]string, len(args))
 	for i, a := range args {
 		lits[i] = literal(a)

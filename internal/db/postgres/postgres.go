@@ -6,7 +6,8 @@
 // "document" (the key inside the document as YCSB_KEY, found through the
 // index= and pg.keylookup= of the seeds' experiments) and "relational" (one
 // column per top-level field, arrays of objects in a child table joined back
-// on read). doctype=json stores text JSON instead of jsonb. Each session owns
+// on read). doctype=json stores text JSON instead of jsonb, doctype=hstore
+// flat documents as hstore (see hstore.go). Each session owns
 // one connection with its statements prepared once; loads use COPY.
 package postgres
 
@@ -38,7 +39,8 @@ func init() {
 		Options: []db.Option{
 			{Name: "layout", Values: []string{"column", "document", "relational"}, Default: "column",
 				Help: "column: (ycsb_key text primary key, data jsonb); document: key inside data as YCSB_KEY; relational: a column per top-level field, arrays of objects in a child table"},
-			{Name: "doctype", Values: []string{"jsonb", "json"}, Default: "jsonb", Help: "PostgreSQL type of the document column"},
+			{Name: "doctype", Values: []string{"jsonb", "json", "hstore"}, Default: "jsonb",
+				Help: "PostgreSQL type of the document column; hstore (the extension, created if missing) holds flat documents only (document.shape=flat)"},
 			{Name: "index", Values: []string{"btree", "gin", "gin_path_ops", "none"}, Default: "btree",
 				Help: "layout=document key index: btree on (data->>'YCSB_KEY'), GIN jsonb_ops or jsonb_path_ops over the whole document, or none"},
 			{Name: "pg.keylookup", Values: []string{"arrow", "contains", "build_object", "jsonpath"},
@@ -75,7 +77,7 @@ var settingsReported = []string{
 // variant is the storage layout and access path chosen by properties.
 type variant struct {
 	layout      string // column, document, relational
-	doctype     string // jsonb, json
+	doctype     string // jsonb, json, hstore
 	index       string // document layout key index: btree, gin, gin_path_ops, none
 	keylookup   string // document layout key predicate: arrow, contains, build_object, jsonpath
 	compression string
@@ -106,6 +108,9 @@ func parseVariant(cfg db.Config) (variant, error) {
 	var errs []error // option values themselves are checked by db.Open
 	if v.doctype == "json" && (strings.HasPrefix(v.index, "gin") || v.keylookup != "arrow") && v.layout == "document" {
 		errs = append(errs, fmt.Errorf("property doctype=json: GIN indexes and containment/jsonpath key lookups need doctype=jsonb (json has no @>, @@ or GIN operator class)"))
+	}
+	if v.doctype == "hstore" {
+		errs = append(errs, hstoreVariant(v)...)
 	}
 	if (cfg.Prop("index", "") != "" || cfg.Prop("pg.keylookup", "") != "") && v.layout != "document" {
 		errs = append(errs, fmt.Errorf("properties index= and pg.keylookup= choose the key lookup of layout=document (layout is %s, whose key is a primary key column)", v.layout))
@@ -239,6 +244,10 @@ func (s *store) Info(ctx context.Context) (db.Info, error) {
 		info.Layout["key"] = map[string]string{
 			"btree": "btree on (data->>'YCSB_KEY')", "gin": "GIN (data jsonb_ops)",
 			"gin_path_ops": "GIN (data jsonb_path_ops)", "none": "no index (sequential scan)"}[s.v.index]
+		if s.v.doctype == "hstore" {
+			info.Layout["key"] = map[string]string{"btree": "btree on (data->'YCSB_KEY')", "gin": "GIN (data gin_hstore_ops)",
+				"none": "no index (sequential scan)"}[s.v.index]
+		}
 		info.Layout["keylookup"] = s.v.keylookup
 		info.Layout["document"] = "data " + s.v.doctype + " with YCSB_KEY inside"
 	}

@@ -16,6 +16,9 @@ func (s *store) querySQL(q *db.Query) (string, error) {
 	if s.v.layout == "relational" && q.Kind != db.QueryDescendant {
 		return s.relQuerySQL(q)
 	}
+	if s.v.doctype == "hstore" {
+		return s.hstoreQuerySQL(q)
+	}
 	sel := s.docExpr()
 	if q.Fields != nil {
 		sel = s.projectExpr(q.Fields)

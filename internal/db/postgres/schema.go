@@ -21,6 +21,11 @@ func (s *store) Setup(ctx context.Context, sc db.Schema, recreate bool) error {
 			return err
 		}
 	}
+	if s.v.doctype == "hstore" {
+		if err := s.hstoreSetup(ctx, sc); err != nil {
+			return err
+		}
+	}
 	stmts := []string{"CREATE SCHEMA IF NOT EXISTS " + pgx.Identifier{s.schema}.Sanitize()}
 	if recreate {
 		stmts = append(stmts, "DROP TABLE IF EXISTS "+s.table+" CASCADE")
@@ -31,12 +36,14 @@ func (s *store) Setup(ctx context.Context, sc db.Schema, recreate bool) error {
 		stmts = append(stmts, "CREATE TABLE IF NOT EXISTS "+s.table+" (ycsb_key text PRIMARY KEY, data "+s.v.doctype+" NOT NULL)")
 	case "document":
 		stmts = append(stmts, "CREATE TABLE IF NOT EXISTS "+s.table+" (data "+s.v.doctype+" NOT NULL)")
-		switch s.v.index {
-		case "btree":
+		switch {
+		case s.v.doctype == "hstore":
+			stmts = append(stmts, s.hstoreKeyIndex(ident)...)
+		case s.v.index == "btree":
 			stmts = append(stmts, "CREATE INDEX IF NOT EXISTS "+ident("ycsb_key")+" ON "+s.table+" ((data->>'YCSB_KEY'))")
-		case "gin":
+		case s.v.index == "gin":
 			stmts = append(stmts, "CREATE INDEX IF NOT EXISTS "+ident("gin")+" ON "+s.table+" USING gin (data)")
-		case "gin_path_ops":
+		case s.v.index == "gin_path_ops":
 			stmts = append(stmts, "CREATE INDEX IF NOT EXISTS "+ident("gin_path_ops")+" ON "+s.table+" USING gin (data jsonb_path_ops)")
 		}
 	case "relational":
@@ -107,6 +114,9 @@ func (s *store) predExpr(path string) string {
 	if s.v.layout == "relational" {
 		return s.relPredExpr(path)
 	}
+	if s.v.doctype == "hstore" && path != "" {
+		return "(data -> " + quoteLiteral(path) + ")"
+	}
 	if path == "" {
 		if s.v.doctype == "json" {
 			return "(data::jsonb)"
@@ -125,6 +135,9 @@ func (s *store) predExpr(path string) string {
 func (s *store) indexDDL(name string, ix db.Index) (string, error) {
 	if s.v.layout == "relational" {
 		return s.relIndexDDL(name, ix)
+	}
+	if s.v.doctype == "hstore" {
+		return s.hstoreIndexDDL(name, ix)
 	}
 	path := ix.Path
 	if ix.ArrayRoot != "" {

@@ -17,6 +17,8 @@ import (
 // expression scans order by.
 func (s *store) keyPred() (pred, order string) {
 	switch {
+	case s.v.doctype == "hstore":
+		return s.hstoreKeyPred()
 	case s.v.layout != "document":
 		return "ycsb_key = $1", "ycsb_key"
 	case s.v.keylookup == "contains":
@@ -31,6 +33,9 @@ func (s *store) keyPred() (pred, order string) {
 
 // docExpr is the expression reading a whole document (without YCSB_KEY).
 func (s *store) docExpr() string {
+	if s.v.doctype == "hstore" {
+		return s.hstoreDocExpr()
+	}
 	switch s.v.layout {
 	case "document":
 		if s.v.doctype == "json" {
@@ -47,6 +52,9 @@ func (s *store) docExpr() string {
 func (s *store) valueExpr(path string) string {
 	if s.v.layout == "relational" {
 		return s.relValueExpr(path)
+	}
+	if s.v.doctype == "hstore" {
+		return s.predExpr(path)
 	}
 	segs := db.PathSegments(path)
 	switch s.v.pathop {
@@ -133,6 +141,9 @@ func (s *store) NewSession(ctx context.Context) (db.Session, error) {
 			stmts[k] = q
 		}
 	}
+	if s.v.doctype == "hstore" {
+		s.hstoreStatements(stmts, pred)
+	}
 	ss.descs = make(map[string]*pgconn.StatementDescription, len(stmts))
 	for name, q := range stmts {
 		d, err := conn.Prepare(ctx, name, q)
@@ -172,6 +183,7 @@ type session struct {
 	doc     []byte // document layout: the document with its key
 	rows    [][]any
 	rel     *relSession
+	hs      hstoreBuf         // doctype=hstore conversions
 	stmts   map[string]string // statements of the user's → prepared name
 }
 
@@ -197,6 +209,9 @@ func (s *session) withKey(key, doc []byte) []byte {
 }
 
 func (s *session) Insert(ctx context.Context, key, doc []byte) error {
+	if s.st.v.doctype == "hstore" {
+		return s.hstoreInsert(ctx, key, doc)
+	}
 	var err error
 	switch s.st.v.layout {
 	case "document":
@@ -212,6 +227,9 @@ func (s *session) Insert(ctx context.Context, key, doc []byte) error {
 func (s *session) InsertBatch(ctx context.Context, keys, docs [][]byte) error {
 	if s.st.v.layout == "relational" {
 		return s.rel.insertBatch(ctx, s.conn, keys, docs)
+	}
+	if s.st.v.doctype == "hstore" {
+		return s.hstoreInsertBatch(ctx, keys, docs)
 	}
 	s.rows = s.rows[:0]
 	cols := []string{"ycsb_key", "data"}
@@ -321,7 +339,7 @@ func (s *session) execTag(ctx context.Context, stmt string, params ...[]byte) (p
 // keyParam is keyArg as a text parameter.
 func (s *session) keyParam(key []byte) []byte {
 	switch {
-	case s.st.v.layout != "document":
+	case s.st.v.layout != "document" || s.st.v.doctype == "hstore":
 		return key
 	case s.st.v.keylookup == "contains":
 		s.keyBuf = append(append(append(s.keyBuf[:0], `{"YCSB_KEY":"`...), key...), `"}`...)
@@ -336,6 +354,9 @@ func (s *session) keyParam(key []byte) []byte {
 func (s *session) Update(ctx context.Context, key []byte, u *db.Update) error {
 	if s.st.v.layout == "relational" {
 		return s.rel.update(ctx, s.conn, key, u)
+	}
+	if s.st.v.doctype == "hstore" {
+		return s.hstoreUpdate(ctx, key, u)
 	}
 	var tag pgconn.CommandTag
 	var err error
@@ -395,6 +416,9 @@ func (s *session) partialStmt(ctx context.Context, n int) (string, error) {
 	}
 	name := fmt.Sprintf("partial%d", n)
 	q := "UPDATE " + s.st.table + " SET data = " + s.st.asDoctype(expr) + " WHERE " + s.pred
+	if s.st.v.doctype == "hstore" {
+		q = s.st.hstorePartialSQL(n, s.pred)
+	}
 	if _, err := s.conn.Prepare(ctx, name, q); err != nil {
 		return "", fmt.Errorf("postgres prepare: %w (statement: %s)", err, q)
 	}
