@@ -8,6 +8,7 @@ import (
 	"io"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"text/tabwriter"
 	"time"
 
@@ -119,6 +120,7 @@ func (a *app) quickstart(ctx context.Context, cmd *cobra.Command, f *quickFlags)
 	if m.Incomplete != "" {
 		fmt.Fprintf(&buf, "INCOMPLETE: %s\n\n", m.Incomplete)
 	}
+	buf.WriteString(quickLegend(st.Workloads, ran, results) + "\n")
 	if writeSideBySide(&buf, ran, results) {
 		buf.WriteString("* an incomplete run (interrupted or failed): its figures cover only part of it\n")
 	}
@@ -172,7 +174,11 @@ func writeSideBySide(w io.Writer, targets []string, results map[string]map[strin
 			}
 		}
 		for _, r := range rows {
-			fmt.Fprintf(tw, "%s\t%s\t", label, r.op)
+			name := r.op
+			if name == "INSERT-BATCH" {
+				name += " (" + batchSizes(targets, results, wl) + " docs)"
+			}
+			fmt.Fprintf(tw, "%s\t%s\t", label, name)
 			for _, t := range targets {
 				op, ok := r.byTarget[t]
 				switch {
@@ -189,6 +195,38 @@ func writeSideBySide(w io.Writer, targets []string, results map[string]map[strin
 	}
 	tw.Flush()
 	return marked
+}
+
+// quickLegend says in one line what the table's workloads are: YCSB A and
+// C, and the load's batches.
+func quickLegend(wls []study.WorkloadSpec, targets []string, results map[string]map[string]*report.Result) string {
+	var parts []string
+	for _, w := range wls {
+		parts = append(parts, w.Name+" = "+study.Describe(w))
+	}
+	if b := batchSizes(targets, results, "load"); b != "" {
+		parts = append(parts, "load = batches of "+b+" documents (INSERT-BATCH counts batches, [OVERALL] documents)")
+	}
+	return strings.Join(parts, "; ")
+}
+
+// batchSizes is the load's batch size ("500"), or the targets' sizes when
+// they differ ("postgres 500, mongodb 100"); "" without batches.
+func batchSizes(targets []string, results map[string]map[string]*report.Result, wl string) string {
+	var sizes []string
+	seen := map[int]bool{}
+	for _, t := range targets {
+		if res := results[t][wl]; res != nil && res.Options.BatchSize > 0 {
+			sizes = append(sizes, t+" "+strconv.Itoa(res.Options.BatchSize))
+			seen[res.Options.BatchSize] = true
+		}
+	}
+	if len(seen) == 1 {
+		for n := range seen {
+			return strconv.Itoa(n)
+		}
+	}
+	return strings.Join(sizes, ", ")
 }
 
 func errCell(op report.Op, name string) string {

@@ -74,6 +74,7 @@ type (
 		Notes                            []string
 		Findings                         []Finding
 		PlanChecks                       []string
+		Workloads                        []KV
 	}
 	htmlChart struct {
 		ID, Title, XLabel, YLabel string
@@ -136,7 +137,7 @@ func buildPage(reports []*StudyReport) (*htmlPage, error) {
 	for _, r := range reports {
 		st := htmlStudy{ID: uniqueID(ids, "study-"+slug(r.Name)), Name: r.Name, Title: r.Title,
 			Cites: r.Cites, Reported: r.Reported, Rounds: r.Rounds, Quick: r.Quick, Notes: r.Notes,
-			Findings: r.Findings, PlanChecks: r.PlanChecks}
+			Findings: r.Findings, PlanChecks: r.PlanChecks, Workloads: r.Workloads}
 		if st.Title == "" {
 			st.Title = r.Name
 		}
@@ -580,6 +581,9 @@ footer{color:var(--muted);font-size:13px;padding:24px;border-top:1px solid var(-
 <section class="study" id="{{.ID}}" aria-labelledby="{{.ID}}-h">
 <h2 id="{{.ID}}-h">{{.Title}}</h2>
 <p class="meta">Study <code>{{.Name}}</code>{{if .Rounds}} · {{.Rounds}} {{if eq .Rounds 1}}round{{else}}rounds{{end}} per point{{end}}{{if .Generated}} · run <time datetime="{{.ISO}}">{{.Generated}}</time>{{end}}{{if .Quick}} · <strong>quick run</strong>{{end}}</p>
+{{- if .Workloads}}
+<p class="meta">Workloads: {{range $i, $w := .Workloads}}{{if $i}}; {{end}}<code>{{$w.Key}}</code> — {{$w.Value}}{{end}}.</p>
+{{- end}}
 {{- range .PlanChecks}}
 <p class="warning" role="alert"><strong>{{.}}</strong></p>
 {{- end}}

@@ -20,10 +20,13 @@ type StudyReport struct {
 	Targets     []TargetInfo
 	Audit       []string // the fairness audit, one finding per line
 	Charts      []Chart
-	Rows        []Row     // the table of results.csv
-	Notes       []string  // points not applicable, warnings, …
-	Findings    []Finding // the seed's claims and their verdicts
-	PlanChecks  []string  // targets whose plans contradict what they are named for
+	// Workloads say what each workload runs (name → "YCSB A: 50% reads,
+	// 50% updates"), shown in one line.
+	Workloads  []KV
+	Rows       []Row     // the table of results.csv
+	Notes      []string  // points not applicable, warnings, …
+	Findings   []Finding // the seed's claims and their verdicts
+	PlanChecks []string  // targets whose plans contradict what they are named for
 }
 
 // TargetInfo describes one target of a study.

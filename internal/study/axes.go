@@ -120,6 +120,24 @@ func workloadLine(w WorkloadSpec) string {
 	return line + ".\n\n"
 }
 
+// Describe says in a few words what a study's workload runs: the YCSB
+// workload it starts from ("YCSB A: 50% reads, 50% updates") and the
+// properties that change it.
+func Describe(w WorkloadSpec) string {
+	d, ok := ycsbWorkloads[w.Workload]
+	if !ok {
+		d = "workload file " + w.Workload
+	}
+	if len(w.Properties) > 0 {
+		var kv []string
+		for _, k := range sortedKeys(w.Properties) {
+			kv = append(kv, k+"="+w.Properties[k])
+		}
+		d += ", changed by " + strings.Join(kv, ", ")
+	}
+	return d
+}
+
 // ycsbWorkloads says what YCSB's core workloads do.
 var ycsbWorkloads = map[string]string{
 	"workloada": "YCSB A: 50% reads, 50% updates",

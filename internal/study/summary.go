@@ -266,6 +266,9 @@ func (d *Data) Report() *report.StudyReport {
 			sr.Notes = append(sr.Notes, note)
 		}
 	}
+	for _, w := range f.Workloads {
+		sr.Workloads = append(sr.Workloads, report.KV{Key: w.Name, Value: Describe(w)})
+	}
 	sr.Audit = d.audit()
 	sr.Findings = d.Findings()
 	sr.PlanChecks = d.PlanChecks()
