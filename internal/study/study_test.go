@@ -40,7 +40,7 @@ frobnicate: yes
 func TestBuiltinStudiesParse(t *testing.T) {
 	names := Names()
 	for _, want := range []string{"index-strategy", "concurrency", "document-size", "partial-update", "slice-read", "nesting",
-		"array-search", "containment", "doc-vs-relational", "aggregate", "blog-aggregate", "quickstart"} {
+		"array-search", "containment", "doc-vs-relational", "hstore", "aggregate", "blog-aggregate", "quickstart"} {
 		found := false
 		for _, n := range names {
 			found = found || n == want
