@@ -82,40 +82,9 @@ type suite struct {
 // load sets the table up and inserts user000…user009 one by one, out of key
 // order, then user010…user019 in a batch where the backend has one.
 func (x *suite) load(t *testing.T) {
-	ctx := x.ctx
 	schema := db.Schema{Table: "usertable", Fields: Fields, Columns: Columns,
 		Indexes: []db.Index{{Path: "address.city"}, {Path: "tags", Array: true}, {Path: "score"}}}
-	if err := x.store.Setup(ctx, schema, true); err != nil {
-		t.Fatalf("Setup: %v", err)
-	}
-	s, err := x.store.NewSession(ctx)
-	if err != nil {
-		t.Fatalf("NewSession: %v", err)
-	}
-	x.s = s
-
-	// Insert 10 single, 10 batched (if supported), out of key order.
-	for _, i := range []int{5, 3, 9, 1, 7, 0, 2, 8, 4, 6} {
-		if err := s.Insert(ctx, key(i), mustJSON(t, docFor(i, "v1"))); err != nil {
-			t.Fatalf("Insert %s: %v", key(i), err)
-		}
-	}
-	var keys, docs [][]byte
-	for i := 10; i < 20; i++ {
-		keys = append(keys, key(i))
-		docs = append(docs, mustJSON(t, docFor(i, "v1")))
-	}
-	if bi, ok := s.(db.BatchInserter); ok {
-		if err := bi.InsertBatch(ctx, keys, docs); err != nil {
-			t.Fatalf("InsertBatch: %v", err)
-		}
-	} else {
-		for i := range keys {
-			if err := s.Insert(ctx, keys[i], docs[i]); err != nil {
-				t.Fatalf("Insert: %v", err)
-			}
-		}
-	}
+	x.s = setupAndLoad(t, x.store, schema)
 }
 
 // reads checks point reads: whole documents, projections, a missing key.

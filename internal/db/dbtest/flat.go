@@ -18,27 +18,8 @@ import (
 func RunFlat(t *testing.T, store db.Store) {
 	ctx := context.Background()
 	schema := db.Schema{Table: "usertable", Fields: Fields, Indexes: []db.Index{{Path: "field1"}}}
-	if err := store.Setup(ctx, schema, true); err != nil {
-		t.Fatalf("Setup: %v", err)
-	}
-	s, err := store.NewSession(ctx)
-	if err != nil {
-		t.Fatalf("NewSession: %v", err)
-	}
+	s := setupAndLoad(t, store, schema)
 	defer s.Close()
-	for _, i := range []int{5, 3, 9, 1, 7, 0, 2, 8, 4, 6} {
-		if err := s.Insert(ctx, key(i), mustJSON(t, docFor(i, "v1"))); err != nil {
-			t.Fatalf("Insert %s: %v", key(i), err)
-		}
-	}
-	var keys, docs [][]byte
-	for i := 10; i < 20; i++ {
-		keys = append(keys, key(i))
-		docs = append(docs, mustJSON(t, docFor(i, "v1")))
-	}
-	if err := s.(db.BatchInserter).InsertBatch(ctx, keys, docs); err != nil {
-		t.Fatalf("InsertBatch: %v", err)
-	}
 	expect := func(t *testing.T, k []byte, fields []string, want map[string]string) {
 		t.Helper()
 		got, err := s.Read(ctx, k, fields, nil)
@@ -143,4 +124,42 @@ func RunFlat(t *testing.T, store db.Store) {
 			t.Errorf("Info = %+v, %v: want backend and version", info, err)
 		}
 	})
+}
+
+// setupAndLoad creates the suite's table and a session, and inserts
+// user000…user019: 10 single inserts out of key order, then 10 in one batch
+// (one by one where the backend has no batches).
+func setupAndLoad(t *testing.T, store db.Store, schema db.Schema) db.Session {
+	t.Helper()
+	ctx := context.Background()
+	if err := store.Setup(ctx, schema, true); err != nil {
+		t.Fatalf("Setup: %v", err)
+	}
+	s, err := store.NewSession(ctx)
+	if err != nil {
+		t.Fatalf("NewSession: %v", err)
+	}
+	// Insert 10 single, 10 batched (if supported), out of key order.
+	for _, i := range []int{5, 3, 9, 1, 7, 0, 2, 8, 4, 6} {
+		if err := s.Insert(ctx, key(i), mustJSON(t, docFor(i, "v1"))); err != nil {
+			t.Fatalf("Insert %s: %v", key(i), err)
+		}
+	}
+	var keys, docs [][]byte
+	for i := 10; i < 20; i++ {
+		keys = append(keys, key(i))
+		docs = append(docs, mustJSON(t, docFor(i, "v1")))
+	}
+	if bi, ok := s.(db.BatchInserter); ok {
+		if err := bi.InsertBatch(ctx, keys, docs); err != nil {
+			t.Fatalf("InsertBatch: %v", err)
+		}
+	} else {
+		for i := range keys {
+			if err := s.Insert(ctx, keys[i], docs[i]); err != nil {
+				t.Fatalf("Insert: %v", err)
+			}
+		}
+	}
+	return s
 }

@@ -52,17 +52,7 @@ func (s *store) hstoreSetup(ctx context.Context, sc db.Schema) error {
 			return fmt.Errorf("%s: field %s is %s", errHstoreShape, c.Name, jsonKind(c))
 		}
 	}
-	var n int
-	if err := s.admin.QueryRow(ctx, "SELECT count(*) FROM pg_available_extensions WHERE name = 'hstore'").Scan(&n); err != nil {
-		return fmt.Errorf("postgres: looking for hstore: %w", err)
-	}
-	if n == 0 {
-		return errors.New(errNoHstore)
-	}
-	if _, err := s.admin.Exec(ctx, "CREATE EXTENSION IF NOT EXISTS hstore"); err != nil {
-		return fmt.Errorf("postgres: CREATE EXTENSION hstore: %w", err)
-	}
-	return nil
+	return s.ensureExtension(ctx, "hstore", errNoHstore)
 }
 
 func jsonKind(c db.Column) string {
@@ -159,15 +149,7 @@ func (s *store) hstoreQuerySQL(q *db.Query) (string, error) {
 		_, order := s.keyPred()
 		return "SELECT " + sel + from + " WHERE " + e + " >= " + text + " ORDER BY " + e + ", " + order + page, nil
 	case db.QueryAggregate:
-		agg := "count(*)"
-		switch q.Func {
-		case "avg", "sum":
-			agg = q.Func + "((" + s.predExpr(q.AggPath) + ")::numeric)"
-		case "count", "":
-		default:
-			return "", fmt.Errorf("postgres: aggregate function %q", q.Func)
-		}
-		return "SELECT " + s.predExpr(q.Path) + ", " + agg + from + " GROUP BY 1", nil
+		return s.aggregateSQL(q)
 	}
 	return "", &db.ErrNotSupported{Backend: "postgres doctype=hstore", What: "querykind=" + q.Kind.String() + " (hstore values are text: no arrays, no nesting)"}
 }
@@ -286,7 +268,7 @@ func (s *session) hstorePartial(ctx context.Context, key []byte, u *db.Update) e
 	for i, p := range u.Paths {
 		b = append(b, p...)
 		offs[2*i] = len(b)
-		v := bytes.TrimSpace(u.Values[i])
+		v := jsonTrim(u.Values[i])
 		if string(v) == "null" {
 			nulls |= 1 << i
 		} else if b, err = appendJSONText(b, v); err != nil {
@@ -350,15 +332,15 @@ func (s *session) hstoreExplainArgs(stmt string, args []any) []any {
 // appendHstore appends the hstore text form of a flat JSON object of strings
 // (and nulls): {"a":"x","b":null} → "a"=>"x", "b"=>NULL.
 func appendHstore(dst, doc []byte) ([]byte, error) {
-	p := bytes.TrimSpace(doc)
+	p := jsonTrim(doc)
 	if len(p) < 2 || p[0] != '{' {
 		return dst, errors.New("not a JSON object")
 	}
-	p = bytes.TrimSpace(p[1:])
+	p = jsonTrim(p[1:])
 	first := true
 	for {
 		if len(p) > 0 && p[0] == '}' {
-			if len(bytes.TrimSpace(p[1:])) > 0 {
+			if len(jsonTrim(p[1:])) > 0 {
 				return dst, errors.New("text after the JSON object")
 			}
 			return dst, nil
@@ -367,7 +349,7 @@ func appendHstore(dst, doc []byte) ([]byte, error) {
 			if len(p) == 0 || p[0] != ',' {
 				return dst, errors.New("want , or } in the JSON object")
 			}
-			p = bytes.TrimSpace(p[1:])
+			p = jsonTrim(p[1:])
 			dst = append(dst, ", "...)
 		}
 		first = false
@@ -380,14 +362,14 @@ func appendHstore(dst, doc []byte) ([]byte, error) {
 			return dst, err
 		}
 		dst = append(dst, `"=>`...)
-		p = bytes.TrimSpace(rest)
+		p = jsonTrim(rest)
 		if len(p) == 0 || p[0] != ':' {
 			return dst, errors.New("want : after a key")
 		}
-		p = bytes.TrimSpace(p[1:])
+		p = jsonTrim(p[1:])
 		if bytes.HasPrefix(p, []byte("null")) {
 			dst = append(dst, "NULL"...)
-			p = bytes.TrimSpace(p[4:])
+			p = jsonTrim(p[4:])
 			continue
 		}
 		if str, rest, err = jsonString(p); err != nil {
@@ -398,17 +380,17 @@ func appendHstore(dst, doc []byte) ([]byte, error) {
 			return dst, err
 		}
 		dst = append(dst, '"')
-		p = bytes.TrimSpace(rest)
+		p = jsonTrim(rest)
 	}
 }
 
 // appendJSONText appends the text of a JSON string (unquoted, unescaped).
 func appendJSONText(dst, v []byte) ([]byte, error) {
-	str, rest, err := jsonString(bytes.TrimSpace(v))
+	str, rest, err := jsonString(jsonTrim(v))
 	if err != nil {
 		return dst, err
 	}
-	if len(bytes.TrimSpace(rest)) > 0 {
+	if len(jsonTrim(rest)) > 0 {
 		return dst, errors.New("text after the JSON string")
 	}
 	return appendUnquoted(dst, str, false)
@@ -438,6 +420,14 @@ func jsonString(p []byte) (str, rest []byte, err error) {
 func appendUnquoted(dst, q []byte, hstore bool) ([]byte, error) {
 	s := q[1 : len(q)-1]
 	for i := 0; i < len(s); i++ {
+		j := i // copy a run of plain bytes at once
+		for j < len(s) && s[j] >= 0x20 && s[j] != '\\' && s[j] != '"' {
+			j++
+		}
+		dst = append(dst, s[i:j]...)
+		if i = j; i == len(s) {
+			break
+		}
 		c := s[i]
 		if c < 0x20 {
 			return dst, errors.New("control character in a JSON string")
@@ -501,17 +491,14 @@ func hex4(b []byte) (rune, bool) {
 	}
 	var r rune
 	for _, c := range b[:4] {
-		switch {
-		case c >= '0' && c <= '9':
-			c -= '0'
-		case c >= 'a' && c <= 'f':
-			c -= 'a' - 10
-		case c >= 'A' && c <= 'F':
-			c -= 'A' - 10
-		default:
+		d := -1
+		if c >= '0' { // c|0x20 folds A–F to a–f and leaves digits alone
+			d = strings.IndexByte("0123456789abcdef", c|0x20)
+		}
+		if d < 0 {
 			return 0, false
 		}
-		r = r<<4 | rune(c)
+		r = r<<4 | rune(d)
 	}
 	return r, true
 }
@@ -530,8 +517,13 @@ func appendHstoreText(dst, text []byte) []byte {
 
 // appendCopyText appends a value escaped for COPY's text format.
 func appendCopyText(dst, v []byte) []byte {
-	for _, c := range v {
-		switch c {
+	for {
+		i := bytes.IndexAny(v, "\\\t\n\r")
+		if i < 0 {
+			return append(dst, v...)
+		}
+		dst = append(dst, v[:i]...)
+		switch v[i] {
 		case '\\':
 			dst = append(dst, `\\`...)
 		case '\t':
@@ -540,9 +532,10 @@ func appendCopyText(dst, v []byte) []byte {
 			dst = append(dst, `\n`...)
 		case '\r':
 			dst = append(dst, `\r`...)
-		default:
-			dst = append(dst, c)
 		}
+		v = v[i+1:]
 	}
-	return dst
 }
+
+// jsonTrim drops JSON's white space (space, tab, CR, LF) around b.
+func jsonTrim(b []byte) []byte { return bytes.Trim(b, " \t\r\n") }

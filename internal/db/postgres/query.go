@@ -55,16 +55,7 @@ func (s *store) querySQL(q *db.Query) (string, error) {
 		_, order := s.keyPred()
 		return "SELECT " + sel + from + " WHERE " + e + " >= $1::jsonb ORDER BY " + e + ", " + order + page, nil
 	case db.QueryAggregate:
-		group := s.predExpr(q.Path)
-		agg := "count(*)"
-		switch q.Func {
-		case "avg", "sum":
-			agg = q.Func + "((" + s.predExpr(q.AggPath) + ")::numeric)"
-		case "count", "":
-		default:
-			return "", fmt.Errorf("postgres: aggregate function %q", q.Func)
-		}
-		return "SELECT " + group + ", " + agg + from + " GROUP BY 1", nil
+		return s.aggregateSQL(q)
 	}
 	return "", fmt.Errorf("postgres: query kind %v", q.Kind)
 }
@@ -84,6 +75,20 @@ func appendQueryArgs(dst []any, q *db.Query) []any {
 		value = []byte("null")
 	}
 	return append(dst, value, limit, q.Offset)
+}
+
+// aggregateSQL groups every document by q.Path: count, or avg/sum of the
+// number at q.AggPath.
+func (s *store) aggregateSQL(q *db.Query) (string, error) {
+	agg := "count(*)"
+	switch q.Func {
+	case "avg", "sum":
+		agg = q.Func + "((" + s.predExpr(q.AggPath) + ")::numeric)"
+	case "count", "":
+	default:
+		return "", fmt.Errorf("postgres: aggregate function %q", q.Func)
+	}
+	return "SELECT " + s.predExpr(q.Path) + ", " + agg + " FROM " + s.table + " GROUP BY 1", nil
 }
 
 // Query runs a secondary query and returns how many rows it produced.

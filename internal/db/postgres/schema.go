@@ -155,15 +155,21 @@ const errNoJsquery = "pg.descendantop=jsquery: the server has no jsquery extensi
 
 // ensureJsquery creates the jsquery extension, or says the server has none.
 func (s *store) ensureJsquery(ctx context.Context) error {
+	return s.ensureExtension(ctx, "jsquery", errNoJsquery)
+}
+
+// ensureExtension creates an extension, or answers missing when the server
+// has none to create.
+func (s *store) ensureExtension(ctx context.Context, name, missing string) error {
 	var n int
-	if err := s.admin.QueryRow(ctx, "SELECT count(*) FROM pg_available_extensions WHERE name = 'jsquery'").Scan(&n); err != nil {
-		return fmt.Errorf("postgres: looking for jsquery: %w", err)
+	if err := s.admin.QueryRow(ctx, "SELECT count(*) FROM pg_available_extensions WHERE name = $1", name).Scan(&n); err != nil {
+		return fmt.Errorf("postgres: looking for %s: %w", name, err)
 	}
 	if n == 0 {
-		return errors.New(errNoJsquery)
+		return errors.New(missing)
 	}
-	if _, err := s.admin.Exec(ctx, "CREATE EXTENSION IF NOT EXISTS jsquery"); err != nil {
-		return fmt.Errorf("postgres: CREATE EXTENSION jsquery: %w", err)
+	if _, err := s.admin.Exec(ctx, "CREATE EXTENSION IF NOT EXISTS "+pgx.Identifier{name}.Sanitize()); err != nil {
+		return fmt.Errorf("postgres: CREATE EXTENSION %s: %w", name, err)
 	}
 	return nil
 }
