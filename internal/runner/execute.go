@@ -1,0 +1,453 @@
+package runner
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/docbench/docbench/internal/db"
+	"github.com/docbench/docbench/internal/doc"
+	"github.com/docbench/docbench/internal/measure"
+	"github.com/docbench/docbench/internal/workload"
+)
+
+// execution is one Execute call in progress: its workers, what they measure
+// into, and the signals that stop them. Execute goes through it in order:
+// open the sessions, build the workers, warm up, run the measured part,
+// collect the outcome.
+type execution struct {
+	o     Options
+	wl    *workload.Workload
+	cfg   *workload.Config
+	plan  *Plan
+	batch int   // records per insert (a batched load), else 1
+	total int64 // operations (records) the phase issues, over all workers
+	reg   *measure.Registry
+	hlog  *hdrLog
+	st    *status
+	out   *Outcome
+
+	sessions []db.Session
+	workers  []*worker
+	done     *atomic.Int64 // measured operations (records on load)
+	failed   *atomic.Int64 // of done, the failed ones
+	running  sync.WaitGroup
+	errs     []error // each worker's return
+
+	// stop is closed when workers must stop issuing operations.
+	stop       chan struct{}
+	stopOnce   sync.Once
+	stopReason atomic.Value
+	// panicked holds a worker's panic as the phase's error: it ends the
+	// phase with what was measured, its message never a stack trace.
+	panicked atomic.Value
+	// wctx is the workers' context: cancelled only after the drain bound
+	// once stopped.
+	wctx    context.Context
+	wcancel context.CancelFunc
+
+	// The measured part.
+	finished    chan struct{} // closed when every worker has returned
+	last        time.Time     // end of the last interval sampled
+	streak      failStreak
+	interrupted bool
+	draining    bool
+	hlogErr     error
+}
+
+// newExecution applies o's defaults and sets up what the phase measures into.
+func newExecution(wl *workload.Workload, plan *Plan, o Options) (*execution, error) {
+	if o.Threads < 1 {
+		o.Threads = 1
+	}
+	if o.Drain == 0 {
+		o.Drain = 10 * time.Second
+	}
+	cfg := wl.Config()
+	batch := 1
+	if o.Phase == Load && cfg.BatchSize > 1 {
+		batch = int(cfg.BatchSize)
+	}
+	if o.MaxErrorRate == 0 {
+		o.MaxErrorRate = DefaultMaxErrorRate
+	}
+	if o.FailStreak <= 0 {
+		o.FailStreak = 3 * time.Second
+	}
+	reg := measure.NewRegistry(opNames(plan, batch > 1), o.Rate > 0)
+	reg.CountNotFound(db.ErrNotFound)
+	hlog, err := newHdrLog(o.HdrLog, reg.Names())
+	if err != nil {
+		return nil, err
+	}
+	// Per-thread operation counts, as YCSB divides operationcount/insertcount.
+	total := cfg.OperationCount
+	if o.Phase == Load {
+		_, total = wl.LoadRange()
+	} else if total == 0 {
+		total = math.MaxInt64 // YCSB: operationcount=0 runs until maxexecutiontime
+	}
+	return &execution{
+		o: o, wl: wl, cfg: cfg, plan: plan, batch: batch, total: total, reg: reg, hlog: hlog,
+		done: new(atomic.Int64), failed: new(atomic.Int64), errs: make([]error, o.Threads),
+		stop: make(chan struct{}),
+	}, nil
+}
+
+// openSessions prepares the run's statements and opens a session per
+// worker; a session that lacks a capability the plan needs fails the phase
+// before anything runs.
+func (p *execution) openSessions(ctx context.Context, store db.Store) error {
+	if p.o.Phase == Run {
+		if err := setupStatements(ctx, store, p.plan); err != nil {
+			return err
+		}
+	}
+	p.sessions = make([]db.Session, p.o.Threads)
+	for i := range p.sessions {
+		s, err := store.NewSession(ctx)
+		if err != nil {
+			for _, s := range p.sessions[:i] {
+				s.Close()
+			}
+			return fmt.Errorf("opening session %d: %w", i+1, err)
+		}
+		p.sessions[i] = s
+		if missing := p.missingCapability(s); missing != "" {
+			for _, s := range p.sessions[:i+1] {
+				s.Close()
+			}
+			return &db.ErrNotSupported{Backend: b(store), What: missing}
+		}
+	}
+	return nil
+}
+
+// missingCapability names what the run's plan needs that s cannot do, or "".
+func (p *execution) missingCapability(s db.Session) string {
+	_, querier := s.(db.Querier)
+	_, statementer := s.(db.Statementer)
+	switch {
+	case p.o.Phase != Run:
+	case !querier && len(p.plan.queries) > 0:
+		return "secondary queries (queryproportion)"
+	case !statementer && p.plan.stmtSQL != "":
+		return "statements of the user's (statementproportion)"
+	}
+	return ""
+}
+
+func (p *execution) closeSessions() {
+	for _, s := range p.sessions {
+		s.Close()
+	}
+}
+
+// share is worker i's part of the phase's operations.
+func (p *execution) share(i int) int64 {
+	n := p.total / int64(p.o.Threads)
+	if int64(i) < p.total%int64(p.o.Threads) {
+		n++
+	}
+	return n
+}
+
+// buildWorkers gives every session a worker with its own generators,
+// buffers, recorder and (open loop) pacer.
+func (p *execution) buildWorkers() {
+	o := p.o
+	p.workers = make([]*worker, o.Threads)
+	for i := range p.workers {
+		w := &worker{
+			sess: p.sessions[i], wl: p.wl, th: p.wl.NewThread(i), plan: p.plan,
+			rec: p.reg.NewRecorder(), ops: p.share(i), done: p.done, failed: p.failed, batch: p.batch,
+			stop: p.stop, drng: doc.NewRand(),
+		}
+		w.qs, _ = p.sessions[i].(db.Querier)
+		w.stmts, _ = p.sessions[i].(db.Statementer)
+		w.prepare()
+		if o.Rate > 0 {
+			w.interval = time.Duration(float64(time.Second) * float64(o.Threads) / o.Rate)
+			w.offset = time.Duration(float64(time.Second) * float64(i) / o.Rate)
+			w.pacer = NewPacer(o.Pacer)
+			w.lag = measure.NewHistogram()
+		}
+		p.workers[i] = w
+	}
+}
+
+func (p *execution) closePacers() {
+	for _, w := range p.workers {
+		if c, ok := w.pacer.(io.Closer); ok {
+			c.Close()
+		}
+	}
+}
+
+// halt tells the workers to stop issuing operations; the first reason given
+// is the one kept.
+func (p *execution) halt(why string) {
+	p.stopOnce.Do(func() {
+		p.stopReason.Store(why)
+		close(p.stop)
+	})
+}
+
+// start runs f as worker i; a panic halts the phase.
+func (p *execution) start(i int, f func() error) {
+	p.running.Add(1)
+	go func() {
+		defer p.running.Done()
+		defer func() {
+			if r := recover(); r != nil {
+				err := fmt.Errorf("%w: worker %d panicked: %v", ErrFailed, i+1, r)
+				p.panicked.CompareAndSwap(nil, err)
+				p.halt("panic")
+			}
+		}()
+		p.errs[i] = f()
+	}()
+}
+
+// warmUp runs the warm-up: a pass of its own, stopped and drained, whose
+// measurements are discarded (its failures are reported); the measured
+// part then starts with nothing in flight.
+func (p *execution) warmUp(ctx context.Context) {
+	if p.o.Warmup <= 0 || p.o.Phase != Run {
+		return
+	}
+	p.st.line("warm-up for %s", p.o.Warmup)
+	warmStop := make(chan struct{})
+	for _, w := range p.workers {
+		w.stop, w.ops = warmStop, math.MaxInt64
+	}
+	for i, w := range p.workers {
+		p.start(i, func() error { return w.run(p.wctx, p.cfg, time.Now()) })
+	}
+	p.awaitWarmup(ctx)
+	close(warmStop)
+	p.running.Wait()
+	errsW, msgsW := p.reg.Failures()
+	p.out.Warmup = &Warmup{Ops: p.done.Load(), Errors: errsW, Messages: msgsW}
+	p.reg.Reset()
+	p.done.Store(0)
+	p.failed.Store(0)
+	for i, w := range p.workers {
+		w.stop, w.ops = p.stop, p.share(i)
+		if w.lag != nil {
+			w.lag.Reset()
+			w.behind = 0
+		}
+	}
+}
+
+// awaitWarmup returns when the warm-up's time is up, ctx is done, a worker
+// panicked, or the warm-up's operations kept failing.
+func (p *execution) awaitWarmup(ctx context.Context) {
+	timer := time.NewTimer(p.o.Warmup)
+	defer timer.Stop()
+	tick := time.NewTicker(time.Second)
+	defer tick.Stop()
+	streak := failStreak{limit: p.o.FailStreak}
+	last := time.Now()
+	for {
+		select {
+		case <-timer.C:
+			return
+		case <-ctx.Done():
+			return
+		case <-p.stop: // a panic
+			return
+		case now := <-tick.C:
+			iv := p.reg.Tick(last, now)
+			last = now
+			if why := streak.see(iv); why != "" {
+				p.out.Failure = "warm-up: " + why + lastError(p.reg)
+				p.halt("failure streak")
+				return
+			}
+		}
+	}
+}
+
+// measure runs the measured part: it starts the workers and samples an
+// interval a second until they have all returned, stopping them on the
+// duration, cancellation, a failure streak or a panic.
+func (p *execution) measure(ctx context.Context) {
+	base := time.Now()
+	if p.out.Failure == "" && p.panicked.Load() == nil {
+		for i, w := range p.workers {
+			p.start(i, func() error { return w.loop(p.wctx, p.o.Phase, base) })
+		}
+	}
+	p.hlog.start(base)
+	p.finished = make(chan struct{})
+	go func() { p.running.Wait(); close(p.finished) }()
+	p.out.Start = base
+	p.last = base
+
+	var deadline <-chan time.Time
+	if p.o.Duration > 0 {
+		t := time.NewTimer(p.o.Duration)
+		defer t.Stop()
+		deadline = t.C
+	}
+	tick := time.NewTicker(time.Second)
+	defer tick.Stop()
+	p.streak = failStreak{limit: p.o.FailStreak}
+	stopCh := (<-chan struct{})(p.stop)
+	for {
+		select {
+		case <-p.finished:
+			end := time.Now()
+			p.sample(end, true)
+			p.out.End = end
+			return
+		case <-deadline:
+			p.halt("duration")
+			deadline = nil
+		case <-ctx.Done():
+			if !p.interrupted {
+				p.interrupted = true
+				p.halt("interrupted")
+				p.drain(p.o.Drain)
+			}
+		case <-stopCh:
+			stopCh = nil
+			if err, ok := p.panicked.Load().(error); ok && p.out.Failure == "" {
+				p.out.Failure = err.Error()
+				p.drain(min(p.o.Drain, time.Second))
+			}
+		case now := <-tick.C:
+			p.sample(now, false)
+		}
+	}
+}
+
+// drain cancels the operations still in flight after d.
+func (p *execution) drain(d time.Duration) {
+	if p.draining {
+		return
+	}
+	p.draining = true
+	go func() {
+		select {
+		case <-time.After(d):
+			p.wcancel()
+		case <-p.finished:
+		}
+	}()
+}
+
+// sample closes the interval ending now; the last, partial one is kept
+// when it is long enough to mean something or holds operations (the
+// series then count every one).
+func (p *execution) sample(now time.Time, final bool) {
+	iv := p.reg.Tick(p.last, now)
+	if final && now.Sub(p.last) <= 50*time.Millisecond && iv.Count() == 0 {
+		return
+	}
+	if p.o.EncodeIntervals {
+		iv.Encoded = make([]string, len(iv.Ops))
+		for i := range iv.Ops {
+			iv.Encoded[i] = p.reg.EncodeMerged(i)
+		}
+	}
+	if err := p.hlog.write(p.reg, p.last, now); err != nil && p.hlogErr == nil {
+		p.hlogErr = err
+	}
+	p.last = now
+	p.out.Series = append(p.out.Series, iv)
+	p.st.tick(iv, p.done.Load())
+	if why := p.streak.see(iv); why != "" && p.out.Failure == "" {
+		// The database stopped answering: stop now, and do not wait
+		// long for operations that may never return.
+		p.out.Failure = why + lastError(p.reg)
+		p.halt("failure streak")
+		p.drain(min(p.o.Drain, time.Second))
+	}
+}
+
+// collect completes the outcome and returns the phase's error.
+func (p *execution) collect() (*Outcome, error) {
+	out := p.out
+	out.Totals = p.reg.Totals()
+	out.Ops = p.done.Load()
+	out.Failed = p.failed.Load()
+	p.st.finish(p.done.Load())
+	if p.o.Rate > 0 {
+		p.mergeLag()
+	}
+	p.settleEnd()
+	var workerErr error
+	for _, err := range p.errs {
+		if err != nil && !errors.Is(err, context.Canceled) {
+			out.Complete = false
+			workerErr = err
+			break
+		}
+	}
+	if out.Failure == "" && out.Ops > 0 && p.o.MaxErrorRate >= 0 && out.ErrorShare() > p.o.MaxErrorRate {
+		out.Failure = fmt.Sprintf("%d of %d operations failed (%s), over the limit of %s (--max-error-rate)%s",
+			out.Failed, out.Ops, Percent(out.ErrorShare()), Percent(max(p.o.MaxErrorRate-math.SmallestNonzeroFloat64, 0)), lastError(p.reg))
+	}
+	if err := p.hlog.close(); err != nil && p.hlogErr == nil {
+		p.hlogErr = err
+	}
+	switch {
+	case p.interrupted:
+		return out, ErrInterrupted
+	case out.Failure != "":
+		return out, fmt.Errorf("%w: %s", ErrFailed, out.Failure)
+	case workerErr != nil:
+		return out, workerErr
+	case p.hlogErr != nil:
+		return out, fmt.Errorf("--hdr-log: %w", p.hlogErr)
+	}
+	return out, nil
+}
+
+// mergeLag merges the workers' schedule lag (open loop). Every worker has
+// returned, or is abandoned after the drain bound, in which case its lag is
+// left out rather than read while written.
+func (p *execution) mergeLag() {
+	select {
+	case <-p.finished:
+		p.out.ScheduleLag = measure.NewHistogram()
+		for _, w := range p.workers {
+			p.out.ScheduleLag.Merge(w.lag)
+			p.out.Behind += w.behind
+		}
+	default:
+	}
+}
+
+// settleEnd says why the phase stopped, which limit ended it, and whether
+// it is complete (before the workers' own errors are counted).
+func (p *execution) settleEnd() {
+	out := p.out
+	if r, ok := p.stopReason.Load().(string); ok {
+		out.Stopped = r
+	}
+	if err, ok := p.panicked.Load().(error); ok && (out.Failure == "" || out.Stopped == "panic") {
+		out.Failure = strings.TrimPrefix(err.Error(), ErrFailed.Error()+": ")
+		out.Stopped = "panic"
+	}
+	switch {
+	case p.interrupted:
+		out.EndedBy = "interrupted"
+	case out.Stopped == "duration":
+		out.EndedBy = "duration"
+	case out.Stopped == "failure streak" || out.Stopped == "panic":
+		out.EndedBy = "failure"
+	case out.Stopped == "":
+		out.EndedBy = "count"
+	}
+	out.Complete = !p.interrupted && out.Failure == ""
+}
