@@ -40,38 +40,26 @@ func latency(op *report.Op) *report.Latency {
 
 var opMetrics = []metric{
 	{"throughput", "ops/s", func(_ *report.Result, op *report.Op) (float64, bool) { return op.Throughput, true }},
-	{"mean", "µs", func(_ *report.Result, op *report.Op) (float64, bool) {
-		l := latency(op)
-		return val(l, func(l *report.Latency) float64 { return l.Mean })
-	}},
-	{"p50", "µs", func(_ *report.Result, op *report.Op) (float64, bool) {
-		l := latency(op)
-		return val(l, func(l *report.Latency) float64 { return l.P50 })
-	}},
-	{"p95", "µs", func(_ *report.Result, op *report.Op) (float64, bool) {
-		l := latency(op)
-		return val(l, func(l *report.Latency) float64 { return l.P95 })
-	}},
-	{"p99", "µs", func(_ *report.Result, op *report.Op) (float64, bool) {
-		l := latency(op)
-		return val(l, func(l *report.Latency) float64 { return l.P99 })
-	}},
-	{"p999", "µs", func(_ *report.Result, op *report.Op) (float64, bool) {
-		l := latency(op)
-		return val(l, func(l *report.Latency) float64 { return l.P999 })
-	}},
-	{"max", "µs", func(_ *report.Result, op *report.Op) (float64, bool) {
-		l := latency(op)
-		return val(l, func(l *report.Latency) float64 { return l.Max })
-	}},
+	latencyMetric("mean", func(l *report.Latency) float64 { return l.Mean }),
+	latencyMetric("p50", func(l *report.Latency) float64 { return l.P50 }),
+	latencyMetric("p95", func(l *report.Latency) float64 { return l.P95 }),
+	latencyMetric("p99", func(l *report.Latency) float64 { return l.P99 }),
+	latencyMetric("p999", func(l *report.Latency) float64 { return l.P999 }),
+	latencyMetric("max", func(l *report.Latency) float64 { return l.Max }),
 	{"errors", "ops", func(_ *report.Result, op *report.Op) (float64, bool) { return float64(op.Errors), true }},
 }
 
-func val(l *report.Latency, f func(*report.Latency) float64) (float64, bool) {
-	if l == nil {
-		return 0, false
-	}
-	return f(l), true
+// latencyMetric is a latency figure in µs of the operation's latency
+// (response time under a target rate, else service time); absent when the
+// operation has none.
+func latencyMetric(name string, f func(*report.Latency) float64) metric {
+	return metric{name, "µs", func(_ *report.Result, op *report.Op) (float64, bool) {
+		l := latency(op)
+		if l == nil {
+			return 0, false
+		}
+		return f(l), true
+	}}
 }
 
 // series gathers the values of one metric across rounds.
