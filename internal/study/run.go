@@ -267,16 +267,79 @@ func Execute(ctx context.Context, f *File, ex Executor, opts Options) (*Manifest
 	if opts.Quick {
 		f.ApplyQuick()
 	}
-	logf := func(format string, args ...any) {
-		if opts.Log != nil {
-			fmt.Fprintf(opts.Log, format+"\n", args...)
+	r := &studyRun{f: f, ex: ex, opts: opts}
+	if err := r.begin(); err != nil {
+		return nil, err
+	}
+	if err := r.validate(); err != nil {
+		return nil, err
+	}
+	m := r.m
+	r.total = len(r.targets) * len(r.sweep) * f.Rounds * len(f.Workloads)
+	m.Planned = r.total
+	r.started = time.Now()
+	var runErr error
+	for _, t := range r.targets {
+		groups, err := r.groups(t)
+		if err != nil {
+			return m, err
+		}
+		if runErr = r.runGroups(ctx, t, groups); runErr != nil {
+			break
 		}
 	}
+	m.Finished = time.Now().UTC()
+	if err := r.save(); err != nil {
+		return m, err
+	}
+	if err := WriteOutputs(opts.Out); err != nil {
+		return m, errors.Join(runErr, err)
+	}
+	logFindings(opts.Log, opts.Out)
+	if m.Incomplete != "" {
+		r.logf("INCOMPLETE: %s; every artefact in %s says so", m.Incomplete, opts.Out)
+	}
+	return m, runErr
+}
+
+// studyRun is a study being executed: what it runs, its manifest and its
+// progress.
+type studyRun struct {
+	f       *File
+	ex      Executor
+	opts    Options
+	targets []TargetSpec
+	sweep   [][]KV // the points of the sweep, in order
+	m       *Manifest
+	done    int // runs done, or recorded as not applicable
+	total   int // runs planned
+	started time.Time
+}
+
+func (r *studyRun) logf(format string, args ...any) {
+	if r.opts.Log != nil {
+		fmt.Fprintf(r.opts.Log, format+"\n", args...)
+	}
+}
+
+// save writes the manifest as it stands.
+func (r *studyRun) save() error {
+	b, err := json.MarshalIndent(r.m, "", "  ")
+	if err != nil {
+		return err
+	}
+	return report.WriteFileAtomic(filepath.Join(r.opts.Out, "runs.json"), append(b, '\n'))
+}
+
+// begin makes the study directory, settles the targets (the study's or the
+// default ones, and those added with -t) and starts the manifest.
+func (r *studyRun) begin() error {
+	f, opts := r.f, r.opts
 	if err := os.MkdirAll(filepath.Join(opts.Out, "results"), 0o755); err != nil {
-		return nil, err
+		return err
 	}
 	if err := report.WriteFileAtomic(filepath.Join(opts.Out, "study.yaml"), f.Raw); err != nil {
-		return nil, err
+		return err
 	}
 	targets := append([]TargetSpec(nil), f.Targets...)
 	if len(targets) == 0 {
@@ -295,28 +358,27 @@ func Execute(ctx context.Context, f *File, ex Executor, opts Options) (*Manifest
 		}
 		targets = append(targets, TargetSpec{Name: name, Target: t})
 	}
-	m := &Manifest{Study: f.Name, Source: f.Source, Quick: opts.Quick, Rounds: f.Rounds, Started: time.Now().UTC(), Targets: map[string]string{}}
+	r.targets = targets
+	r.m = &Manifest{Study: f.Name, Source: f.Source, Quick: opts.Quick, Rounds: f.Rounds, Started: time.Now().UTC(), Targets: map[string]string{}}
 	for _, t := range targets {
-		m.Targets[t.Name] = db.Redact(t.Target)
+		r.m.Targets[t.Name] = db.Redact(t.Target)
 	}
-	save := func() error {
-		b, err := json.MarshalIndent(m, "", "  ")
-		if err != nil {
-			return err
-		}
-		return report.WriteFileAtomic(filepath.Join(opts.Out, "runs.json"), append(b, '\n'))
-	}
-	points := f.points()
-	// Every combination's properties are checked before anything runs, and
-	// every problem is reported at once.
+	r.sweep = f.points()
+	return nil
+}
+
+// validate checks every combination's properties before anything runs,
+// and reports every problem at once.
+func (r *studyRun) validate() error {
+	f := r.f
 	var problems []error
 	seenProblem := map[string]bool{}
-	for _, t := range targets {
-		for _, pt := range points {
+	for _, t := range r.targets {
+		for _, pt := range r.sweep {
 			for i := range f.Workloads {
 				p, _, err := f.runProps(t, &f.Workloads[i], pt, f.Source)
 				if err == nil {
-					err = ex.Validate(p)
+					err = r.ex.Validate(p)
 				}
 				if err != nil {
 					for _, line := range strings.Split(err.Error(), "\n") {
@@ -329,65 +391,46 @@ func Execute(ctx context.Context, f *File, ex Executor, opts Options) (*Manifest
 			}
 		}
 	}
-	if len(problems) > 0 {
-		return nil, errors.Join(problems...)
+	return errors.Join(problems...)
+}
+
+// groups groups t's points by the data they load, keeping sweep order.
+func (r *studyRun) groups(t TargetSpec) ([][][]KV, error) {
+	f := r.f
+	var groups [][][]KV
+	index := map[string]int{}
+	for _, pt := range r.sweep {
+		p, _, err := f.props(t, &f.Workloads[0], pt, f.Source)
+		if err != nil {
+			return nil, err
+		}
+		k := datasetKey(t.Target, p)
+		i, ok := index[k]
+		if !ok {
+			i = len(groups)
+			index[k] = i
+			groups = append(groups, nil)
+		}
+		groups[i] = append(groups[i], pt)
 	}
-	total := len(targets) * len(points) * f.Rounds * len(f.Workloads)
-	m.Planned = total
-	done := 0
-	started := time.Now()
-	var runErr error
-	for _, t := range targets {
-		// Group the points by the data they load, keeping sweep order.
-		type group struct {
-			key    string
-			points [][]KV
+	return groups, nil
+}
+
+// runGroups runs t's groups in turn; on cancellation or an error it says in
+// the manifest how far the study got, and returns why it stopped.
+func (r *studyRun) runGroups(ctx context.Context, t TargetSpec, groups [][][]KV) error {
+	for _, points := range groups {
+		err := r.runGroup(ctx, t, points)
+		if ctx.Err() != nil {
+			r.m.Incomplete = fmt.Sprintf("interrupted after %d of %d runs", r.done, r.total)
+			return runner.ErrInterrupted
 		}
-		var groups []*group
-		byKey := map[string]*group{}
-		for _, pt := range points {
-			p, _, err := f.props(t, &f.Workloads[0], pt, f.Source)
-			if err != nil {
-				return m, err
-			}
-			k := datasetKey(t.Target, p)
-			g := byKey[k]
-			if g == nil {
-				g = &group{key: k}
-				byKey[k] = g
-				groups = append(groups, g)
-			}
-			g.points = append(g.points, pt)
-		}
-		for _, g := range groups {
-			err := f.runGroup(ctx, ex, t, g.points, opts, m, save, logf, &done, total, started)
-			if ctx.Err() != nil {
-				runErr = runner.ErrInterrupted
-				m.Incomplete = fmt.Sprintf("interrupted after %d of %d runs", done, total)
-				break
-			}
-			if err != nil {
-				runErr = err
-				m.Incomplete = fmt.Sprintf("failed after %d of %d runs: %v", done, total, err)
-				break
-			}
-		}
-		if runErr != nil {
-			break
+		if err != nil {
+			r.m.Incomplete = fmt.Sprintf("failed after %d of %d runs: %v", r.done, r.total, err)
+			return err
 		}
 	}
-	m.Finished = time.Now().UTC()
-	if err := save(); err != nil {
-		return m, err
-	}
-	if err := WriteOutputs(opts.Out); err != nil {
-		return m, errors.Join(runErr, err)
-	}
-	logFindings(opts.Log, opts.Out)
-	if m.Incomplete != "" {
-		logf("INCOMPLETE: %s; every artefact in %s says so", m.Incomplete, opts.Out)
-	}
-	return m, runErr
+	return nil
 }
 
 func hasTarget(ts []TargetSpec, name string) bool {
@@ -399,148 +442,208 @@ func hasTarget(ts []TargetSpec, name string) bool {
 	return false
 }
 
+// group is the points of one target that load the same data: loaded once,
+// then every round of every point and workload runs on it.
+type group struct {
+	*studyRun
+	t         TargetSpec
+	points    [][]KV
+	loadProps *workload.Properties
+	store     db.Store
+	dir       string // of the load results, relative to the study directory
+	// Rounds start from the same data: a round after one that inserted
+	// (inserts take keys from recordcount on), or on a throwaway server
+	// after a cold restart, loads again. Within a round too, a workload
+	// that inserts runs on data no earlier run inserted into: the keys it
+	// inserts would collide.
+	inserting []bool // by workload: it inserts
+	inserts   bool   // some workload inserts
+	inserted  bool   // since the last load
+	throwaway bool   // the server loses its data on a restart
+}
+
 // runGroup loads one data set on one target and runs every round of its
 // points. Errors a target cannot help (unsupported options, a server that
 // will not start) make the points not applicable; only output errors return.
-func (f *File) runGroup(ctx context.Context, ex Executor, t TargetSpec, points [][]KV, opts Options, m *Manifest,
-	save func() error, logf func(string, ...any), done *int, total int, started time.Time) error {
-	notApplicable := func(reason string) error {
-		for _, pt := range points {
-			m.Runs = append(m.Runs, Run{Target: t.Name, Point: pt, NotApplicable: db.Redact(reason)})
-		}
-		logf("%s %s: not applicable: %s", t.Name, pointID(points[0]), reason)
-		*done += len(points) * f.Rounds * len(f.Workloads)
-		return save()
-	}
+func (r *studyRun) runGroup(ctx context.Context, t TargetSpec, points [][]KV) error {
+	f := r.f
+	g := &group{studyRun: r, t: t, points: points}
 	loadProps, _, err := f.props(t, &f.Workloads[0], points[0], f.Source)
 	if err != nil {
 		return err
 	}
-	store, err := ex.Open(ctx, t.Target, loadProps)
+	g.loadProps = loadProps
+	g.store, err = r.ex.Open(ctx, t.Target, loadProps)
 	if err != nil {
-		return notApplicable(oneLine(err))
+		return skipped(g.notApplicable(oneLine(err)))
 	}
 	defer func() {
-		if store != nil {
-			store.Close()
+		if g.store != nil {
+			g.store.Close()
 		}
 	}()
-	dir := filepath.Join("results", unsafeChars.ReplaceAllString(t.Name, "_"), pointID(points[0]))
-	load := func(round int) error {
-		logf("%s %s: loading", t.Name, pointID(points[0]))
-		res, err := ex.Phase(ctx, store, t.Target, []string{f.Workloads[0].Workload}, loadProps, runner.Load, 0)
-		run := Run{Target: t.Name, Workload: "load", Point: points[0], Round: round}
-		if res != nil {
-			name := "load.json"
-			if round > 1 {
-				name = fmt.Sprintf("load-r%d.json", round)
-			}
-			run.File = filepath.Join(dir, name)
-			if werr := writeResult(opts.Out, run.File, res); werr != nil {
-				return werr
-			}
-		}
-		if err != nil {
-			if ctx.Err() != nil {
-				m.Runs = append(m.Runs, run)
-				return save()
-			}
-			if err := notApplicable("load: " + oneLine(err)); err != nil {
-				return err
-			}
-			return errSkip
-		}
-		m.Runs = append(m.Runs, run)
-		return save()
-	}
-	if err := load(1); err != nil || ctx.Err() != nil {
+	g.dir = filepath.Join("results", unsafeChars.ReplaceAllString(t.Name, "_"), pointID(points[0]))
+	if err := g.reload(ctx, 1); err != nil {
 		return skipped(err)
 	}
-	// Rounds start from the same data: a round after one that inserted
-	// (inserts take keys from recordcount on), or on a throwaway server
-	// after a cold restart, loads again.
-	// Within a round too, a workload that inserts runs on data no earlier
-	// run inserted into: the keys it inserts would collide.
-	inserts := false
-	inserting := make([]bool, len(f.Workloads))
+	if err := g.findInserts(); err != nil {
+		return err
+	}
+	g.throwaway = db.IsEphemeral(t.Target, loadProps.Map())
+	for round := 1; round <= f.Rounds; round++ {
+		if err := g.round(ctx, round); err != nil {
+			return skipped(err)
+		}
+	}
+	return nil
+}
+
+// notApplicable records every point of the group as not applicable; it
+// returns errSkip, or the manifest's write error.
+func (g *group) notApplicable(reason string) error {
+	for _, pt := range g.points {
+		g.m.Runs = append(g.m.Runs, Run{Target: g.t.Name, Point: pt, NotApplicable: db.Redact(reason)})
+	}
+	g.logf("%s %s: not applicable: %s", g.t.Name, pointID(g.points[0]), reason)
+	g.done += len(g.points) * g.f.Rounds * len(g.f.Workloads)
+	if err := g.save(); err != nil {
+		return err
+	}
+	return errSkip
+}
+
+// load loads the group's data for round. A load that fails makes the group
+// not applicable (errSkip); an interrupted one is recorded as it is.
+func (g *group) load(ctx context.Context, round int) error {
+	g.logf("%s %s: loading", g.t.Name, pointID(g.points[0]))
+	res, err := g.ex.Phase(ctx, g.store, g.t.Target, []string{g.f.Workloads[0].Workload}, g.loadProps, runner.Load, 0)
+	run := Run{Target: g.t.Name, Workload: "load", Point: g.points[0], Round: round}
+	if res != nil {
+		name := "load.json"
+		if round > 1 {
+			name = fmt.Sprintf("load-r%d.json", round)
+		}
+		run.File = filepath.Join(g.dir, name)
+		if werr := writeResult(g.opts.Out, run.File, res); werr != nil {
+			return werr
+		}
+	}
+	if err != nil && ctx.Err() == nil {
+		return g.notApplicable("load: " + oneLine(err))
+	}
+	g.m.Runs = append(g.m.Runs, run)
+	return g.save()
+}
+
+// reload is load that also ends the group (errSkip) once ctx is done.
+func (g *group) reload(ctx context.Context, round int) error {
+	if err := g.load(ctx, round); err != nil {
+		return err
+	}
+	if ctx.Err() != nil {
+		return errSkip
+	}
+	return nil
+}
+
+// findInserts notes which of the workloads insert.
+func (g *group) findInserts() error {
+	f := g.f
+	g.inserting = make([]bool, len(f.Workloads))
 	for i := range f.Workloads {
-		p, _, err := f.props(t, &f.Workloads[i], points[0], f.Source)
+		p, _, err := f.props(g.t, &f.Workloads[i], g.points[0], f.Source)
 		if err != nil {
 			return err
 		}
 		v, _ := p.Get("insertproportion")
 		if x, _ := strconv.ParseFloat(v, 64); x > 0 {
-			inserts, inserting[i] = true, true
+			g.inserts, g.inserting[i] = true, true
 		}
 	}
-	inserted := false // since the last load
-	throwaway := db.IsEphemeral(t.Target, loadProps.Map())
-	for round := 1; round <= f.Rounds; round++ {
-		if f.Protocol == "cold" && round > 1 {
-			store.Close()
-			store = nil
-			if note := dropCaches(); note != "" {
-				logf("%s", note)
-			}
-			if store, err = ex.Open(ctx, t.Target, loadProps); err != nil {
-				return notApplicable("reopening for a cold round: " + oneLine(err))
-			}
-			if throwaway {
-				logf("%s: a cold round on a throwaway server loads its data again", t.Name)
-				if err := load(round); err != nil || ctx.Err() != nil {
-					return skipped(err)
-				}
-			}
-		} else if round > 1 && inserts {
-			if err := load(round); err != nil || ctx.Err() != nil {
-				return skipped(err)
-			}
-			inserted = false
+	return nil
+}
+
+// round runs one round of every point and workload; a non-nil error
+// (errSkip included) ends the group.
+func (g *group) round(ctx context.Context, round int) error {
+	switch {
+	case g.f.Protocol == "cold" && round > 1:
+		if err := g.coldRestart(ctx, round); err != nil {
+			return err
 		}
-		for _, pt := range points {
-			for i := range f.Workloads {
-				w := &f.Workloads[i]
-				if ctx.Err() != nil {
-					return nil
-				}
-				props, files, err := f.runProps(t, w, pt, f.Source)
-				if err != nil {
-					return err
-				}
-				if inserting[i] && inserted {
-					if err := load(round); err != nil || ctx.Err() != nil {
-						return skipped(err)
-					}
-				}
-				inserted = inserted || inserting[i]
-				*done++
-				logf("[%d/%d %s] %s %s %s round %d", *done, total, eta(started, *done, total), t.Name, w.Name, pointID(pt), round)
-				res, err := ex.Phase(ctx, store, t.Target, files, props, runner.Run, f.Warmup.D())
-				run := Run{Target: t.Name, Workload: w.Name, Point: pt, Round: round}
-				if res != nil {
-					report.CheckThresholds(res, f.ThresholdsFor(t, *w))
-					for _, tr := range res.Thresholds {
-						if !tr.Pass {
-							run.ThresholdsFailed = append(run.ThresholdsFailed, fmt.Sprintf("%s (measured %s)", tr.Threshold, tr.Measured()))
-						}
-					}
-					run.File = filepath.Join("results", unsafeChars.ReplaceAllString(t.Name, "_"), pointID(pt), fmt.Sprintf("%s-r%d.json", w.Name, round))
-					if werr := writeResult(opts.Out, run.File, res); werr != nil {
-						return werr
-					}
-				}
-				if err != nil {
-					run.Error = oneLine(err)
-					logf("%s %s %s: %s", t.Name, w.Name, pointID(pt), run.Error)
-				}
-				m.Runs = append(m.Runs, run)
-				if err := save(); err != nil {
-					return err
-				}
+	case round > 1 && g.inserts:
+		if err := g.reload(ctx, round); err != nil {
+			return err
+		}
+		g.inserted = false
+	}
+	for _, pt := range g.points {
+		for i := range g.f.Workloads {
+			if ctx.Err() != nil {
+				return errSkip
+			}
+			if err := g.runWorkload(ctx, round, pt, i); err != nil {
+				return err
 			}
 		}
 	}
 	return nil
+}
+
+// coldRestart reopens the target (restarting a managed server) with the
+// OS caches dropped; a throwaway server loads its data again.
+func (g *group) coldRestart(ctx context.Context, round int) error {
+	g.store.Close()
+	g.store = nil
+	if note := dropCaches(); note != "" {
+		g.logf("%s", note)
+	}
+	var err error
+	if g.store, err = g.ex.Open(ctx, g.t.Target, g.loadProps); err != nil {
+		return g.notApplicable("reopening for a cold round: " + oneLine(err))
+	}
+	if g.throwaway {
+		g.logf("%s: a cold round on a throwaway server loads its data again", g.t.Name)
+		return g.reload(ctx, round)
+	}
+	return nil
+}
+
+// runWorkload runs workload i at point pt and records the run.
+func (g *group) runWorkload(ctx context.Context, round int, pt []KV, i int) error {
+	f, t, w := g.f, g.t, &g.f.Workloads[i]
+	props, files, err := f.runProps(t, w, pt, f.Source)
+	if err != nil {
+		return err
+	}
+	if g.inserting[i] && g.inserted {
+		if err := g.reload(ctx, round); err != nil {
+			return err
+		}
+	}
+	g.inserted = g.inserted || g.inserting[i]
+	g.done++
+	g.logf("[%d/%d %s] %s %s %s round %d", g.done, g.total, eta(g.started, g.done, g.total), t.Name, w.Name, pointID(pt), round)
+	res, err := g.ex.Phase(ctx, g.store, t.Target, files, props, runner.Run, f.Warmup.D())
+	run := Run{Target: t.Name, Workload: w.Name, Point: pt, Round: round}
+	if res != nil {
+		report.CheckThresholds(res, f.ThresholdsFor(t, *w))
+		for _, tr := range res.Thresholds {
+			if !tr.Pass {
+				run.ThresholdsFailed = append(run.ThresholdsFailed, fmt.Sprintf("%s (measured %s)", tr.Threshold, tr.Measured()))
+			}
+		}
+		run.File = filepath.Join("results", unsafeChars.ReplaceAllString(t.Name, "_"), pointID(pt), fmt.Sprintf("%s-r%d.json", w.Name, round))
+		if werr := writeResult(g.opts.Out, run.File, res); werr != nil {
+			return werr
+		}
+	}
+	if err != nil {
+		run.Error = oneLine(err)
+		g.logf("%s %s %s: %s", t.Name, w.Name, pointID(pt), run.Error)
+	}
+	g.m.Runs = append(g.m.Runs, run)
+	return g.save()
 }
 
 // errSkip ends a group whose points were recorded as not applicable.
