@@ -8,6 +8,7 @@ import (
 
 	"github.com/docbench/docbench/internal/db"
 	"github.com/docbench/docbench/internal/doc"
+	"github.com/docbench/docbench/internal/report"
 	"github.com/docbench/docbench/internal/workload"
 )
 
@@ -57,19 +58,5 @@ func wrap(text, indent string, width int) string { return wrapHang(text, indent,
 
 // wrapHang is wrap with a different indent for the first line.
 func wrapHang(text, first, rest string, width int) string {
-	var b strings.Builder
-	line, empty := first, true
-	for _, w := range strings.Fields(text) {
-		if !empty && len([]rune(line))+1+len([]rune(w)) > width {
-			b.WriteString(line + "\n")
-			line, empty = rest, true
-		}
-		if !empty {
-			line += " "
-		}
-		line += w
-		empty = false
-	}
-	b.WriteString(line + "\n")
-	return b.String()
+	return report.WrapHang(text, first, rest, width)
 }
