@@ -6,8 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"sync"
-	"sync/atomic"
 
 	"github.com/spf13/cobra"
 
@@ -140,107 +138,17 @@ or "corrupt" otherwise. Missing or corrupt records make the exit status non-zero
 	return cmd
 }
 
-// verdict classifies a stored document against the generated one.
-type verdict int
-
-const (
-	intact verdict = iota
-	updated
-	corrupt
-)
-
-func compareDocs(stored, want []byte) verdict {
-	if bytes.Equal(stored, want) {
-		return intact
-	}
-	var s, w map[string]any
-	if json.Unmarshal(stored, &s) != nil || json.Unmarshal(want, &w) != nil {
-		return corrupt
-	}
-	same := true
-	for k, wv := range w {
-		sv, ok := s[k]
-		if !ok || fmt.Sprintf("%T", sv) != fmt.Sprintf("%T", wv) && wv != nil && sv != nil {
-			return corrupt
-		}
-		same = same && jsonEqual(sv, wv)
-	}
-	if len(s) != len(w) {
-		return corrupt
-	}
-	if same {
-		return intact
-	}
-	return updated
-}
-
-func jsonEqual(a, b any) bool {
-	x, _ := json.Marshal(a)
-	y, _ := json.Marshal(b)
-	return bytes.Equal(x, y)
-}
-
+// verify runs runner.Verify and prints what it found; missing or corrupt
+// records are exit status 1.
 func (a *app) verify(ctx context.Context, store db.Store, wl *workload.Workload, plan *runner.Plan, threads int) error {
-	start, n := wl.LoadRange()
-	var next atomic.Int64
-	next.Store(start)
-	var counts [3]atomic.Int64
-	var missing atomic.Int64
-	var mu sync.Mutex
-	var firstBad []string
-	var wg sync.WaitGroup
-	errs := make([]error, threads)
-	for i := range threads {
-		sess, err := store.NewSession(ctx)
-		if err != nil {
-			return err
-		}
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			defer sess.Close()
-			th := wl.NewThread(i)
-			dr := doc.NewRand()
-			var key, want, got []byte
-			for ctx.Err() == nil {
-				k := next.Add(1) - 1
-				if k >= start+n {
-					return
-				}
-				key = th.AppendKey(key[:0], k)
-				want = plan.Shape.AppendDoc(want[:0], key, k, dr)
-				got, err = sess.Read(ctx, key, nil, got[:0])
-				if errors.Is(err, db.ErrNotFound) {
-					missing.Add(1)
-					continue
-				}
-				if err != nil {
-					errs[i] = fmt.Errorf("reading %s: %w", key, err)
-					return
-				}
-				v := compareDocs(got, want)
-				counts[v].Add(1)
-				if v == corrupt {
-					mu.Lock()
-					if len(firstBad) < 3 {
-						firstBad = append(firstBad, string(key))
-					}
-					mu.Unlock()
-				}
-			}
-		}()
-	}
-	wg.Wait()
-	if err := errors.Join(errs...); err != nil {
+	v, err := runner.Verify(ctx, store, wl, plan, threads)
+	if err != nil {
 		return err
 	}
-	if ctx.Err() != nil {
-		return runner.ErrInterrupted
-	}
 	fmt.Fprintf(a.stdout, "verified %d records: %d intact, %d updated, %d missing, %d corrupt\n",
-		n, counts[intact].Load(), counts[updated].Load(), missing.Load(), counts[corrupt].Load())
-	if missing.Load() > 0 || counts[corrupt].Load() > 0 {
-		return &ExitError{Code: 1, Err: fmt.Errorf("verify: %d missing and %d corrupt records (first corrupt: %v)", missing.Load(), counts[corrupt].Load(), firstBad)}
+		v.Records, v.Intact, v.Updated, v.Missing, v.Corrupt)
+	if !v.OK() {
+		return &ExitError{Code: 1, Err: fmt.Errorf("verify: %d missing and %d corrupt records (first corrupt: %v)", v.Missing, v.Corrupt, v.FirstCorrupt)}
 	}
 	return nil
 }
