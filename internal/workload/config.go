@@ -280,8 +280,27 @@ func (c *configParser) enum(key, def, what string, allowed ...string) string {
 func ParseConfig(p *Properties, extra Known) (*Config, error) {
 	c := &configParser{p: p, used: map[string]bool{}, defaults: map[string]string{}}
 	cfg := &Config{ZipfianConstant: ZipfianConstant}
-	const maxInt32 = math.MaxInt32
+	// In this order: problems are reported in the order they are found.
+	c.fields(cfg)
+	c.operations(cfg)
+	c.distributions(cfg)
+	c.counts(cfg)
+	c.runSettings(cfg)
+	c.keyRanges(cfg)
+	c.otherKeys(cfg, extra)
+	cfg.Props = p.Map()
+	cfg.defaults = c.defaults
+	if len(c.errs) > 0 {
+		return nil, errors.Join(c.errs...)
+	}
+	return cfg, nil
+}
 
+const maxInt32 = math.MaxInt32
+
+// fields reads the table and what its records hold: field count, lengths
+// and names, and which fields operations read and write.
+func (c *configParser) fields(cfg *Config) {
 	cfg.Table = c.str("table", "usertable")
 	if cfg.Table == "" {
 		c.fail("table", "must not be empty")
@@ -312,7 +331,11 @@ func ParseConfig(p *Properties, extra Known) (*Config, error) {
 	if cfg.DataIntegrity && cfg.FieldLengthDistribution != DistConstant {
 		c.fail("dataintegrity", "needs fieldlengthdistribution=constant (is %s), as in YCSB", cfg.FieldLengthDistribution)
 	}
+}
 
+// operations reads the operation mix: YCSB's proportions and the document
+// operations.
+func (c *configParser) operations(cfg *Config) {
 	cfg.ReadProportion = c.float("readproportion", 0.95, 0, 1)
 	cfg.UpdateProportion = c.float("updateproportion", 0.05, 0, 1)
 	cfg.InsertProportion = c.float("insertproportion", 0, 0, 1)
@@ -321,11 +344,15 @@ func ParseConfig(p *Properties, extra Known) (*Config, error) {
 	c.docOps(cfg)
 	sum := cfg.ReadProportion + cfg.UpdateProportion + cfg.InsertProportion + cfg.ScanProportion + cfg.ReadModifyWriteProportion + cfg.Doc.QueryProp + cfg.Doc.StatementProp
 	if sum == 0 {
-		c.errs = append(c.errs, fmt.Errorf("%s: all operation proportions are 0 (readproportion, updateproportion, insertproportion, scanproportion, readmodifywriteproportion, queryproportion, statementproportion)", proportionSource(p)))
+		c.errs = append(c.errs, fmt.Errorf("%s: all operation proportions are 0 (readproportion, updateproportion, insertproportion, scanproportion, readmodifywriteproportion, queryproportion, statementproportion)", proportionSource(c.p)))
 	} else if math.Abs(sum-1) > 1e-9 {
 		cfg.Notes = append(cfg.Notes, fmt.Sprintf("operation proportions sum to %g, not 1; they are normalized, as YCSB does", sum))
 	}
+}
 
+// distributions reads how keys and scan lengths are chosen, and the key
+// format.
+func (c *configParser) distributions(cfg *Config) {
 	cfg.RequestDistribution = c.enum("requestdistribution", DistUniform, "distribution",
 		DistUniform, DistZipfian, DistLatest, DistHotspot, DistExponential, DistSequential)
 	cfg.HotspotDataFraction = c.float("hotspotdatafraction", 0.2, 0, 1)
@@ -342,11 +369,15 @@ func ParseConfig(p *Properties, extra Known) (*Config, error) {
 
 	cfg.OrderedInserts = c.enum("insertorder", "hashed", "insert order", "hashed", "ordered") == "ordered"
 	cfg.ZeroPadding = int(c.int("zeropadding", 1, 0, 1000))
+}
 
+// counts reads how many records there are, which of them a load inserts,
+// and how many operations a run makes.
+func (c *configParser) counts(cfg *Config) {
 	cfg.RecordCount = c.int("recordcount", 0, 0, math.MaxInt64)
 	cfg.InsertStart = c.int("insertstart", 0, 0, math.MaxInt64)
 	rc := cfg.EffectiveRecordCount()
-	_, cfg.InsertCountSet = p.Get("insertcount")
+	_, cfg.InsertCountSet = c.p.Get("insertcount")
 	cfg.InsertCount = c.int("insertcount", max(rc-cfg.InsertStart, 0), 0, math.MaxInt64)
 	if cfg.InsertStart > rc-cfg.InsertCount {
 		if cfg.InsertCountSet {
@@ -356,7 +387,11 @@ func ParseConfig(p *Properties, extra Known) (*Config, error) {
 		}
 	}
 	cfg.OperationCount = c.int("operationcount", 0, 0, math.MaxInt64)
+}
 
+// runSettings reads how a phase runs: duration, threads, rate, batches,
+// status, and YCSB's insertion retries.
+func (c *configParser) runSettings(cfg *Config) {
 	// YCSB takes whole seconds; docbench also takes fractions (--duration 500ms).
 	cfg.MaxExecutionTime = time.Duration(c.float("maxexecutiontime", 0, 0, float64(math.MaxInt64/int64(time.Second))) * float64(time.Second))
 	cfg.ThreadCount = int(c.int("threadcount", 1, 1, 1<<20))
@@ -368,8 +403,10 @@ func ParseConfig(p *Properties, extra Known) (*Config, error) {
 	cfg.InsertionRetryLimit = int(c.int("core_workload_insertion_retry_limit", 0, 0, maxInt32))
 	cfg.InsertionRetryInterval = time.Duration(c.int("core_workload_insertion_retry_interval", 3, 0, maxInt32)) * time.Second
 	cfg.InsertionKeepGoingOnError = c.bool("core_workload_insertion_keep_going_on_error", false)
+}
 
-	// Key choosers need non-empty ranges.
+// keyRanges checks that the key choosers have non-empty ranges.
+func (c *configParser) keyRanges(cfg *Config) {
 	if cfg.InsertCount == 0 {
 		switch cfg.RequestDistribution {
 		case DistUniform, DistSequential, DistHotspot:
@@ -385,8 +422,13 @@ func ParseConfig(p *Properties, extra Known) (*Config, error) {
 			c.fail("hotspotdatafraction", "cold set is empty but hotspotopnfraction is %g", cfg.HotspotOpnFraction)
 		}
 	}
+}
 
-	// Everything else: YCSB-only, owned by another package, or unknown.
+// otherKeys judges every property not read so far: YCSB-only (a note),
+// owned by another package (extra), or unknown (an error with the nearest
+// known name).
+func (c *configParser) otherKeys(cfg *Config, extra Known) {
+	p := c.p
 	knownKeys := map[string]bool{}
 	for k := range c.used {
 		knownKeys[k] = true
@@ -415,12 +457,6 @@ func ParseConfig(p *Properties, extra Known) (*Config, error) {
 			c.errs = append(c.errs, errors.New(msg))
 		}
 	}
-	cfg.Props = p.Map()
-	cfg.defaults = c.defaults
-	if len(c.errs) > 0 {
-		return nil, errors.Join(c.errs...)
-	}
-	return cfg, nil
 }
 
 func isYCSBOnly(key string) bool {
