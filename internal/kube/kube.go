@@ -95,23 +95,51 @@ func Manifests(o Options) ([]byte, error) {
 	if err := o.Validate(); err != nil {
 		return nil, err
 	}
-	read := o.ReadFile
-	if read == nil {
-		read = os.ReadFile
+	files := &configFiles{read: o.ReadFile, data: map[string]string{}, used: map[string]bool{PropertiesFile: true}}
+	if files.read == nil {
+		files.read = os.ReadFile
+	}
+	args, err := podArgs(o, files)
+	if err != nil {
+		return nil, err
+	}
+	size := 0
+	for _, v := range files.data {
+		size += len(v)
+	}
+	if size > 1000*1000 {
+		return nil, fmt.Errorf("workload files of %d bytes: a ConfigMap holds at most 1 MiB; build them into the image instead", size)
 	}
 	cmName := o.Name + "-workload"
-	data := map[string]string{}
-	used := map[string]bool{PropertiesFile: true}
-	add := func(local string) (string, error) {
-		b, err := read(local)
-		if err != nil {
-			return "", fmt.Errorf("%s: %w", local, err)
-		}
-		key := configKey(path.Base(strings.ReplaceAll(local, "\\", "/")), used)
-		data[key] = string(b)
-		return MountDir + "/" + key, nil
+	var env []envVar
+	if hasPassword(o.Target) {
+		env = append(env, envVar{Name: PasswordEnv, ValueFrom: &envSource{SecretKeyRef: &keyRef{Name: o.SecretName(), Key: "password"}}})
 	}
+	cm := configMap{APIVersion: "v1", Kind: "ConfigMap", Metadata: o.meta(cmName), Data: files.data}
+	return writeManifests(o, cm, indexedJob(o, cmName, args, env), len(env) > 0)
+}
 
+// configFiles are the files the pods see, as the ConfigMap's data.
+type configFiles struct {
+	read func(string) ([]byte, error)
+	data map[string]string // by ConfigMap key
+	used map[string]bool   // ConfigMap keys taken
+}
+
+// add puts a local file in the ConfigMap and returns its path in the pods.
+func (c *configFiles) add(local string) (string, error) {
+	b, err := c.read(local)
+	if err != nil {
+		return "", fmt.Errorf("%s: %w", local, err)
+	}
+	key := configKey(path.Base(strings.ReplaceAll(local, "\\", "/")), c.used)
+	c.data[key] = string(b)
+	return MountDir + "/" + key, nil
+}
+
+// podArgs are the arguments of `docbench run` in each pod; the workload
+// files, the -p properties and the files they name go into files.
+func podArgs(o Options, files *configFiles) ([]string, error) {
 	args := []string{"run", "-t", targetForPod(o.Target)}
 	for _, w := range o.Workloads {
 		if _, err := os.Stat(w); err != nil {
@@ -121,7 +149,7 @@ func Manifests(o Options) ([]byte, error) {
 				continue
 			}
 		}
-		p, err := add(w)
+		p, err := files.add(w)
 		if err != nil {
 			return nil, fmt.Errorf("-P %w", err)
 		}
@@ -140,46 +168,44 @@ func Manifests(o Options) ([]byte, error) {
 		if _, err := os.Stat(v); err != nil {
 			continue // not a local file: the image must have it
 		}
-		p, err := add(v)
+		p, err := files.add(v)
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", k, err)
 		}
 		props.WriteString(escapeProperty(k+"="+p) + "\n")
 	}
-	data[PropertiesFile] = props.String()
+	files.data[PropertiesFile] = props.String()
 	args = append(args, "-P", MountDir+"/"+PropertiesFile)
 	args = append(args, o.Args...)
 	args = append(args, "--shard", "auto/"+strconv.Itoa(o.Shards),
 		"--start-at", o.StartAt.UTC().Format(time.RFC3339Nano), "--format", "jsonl")
-	size := 0
-	for _, v := range data {
-		size += len(v)
-	}
-	if size > 1000*1000 {
-		return nil, fmt.Errorf("workload files of %d bytes: a ConfigMap holds at most 1 MiB; build them into the image instead", size)
-	}
+	return args, nil
+}
 
-	labels := map[string]string{"app.kubernetes.io/name": "docbench", "app.kubernetes.io/instance": o.Name}
-	meta := func(name string) objectMeta {
-		return objectMeta{Name: name, Namespace: o.Namespace, Labels: labels}
-	}
-	var env []envVar
-	if hasPassword(o.Target) {
-		env = append(env, envVar{Name: PasswordEnv, ValueFrom: &envSource{SecretKeyRef: &keyRef{Name: o.SecretName(), Key: "password"}}})
-	}
+func (o *Options) labels() map[string]string {
+	return map[string]string{"app.kubernetes.io/name": "docbench", "app.kubernetes.io/instance": o.Name}
+}
+
+func (o *Options) meta(name string) objectMeta {
+	return objectMeta{Name: name, Namespace: o.Namespace, Labels: o.labels()}
+}
+
+// indexedJob is the Job whose o.Shards pods each run one shard, unprivileged
+// and with a read-only root file system.
+func indexedJob(o Options, cmName string, args []string, env []envVar) job {
 	n := int32(o.Shards)
 	zero := int32(0)
 	no, yes := false, true
 	uid := int64(65532)
-	job := job{
-		APIVersion: "batch/v1", Kind: "Job", Metadata: meta(o.Name),
+	return job{
+		APIVersion: "batch/v1", Kind: "Job", Metadata: o.meta(o.Name),
 		Spec: jobSpec{
 			CompletionMode: "Indexed", Completions: &n, Parallelism: &n,
 			// A retried pod would start after the others and run its share
 			// again: a failed shard fails the Job instead.
 			BackoffLimit: &zero,
 			Template: podTemplate{
-				Metadata: objectMeta{Labels: labels},
+				Metadata: objectMeta{Labels: o.labels()},
 				Spec: podSpec{
 					RestartPolicy:   "Never",
 					SecurityContext: &podSecurity{RunAsNonRoot: &yes, RunAsUser: &uid, RunAsGroup: &uid},
@@ -194,12 +220,15 @@ func Manifests(o Options) ([]byte, error) {
 			},
 		},
 	}
-	cm := configMap{APIVersion: "v1", Kind: "ConfigMap", Metadata: meta(cmName), Data: data}
+}
 
+// writeManifests writes the comments that say how to apply and collect the
+// run, then the ConfigMap and the Job.
+func writeManifests(o Options, cm configMap, j job, secret bool) ([]byte, error) {
 	var buf bytes.Buffer
 	fmt.Fprintf(&buf, "# docbench: a %d-shard run; every shard starts at %s (apply before then).\n",
 		o.Shards, o.StartAt.UTC().Format(time.RFC3339))
-	if len(env) > 0 {
+	if secret {
 		fmt.Fprintf(&buf, "# The target's password comes from Secret %s (key password), created beforehand\n", o.SecretName())
 		fmt.Fprintf(&buf, "# with the password as the URL spells it (percent-encoded):\n")
 		fmt.Fprintf(&buf, "#   kubectl create secret generic %s --from-literal=password='…'\n", o.SecretName())
@@ -211,7 +240,7 @@ func Manifests(o Options) ([]byte, error) {
 	if err := enc.Encode(cm); err != nil {
 		return nil, err
 	}
-	if err := enc.Encode(job); err != nil {
+	if err := enc.Encode(j); err != nil {
 		return nil, err
 	}
 	if err := enc.Close(); err != nil {
