@@ -39,6 +39,9 @@ type Options struct {
 	Quick        bool     // shrink to a smoke run
 	ExtraTargets []string // -t targets added to the study's
 	Log          io.Writer
+	// dropCaches replaces dropCaches in tests (which must not drop the
+	// page cache of a shared machine).
+	dropCaches func() string
 }
 
 // Run is one entry of runs.json: a phase run and where its result is.
@@ -595,7 +598,11 @@ func (g *group) round(ctx context.Context, round int) error {
 func (g *group) coldRestart(ctx context.Context, round int) error {
 	g.store.Close()
 	g.store = nil
-	if note := dropCaches(); note != "" {
+	drop := dropCaches
+	if g.opts.dropCaches != nil {
+		drop = g.opts.dropCaches
+	}
+	if note := drop(); note != "" {
 		g.logf("%s", note)
 	}
 	var err error
