@@ -310,38 +310,8 @@ func isOpMetric(name string) bool {
 // chart turns a chart spec into series with their numbers, and says when
 // the results have nothing to draw.
 func (d *Data) chart(c ChartSpec) (report.Chart, string) {
-	metricName, op, _ := strings.Cut(c.Y, ":")
-	everyOp := false // a latency metric without an operation: one series per operation
-	if op == "" {
-		switch {
-		case !isOpMetric(metricName):
-			op = serverOp
-		case metricName == "throughput":
-			op = "ALL"
-		default:
-			everyOp = true
-		}
-	}
-	unit := ""
-	for _, m := range opMetrics {
-		if m.name == metricName {
-			unit = m.unit
-		}
-	}
-	if op == serverOp {
-		for _, r := range d.Rows {
-			if r.Op == serverOp && r.Metric == metricName {
-				unit = r.Unit
-			}
-		}
-	}
-	ylabel := metricWords(metricName)
-	if op != "ALL" && op != serverOp && !everyOp {
-		ylabel += " " + op
-	}
-	if unit != "" {
-		ylabel += " (" + unit + ")"
-	}
+	metricName, op, everyOp := chartOp(c.Y)
+	ylabel := d.yLabel(metricName, op, everyOp)
 	ch := report.Chart{Title: c.Title, XLabel: axisWords(c.X), YLabel: ylabel, Kind: c.Kind, XLog: c.XLog, YLog: c.YLog}
 	if ch.Title == "" {
 		ch.Title = ylabel + " by " + c.X
@@ -355,27 +325,7 @@ func (d *Data) chart(c ChartSpec) (report.Chart, string) {
 		if everyOp && (r.Op == "ALL" || r.Op == serverOp) || !everyOp && r.Op != op {
 			continue
 		}
-		name, xl := r.Target, ""
-		switch c.X {
-		case "target":
-			name, xl = r.Workload, r.Target
-		case "workload":
-			xl = r.Workload
-		default:
-			if c.Workload == "" && len(d.File.Workloads) > 1 {
-				name += " " + r.Workload
-			}
-		}
-		if everyOp {
-			name += " " + r.Op
-		}
-		for _, kv := range r.Point {
-			if kv.Key == c.X {
-				xl = kv.Value
-			} else {
-				name += " " + kv.Key + "=" + kv.Value // a series per value of the other sweeps
-			}
-		}
+		name, xl := d.seriesOf(c, r, everyOp)
 		s := bySeries[name]
 		if s == nil {
 			s = &report.Series{Name: name}
@@ -398,6 +348,75 @@ func (d *Data) chart(c ChartSpec) (report.Chart, string) {
 		ch.Series = append(ch.Series, *s)
 	}
 	return ch, note
+}
+
+// chartOp reads a chart's y, "metric" or "metric:OP": the operation drawn
+// (ALL for throughput, serverOp for a server-side figure), or everyOp for
+// a latency metric without an operation (a series per operation).
+func chartOp(y string) (metricName, op string, everyOp bool) {
+	metricName, op, _ = strings.Cut(y, ":")
+	if op == "" {
+		switch {
+		case !isOpMetric(metricName):
+			op = serverOp
+		case metricName == "throughput":
+			op = "ALL"
+		default:
+			everyOp = true
+		}
+	}
+	return metricName, op, everyOp
+}
+
+// yLabel says what a chart's y axis shows, with its unit.
+func (d *Data) yLabel(metricName, op string, everyOp bool) string {
+	unit := ""
+	for _, m := range opMetrics {
+		if m.name == metricName {
+			unit = m.unit
+		}
+	}
+	if op == serverOp {
+		for _, r := range d.Rows {
+			if r.Op == serverOp && r.Metric == metricName {
+				unit = r.Unit
+			}
+		}
+	}
+	ylabel := metricWords(metricName)
+	if op != "ALL" && op != serverOp && !everyOp {
+		ylabel += " " + op
+	}
+	if unit != "" {
+		ylabel += " (" + unit + ")"
+	}
+	return ylabel
+}
+
+// seriesOf names the series row r belongs to in chart c, and its x label.
+func (d *Data) seriesOf(c ChartSpec, r report.Row, everyOp bool) (name, xl string) {
+	name = r.Target
+	switch c.X {
+	case "target":
+		name, xl = r.Workload, r.Target
+	case "workload":
+		xl = r.Workload
+	default:
+		if c.Workload == "" && len(d.File.Workloads) > 1 {
+			name += " " + r.Workload
+		}
+	}
+	if everyOp {
+		name += " " + r.Op
+	}
+	for _, kv := range r.Point {
+		if kv.Key == c.X {
+			xl = kv.Value
+		} else {
+			name += " " + kv.Key + "=" + kv.Value // a series per value of the other sweeps
+		}
+	}
+	return name, xl
 }
 
 // WriteOutputs writes results.csv, summary.md and report.html of a study
