@@ -47,6 +47,10 @@ type Backend struct {
 	// a throwaway one, fresh and empty whenever it is opened, its data gone
 	// when it stops. nil: never.
 	Ephemeral func(target string, props map[string]string) bool
+	// InDir returns target with a relative file it names placed in dir
+	// (a study keeps such files in its directory). nil: the target names
+	// no file.
+	InDir func(target, dir string) string
 }
 
 // Form is one accepted target form, e.g. "sqlite:PATH".
@@ -288,6 +292,16 @@ func IsLocal(target string) bool {
 func IsEphemeral(target string, props map[string]string) bool {
 	b, err := Lookup(target)
 	return err == nil && b.Ephemeral != nil && b.Ephemeral(target, props)
+}
+
+// TargetInDir returns target with a relative file it names placed in dir
+// (Backend.InDir); other targets as they are.
+func TargetInDir(target, dir string) string {
+	b, err := Lookup(target)
+	if err != nil || b.InDir == nil {
+		return target
+	}
+	return b.InDir(target, dir)
 }
 
 // Open looks up the backend for cfg.Target and opens it. A property that

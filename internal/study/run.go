@@ -349,10 +349,8 @@ func (r *studyRun) begin() error {
 		targets = DefaultTargets()
 	}
 	for i, t := range targets {
-		// A relative SQLite file lives in the study directory.
-		if p, ok := strings.CutPrefix(t.Target, "sqlite:"); ok && !filepath.IsAbs(p) {
-			targets[i].Target = "sqlite:" + filepath.Join(opts.Out, p)
-		}
+		// A relative database file lives in the study directory.
+		targets[i].Target = db.TargetInDir(t.Target, opts.Out)
 	}
 	for _, t := range opts.ExtraTargets {
 		name := defaultTargetName(t)

@@ -11,6 +11,7 @@ import (
 	"io/fs"
 	"net/url"
 	"os"
+	"path/filepath"
 	"strings"
 
 	_ "github.com/mattn/go-sqlite3" // registers the "sqlite3" driver
@@ -41,6 +42,13 @@ func init() {
 		Audit: audit,
 		// The engine runs inside docbench, on the file of this machine.
 		Local: func(string) bool { return true },
+		InDir: func(target, dir string) string {
+			scheme, path, _ := strings.Cut(target, ":")
+			if filepath.IsAbs(path) {
+				return target
+			}
+			return scheme + ":" + filepath.Join(dir, path)
+		},
 	})
 }
 

@@ -105,3 +105,17 @@ func BenchmarkSession(b *testing.B) {
 	defer st.Close()
 	dbtest.Bench(b, st, "SELECT data FROM {table} WHERE ycsb_key = ?")
 }
+
+func TestTargetInDir(t *testing.T) {
+	for target, want := range map[string]string{
+		"sqlite:study.sqlite": "sqlite:/out/study.sqlite",
+		"sqlite:sub/x.db":     "sqlite:/out/sub/x.db",
+		"sqlite:/abs/x.db":    "sqlite:/abs/x.db",
+		"postgres:embedded":   "postgres:embedded",
+		"nosuchbackend:x.db":  "nosuchbackend:x.db",
+	} {
+		if got := db.TargetInDir(target, "/out"); got != want {
+			t.Errorf("TargetInDir(%q) = %q, want %q", target, got, want)
+		}
+	}
+}
