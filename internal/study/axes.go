@@ -110,14 +110,7 @@ func workloadLine(w WorkloadSpec) string {
 	if d, ok := ycsbWorkloads[w.Workload]; ok {
 		line += " (" + d + ")"
 	}
-	if len(w.Properties) > 0 {
-		var kv []string
-		for _, k := range sortedKeys(w.Properties) {
-			kv = append(kv, k+"="+w.Properties[k])
-		}
-		line += ", changed by " + strings.Join(kv, ", ")
-	}
-	return line + ".\n\n"
+	return line + changedBy(w) + ".\n\n"
 }
 
 // Describe says in a few words what a study's workload runs: the YCSB
@@ -128,14 +121,20 @@ func Describe(w WorkloadSpec) string {
 	if !ok {
 		d = "workload file " + w.Workload
 	}
-	if len(w.Properties) > 0 {
-		var kv []string
-		for _, k := range sortedKeys(w.Properties) {
-			kv = append(kv, k+"="+w.Properties[k])
-		}
-		d += ", changed by " + strings.Join(kv, ", ")
+	return d + changedBy(w)
+}
+
+// changedBy lists the properties a study's workload sets over its file
+// (", changed by k=v, …"), or "" when it sets none.
+func changedBy(w WorkloadSpec) string {
+	if len(w.Properties) == 0 {
+		return ""
 	}
-	return d
+	var kv []string
+	for _, k := range sortedKeys(w.Properties) {
+		kv = append(kv, k+"="+w.Properties[k])
+	}
+	return ", changed by " + strings.Join(kv, ", ")
 }
 
 // ycsbWorkloads says what YCSB's core workloads do.

@@ -93,30 +93,19 @@ func RunFlat(t *testing.T, store db.Store) {
 	})
 	t.Run("secondary queries on flat fields", func(t *testing.T) {
 		q := s.(db.Querier)
+		var docs []string
 		for i, grp := range []string{"a", "a", "b", "b", "b"} {
-			d := fmt.Sprintf(`{"field0":"q%d","field1":"%s","field2":"s%d"}`, i, grp, i)
-			if err := s.Insert(ctx, fmt.Appendf(nil, "q%d", i), []byte(d)); err != nil {
-				t.Fatal(err)
-			}
+			docs = append(docs, fmt.Sprintf(`{"field0":"q%d","field1":"%s","field2":"s%d"}`, i, grp, i))
 		}
-		for _, tc := range []struct {
-			name string
-			q    db.Query
-			want int
-		}{
+		plant(ctx, t, s, docs)
+		checkQueries(ctx, t, q, []queryCase{
 			{"field", db.Query{Kind: db.QueryField, Path: "field1", Value: []byte(`"b"`)}, 3},
 			{"field limited", db.Query{Kind: db.QueryField, Path: "field1", Value: []byte(`"b"`), Limit: 2}, 2},
 			{"field projected", db.Query{Kind: db.QueryField, Path: "field1", Value: []byte(`"a"`), Fields: []string{"field2"}}, 2},
 			{"contains path", db.Query{Kind: db.QueryContains, Path: "field1", Value: []byte(`"a"`)}, 2},
 			{"contains document", db.Query{Kind: db.QueryContains, Value: []byte(`{"field1":"b","field2":"s3"}`)}, 1},
 			{"range page", db.Query{Kind: db.QueryRange, Path: "field1", Value: []byte(`"b"`), Limit: 2, Offset: 1}, 2},
-		} {
-			if n, err := q.Query(ctx, &tc.q); err != nil {
-				t.Errorf("%s: %v", tc.name, err)
-			} else if n != tc.want {
-				t.Errorf("%s: %d results, want %d", tc.name, n, tc.want)
-			}
-		}
+		})
 	})
 	t.Run("info", func(t *testing.T) {
 		info, err := store.Info(ctx)
