@@ -674,3 +674,56 @@ func ExampleNew() {
 	fmt.Println(len(m), s.TopLevel()[2])
 	// Output: 12 review_rating
 }
+
+// TestUpdatedValuesKeepTheSize: under document.size a value written by an
+// update is as long, on average, as the loaded documents' value at the same
+// path, so an update workload does not shrink the documents a size sweep
+// measures (it once rewrote 4 kB documents to their natural ≈ 570 bytes).
+func TestUpdatedValuesKeepTheSize(t *testing.T) {
+	cases := map[string]map[string]string{
+		"flat 4 kB":     {"document.size": "4096"},
+		"flat 1 MB":     {"document.size": "1MB"},
+		"flat 300 B":    {"document.size": "300"},
+		"complex 8 kB":  {"document.shape": "complex", "document.size": "8kB"},
+		"flat natural":  {},
+		"reviews 20 kB": {"document.shape": "reviews", "document.size": "20000"},
+	}
+	for name, props := range cases {
+		s := newShape(t, props, uniformLen{1, 100}, 1)
+		var path string
+		for _, p := range s.Paths() {
+			if p.Leaf && p.Type == TypeString && p.Presence == 1 && !p.InArray {
+				path = p.Path
+				break
+			}
+		}
+		r := NewRand()
+		var loaded, updated float64
+		const n = 200
+		var buf []byte
+		for k := range int64(n) {
+			buf = s.AppendDoc(buf[:0], nil, k, r)
+			var d map[string]any
+			if err := json.Unmarshal(buf, &d); err != nil {
+				t.Fatal(err)
+			}
+			var v any = d
+			for _, seg := range strings.Split(path, ".") {
+				v = v.(map[string]any)[seg]
+			}
+			loaded += float64(len(v.(string)))
+		}
+		rr := rand.New(rand.NewPCG(1, 2))
+		for range n {
+			buf = s.AppendValue(buf[:0], path, rr)
+			var v string
+			if err := json.Unmarshal(buf, &v); err != nil {
+				t.Fatalf("%s: %s: %v", name, buf, err)
+			}
+			updated += float64(len(v))
+		}
+		if ratio := updated / loaded; ratio < 0.85 || ratio > 1.15 {
+			t.Errorf("%s: %s: updated values average %.0f bytes, loaded %.0f (%.2f×)", name, path, updated/n, loaded/n, ratio)
+		}
+	}
+}

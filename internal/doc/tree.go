@@ -288,6 +288,12 @@ type tree struct {
 	paths []PathInfo
 	top   []string
 	index map[string]*node
+
+	// With document.size, a value written by an update is resized like the
+	// loaded documents' text, on average: valBudget/valTotal of its drawn
+	// length (valUniform: valBudget/valTotal bytes whatever was drawn).
+	valBudget, valTotal uint64
+	valUniform          bool
 }
 
 func newTree(name string, root *node, seed uint64, size int) *tree {
@@ -297,7 +303,33 @@ func newTree(name string, root *node, seed uint64, size int) *tree {
 		t.top = append(t.top, f.name)
 	}
 	t.walk(root, "", 0, false, 1)
+	if t.size > 0 {
+		t.valueScale()
+	}
 	return t
+}
+
+// valueScale sets the resizing of updated values from the first 32 keys'
+// documents: the text budget they were resized to against the text drawn.
+// Without it an update writes text of the natural length, and an update
+// workload shrinks (or grows) the documents that a document.size sweep
+// measures.
+func (t *tree) valueScale() {
+	r := NewRand()
+	var buf []byte
+	var budget, sumL, nText uint64
+	for k := range int64(32) {
+		var g gen
+		var fixed int64
+		buf, g, fixed = t.firstPass(buf[:0], k, r)
+		budget += uint64(max(t.size-fixed, 0))
+		sumL += g.sumL
+		nText += g.nText
+	}
+	t.valBudget, t.valTotal = budget, sumL
+	if sumL == 0 {
+		t.valUniform, t.valTotal = true, max(nText, 1)
+	}
 }
 
 // prepare encodes the field keys of the tree under n.
@@ -356,25 +388,34 @@ const fullScale = 1 << 16
 // size exact.
 func (t *tree) AppendDoc(dst, key []byte, keynum int64, r *Rand) []byte {
 	start := len(dst)
+	dst, g, fixed := t.firstPass(dst, keynum, r)
+	if t.size == 0 || g.nText == 0 {
+		return dst
+	}
+	g2 := gen{r: r.r, pool: t.pool, aScale: g.aScale, resize: true, budget: uint64(max(t.size-fixed, 0)), total: g.sumL}
+	if g.sumL == 0 {
+		g2.uniform, g2.total = true, g.nText
+	}
+	r.src.Seed(t.seed, uint64(keynum))
+	return t.root.appendObject(dst[:start], &g2)
+}
+
+// firstPass appends keynum's document as drawn, with its arrays scaled
+// down until its structure fits document.size, and returns what was drawn
+// and the bytes that are not resizable text.
+func (t *tree) firstPass(dst []byte, keynum int64, r *Rand) ([]byte, gen, int64) {
+	start := len(dst)
 	scale := int64(fullScale)
 	for try := 0; ; try++ {
 		r.src.Seed(t.seed, uint64(keynum))
 		g := gen{r: r.r, pool: t.pool, aScale: scale}
 		dst = t.root.appendObject(dst[:start], &g)
-		if t.size == 0 || g.nText == 0 {
-			return dst
-		}
 		fixed := int64(len(dst)-start) - int64(g.sumL)
-		if fixed > t.size && g.elems > 0 && try < 8 {
+		if t.size > 0 && g.nText > 0 && fixed > t.size && g.elems > 0 && try < 8 {
 			scale = max(scale*t.size*15/(fixed*16), 0)
 			continue
 		}
-		g2 := gen{r: r.r, pool: t.pool, aScale: scale, resize: true, budget: uint64(max(t.size-fixed, 0)), total: g.sumL}
-		if g.sumL == 0 {
-			g2.uniform, g2.total = true, g.nText
-		}
-		r.src.Seed(t.seed, uint64(keynum))
-		return t.root.appendObject(dst[:start], &g2)
+		return dst, g, fixed
 	}
 }
 
@@ -400,5 +441,8 @@ func (t *tree) AppendValue(dst []byte, path string, r *rand.Rand) []byte {
 		return append(dst, "null"...)
 	}
 	g := gen{r: r, pool: t.pool, seq: 1, aScale: fullScale}
+	if t.valTotal > 0 {
+		g.resize, g.uniform, g.budget, g.total = true, t.valUniform, t.valBudget, t.valTotal
+	}
 	return n.appendValue(dst, &g)
 }
