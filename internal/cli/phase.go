@@ -350,7 +350,28 @@ func (a *app) runPhase(ctx context.Context, store db.Store, sp *spec, cfg *workl
 	}
 	res.Server = runner.ServerSide(ctx, store, before, out, wl, plan)
 	res.Audit = new(probe.Classify(res.Target.Backend, res.Target.Settings, res.Target.Layout, res.Options.Threads))
+	if sp.phase == runner.Load && runErr == nil && out.Complete {
+		res.Notes = append(res.Notes, settle(ctx, store)...)
+	}
 	return res, runErr
+}
+
+// settle brings a loaded table to the steady state a run expects (db.Settler),
+// after the load's figures were taken, and says so in a note.
+func settle(ctx context.Context, store db.Store) []string {
+	st, ok := store.(db.Settler)
+	if !ok {
+		return nil
+	}
+	t0 := time.Now()
+	what, err := st.Settle(ctx)
+	switch {
+	case err != nil:
+		return []string{fmt.Sprintf("after the load: %v (the run will find the table as autovacuum leaves it)", err)}
+	case what == "":
+		return nil
+	}
+	return []string{fmt.Sprintf("after the load: %s took %.2g s, outside the load's figures", what, time.Since(t0).Seconds())}
 }
 
 // buildPlan builds the workload, the document shape and the plan of a phase.

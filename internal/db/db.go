@@ -144,6 +144,14 @@ type Store interface {
 	Close() error
 }
 
+// Settler is a Store that brings the loaded table to the steady state a
+// run expects (PostgreSQL: VACUUM (ANALYZE)), as pgbench's initialization
+// does. The load phase calls it once, after taking its own figures; what
+// says what was done, "" when nothing was.
+type Settler interface {
+	Settle(ctx context.Context) (what string, err error)
+}
+
 // Info describes the server behind a target.
 type Info struct {
 	Backend  string            `json:"backend"`

@@ -56,6 +56,8 @@ func init() {
 			{Name: "pg.schema", Default: "docbench", Help: "schema docbench creates its tables in (created if missing)"},
 			{Name: "pg.blockingio", Values: []string{"false", "true"}, Default: "false",
 				Help: "workers' connections read and write on blocking sockets (a thread blocks in the kernel per worker, as in a C client) instead of through Go's network poller"},
+			{Name: "pg.vacuum", Values: []string{"analyze", "none"}, Default: "analyze",
+				Help: "after a load: VACUUM (ANALYZE) the loaded tables, outside the load's figures, as pgbench does (statistics, visibility map, GIN pending entries); none: leave them to autovacuum"},
 			{Name: "pg.datadir", Default: server.DefaultDataDir(""),
 				Help: "postgres:embedded: cluster directory kept between commands (so load then run works); temp = a fresh cluster removed at exit"},
 		},
