@@ -80,6 +80,16 @@ type gen struct {
 	cumL, cumOut  uint64
 }
 
+// resizeTo makes g's text share budget bytes in proportion to the drawn
+// lengths, which summed to drawn over nText strings (equally when nothing
+// was drawn).
+func (g *gen) resizeTo(budget, drawn, nText uint64) {
+	g.resize, g.budget, g.total = true, budget, drawn
+	if drawn == 0 {
+		g.uniform, g.total = true, nText
+	}
+}
+
 // textLen returns the length of a resizable string drawn as l.
 func (g *gen) textLen(l int64) int64 {
 	if l < 0 {
@@ -290,10 +300,9 @@ type tree struct {
 	index map[string]*node
 
 	// With document.size, a value written by an update is resized like the
-	// loaded documents' text, on average: valBudget/valTotal of its drawn
-	// length (valUniform: valBudget/valTotal bytes whatever was drawn).
-	valBudget, valTotal uint64
-	valUniform          bool
+	// loaded documents' text, on average: the first keys' text budget
+	// against the text they drew (valText strings, valDrawn bytes).
+	valBudget, valDrawn, valText uint64
 }
 
 func newTree(name string, root *node, seed uint64, size int) *tree {
@@ -326,10 +335,7 @@ func (t *tree) valueScale() {
 		sumL += g.sumL
 		nText += g.nText
 	}
-	t.valBudget, t.valTotal = budget, sumL
-	if sumL == 0 {
-		t.valUniform, t.valTotal = true, max(nText, 1)
-	}
+	t.valBudget, t.valDrawn, t.valText = budget, sumL, nText
 }
 
 // prepare encodes the field keys of the tree under n.
@@ -392,10 +398,8 @@ func (t *tree) AppendDoc(dst, key []byte, keynum int64, r *Rand) []byte {
 	if t.size == 0 || g.nText == 0 {
 		return dst
 	}
-	g2 := gen{r: r.r, pool: t.pool, aScale: g.aScale, resize: true, budget: uint64(max(t.size-fixed, 0)), total: g.sumL}
-	if g.sumL == 0 {
-		g2.uniform, g2.total = true, g.nText
-	}
+	g2 := gen{r: r.r, pool: t.pool, aScale: g.aScale}
+	g2.resizeTo(uint64(max(t.size-fixed, 0)), g.sumL, g.nText)
 	r.src.Seed(t.seed, uint64(keynum))
 	return t.root.appendObject(dst[:start], &g2)
 }
@@ -441,8 +445,8 @@ func (t *tree) AppendValue(dst []byte, path string, r *rand.Rand) []byte {
 		return append(dst, "null"...)
 	}
 	g := gen{r: r, pool: t.pool, seq: 1, aScale: fullScale}
-	if t.valTotal > 0 {
-		g.resize, g.uniform, g.budget, g.total = true, t.valUniform, t.valBudget, t.valTotal
+	if t.valText > 0 {
+		g.resizeTo(t.valBudget, t.valDrawn, t.valText)
 	}
 	return n.appendValue(dst, &g)
 }
