@@ -352,6 +352,9 @@ func (a *app) runPhase(ctx context.Context, store db.Store, sp *spec, cfg *workl
 	res.Audit = new(probe.Classify(res.Target.Backend, res.Target.Settings, res.Target.Layout, res.Options.Threads))
 	if sp.phase == runner.Load && runErr == nil && out.Complete {
 		res.Notes = append(res.Notes, settle(ctx, store)...)
+		if ctx.Err() != nil { // interrupted while settling: the load is kept, the exit says so
+			runErr = runner.ErrInterrupted
+		}
 	}
 	return res, runErr
 }
