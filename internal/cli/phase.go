@@ -309,6 +309,10 @@ func (a *app) runPhase(ctx context.Context, store db.Store, sp *spec, cfg *workl
 		defer f.Close()
 		opts.HdrLog = f
 	}
+	var settled []string
+	if sp.phase == runner.Run {
+		settled = settle(ctx, store, db.BeforeRun)
+	}
 	out, runErr := runner.Execute(ctx, store, wl, plan, opts)
 	if out == nil {
 		return nil, runErr
@@ -326,6 +330,7 @@ func (a *app) runPhase(ctx context.Context, store db.Store, sp *spec, cfg *workl
 		res.MaxErrorRate = opts.MaxErrorRate
 	}
 	res.Notes = append(res.Notes, cfg.Notes...)
+	res.Notes = append(res.Notes, settled...)
 	res.EndedBy, res.Notes = endedBy(out, sp.phase, cfg, opts.Duration, res.Notes)
 	if sp.shard.used() {
 		shardResult(res, out, sp.shard, wl)
@@ -351,7 +356,7 @@ func (a *app) runPhase(ctx context.Context, store db.Store, sp *spec, cfg *workl
 	res.Server = runner.ServerSide(ctx, store, before, out, wl, plan)
 	res.Audit = new(probe.Classify(res.Target.Backend, res.Target.Settings, res.Target.Layout, res.Options.Threads))
 	if sp.phase == runner.Load && runErr == nil && out.Complete {
-		res.Notes = append(res.Notes, settle(ctx, store)...)
+		res.Notes = append(res.Notes, settle(ctx, store, db.AfterLoad)...)
 		if ctx.Err() != nil { // interrupted while settling: the load is kept, the exit says so
 			runErr = runner.ErrInterrupted
 		}
@@ -360,21 +365,26 @@ func (a *app) runPhase(ctx context.Context, store db.Store, sp *spec, cfg *workl
 }
 
 // settle brings a loaded table to the steady state a run expects (db.Settler),
-// after the load's figures were taken, and says so in a note.
-func settle(ctx context.Context, store db.Store) []string {
+// after the load's figures were taken or before a run's warm-up, and says so
+// in a note.
+func settle(ctx context.Context, store db.Store, when db.SettleStage) []string {
 	st, ok := store.(db.Settler)
 	if !ok {
 		return nil
 	}
+	stage, phase := "after the load", "the load's"
+	if when == db.BeforeRun {
+		stage, phase = "before the run", "the run's"
+	}
 	t0 := time.Now()
-	what, err := st.Settle(ctx)
+	what, err := st.Settle(ctx, when)
 	switch {
 	case err != nil:
-		return []string{fmt.Sprintf("after the load: %v (the run will find the table as autovacuum leaves it)", err)}
+		return []string{fmt.Sprintf("%s: %v (the table is as autovacuum left it)", stage, err)}
 	case what == "":
 		return nil
 	}
-	return []string{fmt.Sprintf("after the load: %s took %.2g s, outside the load's figures", what, time.Since(t0).Seconds())}
+	return []string{fmt.Sprintf("%s: %s took %.2g s, outside %s figures", stage, what, time.Since(t0).Seconds(), phase)}
 }
 
 // buildPlan builds the workload, the document shape and the plan of a phase.

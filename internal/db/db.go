@@ -146,11 +146,22 @@ type Store interface {
 
 // Settler is a Store that brings the loaded table to the steady state a
 // run expects (PostgreSQL: VACUUM (ANALYZE)), as pgbench's initialization
-// does. The load phase calls it once, after taking its own figures; what
-// says what was done, "" when nothing was.
+// does. The load phase calls it once, after taking its own figures; a run
+// calls it before its warm-up, and the store decides (by its properties)
+// whether to act then. what says what was done, "" when nothing was.
 type Settler interface {
-	Settle(ctx context.Context) (what string, err error)
+	Settle(ctx context.Context, when SettleStage) (what string, err error)
 }
+
+// SettleStage says when a Settler is called.
+type SettleStage int
+
+const (
+	// AfterLoad is once, after a complete load's figures were taken.
+	AfterLoad SettleStage = iota
+	// BeforeRun is before a run's warm-up, outside its figures.
+	BeforeRun
+)
 
 // Info describes the server behind a target.
 type Info struct {

@@ -11,7 +11,8 @@ import (
 
 // TestSettleVacuumsTheLoadedTables: after a load, Settle vacuums and
 // analyzes the document table and a relational layout's child table;
-// pg.vacuum=none leaves them to autovacuum.
+// before a run it does so only with pg.vacuum=run; pg.vacuum=none leaves
+// them to autovacuum.
 func TestSettleVacuumsTheLoadedTables(t *testing.T) {
 	ctx := context.Background()
 	url := testutil.Postgres(t, "embedded")
@@ -27,6 +28,8 @@ func TestSettleVacuumsTheLoadedTables(t *testing.T) {
 			db.Schema{Table: "usertable", Fields: []string{"v", "items"}, Columns: []db.Column{{Name: "v", Type: "string"},
 				{Name: "items", Type: "array", Items: "object", Members: []db.Column{{Name: "n", Type: "integer"}}}}},
 			[]string{"usertable", "usertable__items"}},
+		{"before each run", map[string]string{"layout": "document", "index": "gin", "pg.vacuum": "run"},
+			db.Schema{Table: "usertable", Fields: []string{"v"}}, []string{"usertable"}},
 		{"none", map[string]string{"layout": "document", "index": "gin_path_ops", "pg.vacuum": "none"},
 			db.Schema{Table: "usertable", Fields: []string{"v"}}, nil},
 	}
@@ -50,25 +53,29 @@ func TestSettleVacuumsTheLoadedTables(t *testing.T) {
 					t.Fatal(err)
 				}
 			}
-			what, err := st.Settle(ctx)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if c.tables == nil {
-				if what != "" {
-					t.Errorf("pg.vacuum=none: Settle did %q", what)
-				}
-				return
-			}
-			for _, table := range c.tables {
-				var vacuums, analyzes int64
-				err := st.admin.QueryRow(ctx, `SELECT vacuum_count, analyze_count FROM pg_stat_user_tables
-					WHERE schemaname = 'docbench' AND relname = $1`, table).Scan(&vacuums, &analyzes)
+			eachRun := c.props["pg.vacuum"] == "run"
+			for _, when := range []db.SettleStage{db.AfterLoad, db.BeforeRun} {
+				what, err := st.Settle(ctx, when)
 				if err != nil {
-					t.Fatalf("%s: %v", table, err)
+					t.Fatal(err)
 				}
-				if vacuums < 1 || analyzes < 1 {
-					t.Errorf("%s after %q: %d vacuums, %d analyzes; want both", table, what, vacuums, analyzes)
+				acts := c.tables != nil && (when == db.AfterLoad || eachRun)
+				if !acts {
+					if what != "" {
+						t.Errorf("stage %d with %v: Settle did %q", when, c.props, what)
+					}
+					continue
+				}
+				for _, table := range c.tables {
+					var vacuums, analyzes int64
+					err := st.admin.QueryRow(ctx, `SELECT vacuum_count, analyze_count FROM pg_stat_user_tables
+						WHERE schemaname = 'docbench' AND relname = $1`, table).Scan(&vacuums, &analyzes)
+					if err != nil {
+						t.Fatalf("%s: %v", table, err)
+					}
+					if want := int64(when) + 1; vacuums < want || analyzes < want {
+						t.Errorf("%s after %q (stage %d): %d vacuums, %d analyzes; want %d of each", table, what, when, vacuums, analyzes, want)
+					}
 				}
 			}
 		})
