@@ -17,8 +17,9 @@ var _ db.Settler = (*store)(nil)
 // autovacuum has not reached yet: key lookups through a GIN index ran 5–30×
 // slower until it had (the index-strategy study, 2026-11-23). With
 // pg.vacuum=run it vacuums before each run too, as pgbench does by default,
-// so that the rounds of a study start alike: a round's updates otherwise
-// leave GIN entries pending for the next round's reads (the hstore study).
+// so that the rounds of a study start alike: otherwise the next round's
+// reads find what a round's updates left, GIN's pending entries and dead
+// row versions (the hstore study).
 func (s *store) Settle(ctx context.Context, when db.SettleStage) (string, error) {
 	switch mode := s.cfg.Prop("pg.vacuum", "analyze"); {
 	case mode == "none", when == db.BeforeRun && mode != "run":
