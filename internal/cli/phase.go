@@ -312,6 +312,9 @@ func (a *app) runPhase(ctx context.Context, store db.Store, sp *spec, cfg *workl
 	var settled []string
 	if sp.phase == runner.Run {
 		settled = settle(ctx, store, db.BeforeRun)
+		if ctx.Err() != nil { // interrupted while settling: nothing was measured
+			return nil, runner.ErrInterrupted
+		}
 	}
 	out, runErr := runner.Execute(ctx, store, wl, plan, opts)
 	if out == nil {
