@@ -121,6 +121,7 @@ func (s *store) NewSession(ctx context.Context) (db.Session, error) {
 	pred, order := s.keyPred()
 	ss := &session{conn: conn, pg: conn.PgConn(), st: s, pred: pred, order: order, proj: map[string]string{},
 		segs: map[string][]string{}, queries: map[string]string{}}
+	ss.watch.conn = ss.pg.Conn()
 	stmts := map[string]string{
 		"read":   "SELECT " + s.docExpr() + " FROM " + s.table + " WHERE " + pred,
 		"scan":   "SELECT " + s.docExpr() + " FROM " + s.table + " WHERE " + order + " >= $1 ORDER BY " + order + " LIMIT $2",
@@ -168,6 +169,7 @@ type session struct {
 	// (argument boxing and encoding, its Rows, the statement cache) cost a
 	// few microseconds of client CPU per operation (docs/performance.md).
 	pg      *pgconn.PgConn
+	watch   ctxWatch                                // the context of pg's statements
 	params  [][]byte                                // parameters of the current statement
 	descs   map[string]*pgconn.StatementDescription // prepared statements by name
 	num     []byte                                  // a number parameter as text
@@ -302,7 +304,10 @@ func (s *session) Read(ctx context.Context, key []byte, fields []string, dst []b
 			return dst, err
 		}
 	}
-	rr := s.exec(ctx, stmt, s.keyParam(key))
+	rr, err := s.exec(ctx, stmt, s.keyParam(key))
+	if err != nil {
+		return dst, err
+	}
 	found := false
 	for rr.NextRow() {
 		if !found {
@@ -310,7 +315,7 @@ func (s *session) Read(ctx context.Context, key []byte, fields []string, dst []b
 			found = true
 		}
 	}
-	if _, err := rr.Close(); err != nil {
+	if _, err := s.finish(ctx, rr); err != nil {
 		return dst, err
 	}
 	if !found {
@@ -322,18 +327,34 @@ func (s *session) Read(ctx context.Context, key []byte, fields []string, dst []b
 // exec runs a prepared statement on the protocol connection with the given
 // text parameters (kept in s.params; nil is SQL NULL) and text results. The
 // statement's description, kept from preparing it, spares a Describe (and
-// the decoding of a row description) per execution.
-func (s *session) exec(ctx context.Context, stmt string, params ...[]byte) *pgconn.ResultReader {
+// the decoding of a row description) per execution. ctx is watched by
+// s.watch, not by pgconn; the caller reads the results and hands the
+// reader to finish.
+func (s *session) exec(ctx context.Context, stmt string, params ...[]byte) (*pgconn.ResultReader, error) {
+	pctx, err := s.watch.begin(ctx)
+	if err != nil {
+		return nil, err
+	}
 	s.params = append(s.params[:0], params...)
 	if d := s.descs[stmt]; d != nil {
-		return s.pg.ExecStatement(ctx, d, s.params, nil, nil)
+		return s.pg.ExecStatement(pctx, d, s.params, nil, nil), nil
 	}
-	return s.pg.ExecPrepared(ctx, stmt, s.params, nil, nil)
+	return s.pg.ExecPrepared(pctx, stmt, s.params, nil, nil), nil
+}
+
+// finish closes the results of a statement run by exec under ctx.
+func (s *session) finish(ctx context.Context, rr *pgconn.ResultReader) (pgconn.CommandTag, error) {
+	tag, err := rr.Close()
+	return tag, s.watch.end(ctx, err)
 }
 
 // execTag runs a prepared statement that returns no rows, for its tag.
 func (s *session) execTag(ctx context.Context, stmt string, params ...[]byte) (pgconn.CommandTag, error) {
-	return s.exec(ctx, stmt, params...).Close()
+	rr, err := s.exec(ctx, stmt, params...)
+	if err != nil {
+		return pgconn.CommandTag{}, err
+	}
+	return s.finish(ctx, rr)
 }
 
 // keyParam is keyArg as a text parameter.
@@ -435,13 +456,16 @@ func (s *session) Scan(ctx context.Context, start []byte, count int, fields []st
 		}
 	}
 	s.num = strconv.AppendInt(s.num[:0], int64(count), 10)
-	rr := s.exec(ctx, stmt, start, s.num)
+	rr, err := s.exec(ctx, stmt, start, s.num)
+	if err != nil {
+		return 0, err
+	}
 	n := 0
 	for rr.NextRow() {
 		_ = rr.Values()[0]
 		n++
 	}
-	_, err := rr.Close()
+	_, err = s.finish(ctx, rr)
 	return n, err
 }
 
@@ -460,5 +484,6 @@ func (s *session) Delete(ctx context.Context, key []byte) error {
 }
 
 func (s *session) Close() error {
+	s.watch.close()
 	return s.conn.Close(context.Background())
 }

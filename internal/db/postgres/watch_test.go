@@ -1,0 +1,86 @@
+package postgres
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/docbench/docbench/internal/db"
+	"github.com/docbench/docbench/internal/testutil"
+)
+
+// A session's statements honour their context through its one watch per
+// context: cancelling interrupts the statement in flight; a context
+// cancelled between statements stops the next one before it is sent and
+// leaves no deadline behind for statements under another context.
+func TestStatementsHonourTheirContext(t *testing.T) {
+	for _, blocking := range []string{"false", "true"} {
+		t.Run("blockingio="+blocking, func(t *testing.T) {
+			bg := context.Background()
+			st, err := db.Open(bg, db.Config{Target: testutil.FreshDatabase(t, testutil.Postgres(t, "debian")),
+				Props: map[string]string{"pg.blockingio": blocking}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer st.Close()
+			if err := st.Setup(bg, db.Schema{Table: "usertable", Fields: []string{"field0"}}, true); err != nil {
+				t.Fatal(err)
+			}
+			open := func() *session {
+				t.Helper()
+				sess, err := st.NewSession(bg)
+				if err != nil {
+					t.Fatal(err)
+				}
+				t.Cleanup(func() { sess.Close() })
+				s := sess.(*session)
+				if _, err := s.conn.Prepare(bg, "slow", "SELECT pg_sleep(30)"); err != nil {
+					t.Fatal(err)
+				}
+				return s
+			}
+
+			// Cancelled in flight: the statement stops long before it
+			// would have finished, with the context's error.
+			s := open()
+			ctx, cancel := context.WithCancel(bg)
+			time.AfterFunc(200*time.Millisecond, cancel)
+			start := time.Now()
+			_, err = s.execTag(ctx, "slow")
+			if !errors.Is(err, context.Canceled) {
+				t.Fatalf("pg_sleep(30) cancelled after 200 ms: err %v, want context.Canceled", err)
+			}
+			if el := time.Since(start); el > 10*time.Second {
+				t.Fatalf("cancelled after %s", el)
+			}
+
+			// Cancelled between statements: the next statement under it
+			// is not sent; one under another context runs in full.
+			s = open()
+			ctx, cancel = context.WithCancel(bg)
+			key, doc := []byte("user1"), []byte(`{"field0":"x"}`)
+			if err := s.Insert(ctx, key, doc); err != nil {
+				t.Fatal(err)
+			}
+			cancel()
+			time.Sleep(50 * time.Millisecond) // the watch's callback runs
+			if _, err := s.Read(ctx, key, nil, nil); !errors.Is(err, context.Canceled) {
+				t.Fatalf("read under a cancelled context: err %v, want context.Canceled", err)
+			}
+			ctx2, cancel2 := context.WithCancel(bg)
+			defer cancel2()
+			got, err := s.Read(ctx2, key, nil, nil)
+			if err != nil || !strings.Contains(string(got), `"x"`) {
+				t.Fatalf("read under a new context: %q, %v", got, err)
+			}
+			if _, err := s.conn.Prepare(bg, "short", "SELECT pg_sleep(0.3)"); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := s.execTag(ctx2, "short"); err != nil {
+				t.Fatalf("a 0.3 s statement after the first context's cancel: %v (a deadline left behind?)", err)
+			}
+		})
+	}
+}
