@@ -46,6 +46,7 @@ func TestConformance(t *testing.T) {
 		"pathop-subscript":        {"pg.pathop": "subscript", "pg.arrayop": "jsonpath_exists"},
 		"pathop-jsonpath":         {"pg.pathop": "jsonpath", "pg.arrayop": "exists"},
 		"column-blockingio":       {"layout": "column", "pg.blockingio": "true"},
+		"column-netio":            {"layout": "column", "pg.rawio": "false"},
 	}
 	for _, kind := range servers {
 		for name, props := range variants {

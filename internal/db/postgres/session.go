@@ -113,6 +113,9 @@ func (s *store) NewSession(ctx context.Context) (db.Session, error) {
 	if s.cfg.Prop("pg.blockingio", "false") == "true" {
 		cc = cc.Copy()
 		cc.DialFunc = blockingDial(cc.DialFunc)
+	} else if s.cfg.Prop("pg.rawio", "true") == "true" {
+		cc = cc.Copy()
+		cc.DialFunc = rawDial(cc.DialFunc)
 	}
 	conn, err := pgx.ConnectConfig(ctx, cc)
 	if err != nil {
