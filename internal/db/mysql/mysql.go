@@ -57,6 +57,8 @@ func init() {
 		Options: []db.Option{
 			{Name: "layout", Values: []string{layoutGenerated, layoutColumn}, Default: layoutGenerated,
 				Help: "generated: data JSON + ycsb_key STORED generated from data's YCSB_KEY (primary key on MySQL, unique key on MariaDB, which refuses a primary key on a generated column); column: ycsb_key VARCHAR primary key + data JSON"},
+			{Name: "mysql.rawio", Values: []string{"true", "false"}, Default: "true",
+				Help: "sessions' connections read and write with raw system calls, and each session watches its context once instead of the driver and database/sql per statement; false: the driver's own I/O and watch, which cost client CPU (docs/performance.md)"},
 		},
 		OptionPrefixes: []string{"server."},
 		Open:           open,
@@ -143,6 +145,7 @@ type store struct {
 	// noArrayIndex are array paths Setup was asked to index on a server
 	// without multi-valued indexes (MariaDB): their queries scan.
 	noArrayIndex []string
+	rawio        bool // mysql.rawio: raw connections, a watch per session
 }
 
 // indexCol is a secondary path's generated column.
@@ -243,6 +246,10 @@ func open(ctx context.Context, c db.Config) (db.Store, error) {
 			cfg.Params[k] = v
 		}
 	}
+	if s.rawio = c.Prop("mysql.rawio", "true") == "true"; s.rawio {
+		cfg.DialFunc = rawDial(cfg.Timeout)
+		cfg.Logger = quietTimeouts{cfg.Logger}
+	}
 	conn, err := mysql.NewConnector(cfg)
 	if err != nil {
 		s.Close()
@@ -250,6 +257,11 @@ func open(ctx context.Context, c db.Config) (db.Store, error) {
 	}
 	s.sqlDB = sql.OpenDB(conn)
 	s.sqlDB.SetMaxIdleConns(c.Threads + 2)
+	if s.rawio {
+		// Sessions dial their own connection (see NewSession): one
+		// released to the pool would be reused without its dial.
+		s.sqlDB.SetMaxIdleConns(0)
+	}
 	var version string
 	if err := s.sqlDB.QueryRowContext(ctx, "SELECT VERSION()").Scan(&version); err != nil {
 		s.Close()

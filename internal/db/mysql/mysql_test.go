@@ -50,6 +50,50 @@ func TestConformance(t *testing.T) {
 				dbtest.Run(t, openStore(t, url, map[string]string{"layout": layout}))
 			})
 		}
+		t.Run(srv.name+"/driver-io", func(t *testing.T) {
+			url := testutil.FreshMySQLDatabase(t, srv.url(t))
+			dbtest.Run(t, openStore(t, url, map[string]string{"mysql.rawio": "false"}))
+		})
+	}
+}
+
+// A session's statements honour their context, with the session's own
+// watch (mysql.rawio) as with the driver's: cancelling interrupts the
+// statement in flight; with the session's watch, a statement under a
+// context already cancelled is not sent.
+func TestStatementsHonourTheirContext(t *testing.T) {
+	for _, rawio := range []string{"true", "false"} {
+		t.Run("rawio="+rawio, func(t *testing.T) {
+			st := openStore(t, testutil.FreshMySQLDatabase(t, testutil.MariaDB(t)), map[string]string{"mysql.rawio": rawio})
+			bg := context.Background()
+			if err := st.Setup(bg, db.Schema{Table: "usertable", Fields: []string{"field0"}}, true); err != nil {
+				t.Fatal(err)
+			}
+			sess, err := st.NewSession(bg)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer sess.Close()
+			if got := sess.(*session).Watch != nil; got != (rawio == "true") {
+				t.Fatalf("session watches its own context: %v", got)
+			}
+			stmts := sess.(db.Statementer)
+			ctx, cancel := context.WithCancel(bg)
+			time.AfterFunc(200*time.Millisecond, cancel)
+			start := time.Now()
+			if _, err := stmts.Statement(ctx, "SELECT SLEEP(30)", nil); !errors.Is(err, context.Canceled) {
+				t.Fatalf("SLEEP(30) cancelled after 200 ms: err %v, want context.Canceled", err)
+			}
+			if el := time.Since(start); el > 10*time.Second {
+				t.Fatalf("cancelled after %s", el)
+			}
+			if rawio == "false" {
+				return // the driver closed the connection
+			}
+			if _, err := sess.Read(ctx, []byte("user1"), nil, nil); !errors.Is(err, context.Canceled) {
+				t.Fatalf("read under a cancelled context: err %v, want context.Canceled", err)
+			}
+		})
 	}
 }
 

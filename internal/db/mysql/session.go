@@ -7,11 +7,13 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"net"
 	"strings"
 
 	mysqldrv "github.com/go-sql-driver/mysql"
 
 	"github.com/docbench/docbench/internal/db"
+	"github.com/docbench/docbench/internal/db/netio"
 	"github.com/docbench/docbench/internal/db/sqldb"
 )
 
@@ -78,12 +80,16 @@ func (s *store) NewSession(ctx context.Context) (db.Session, error) {
 	if err := s.loadIndexes(ctx); err != nil {
 		return nil, err
 	}
-	conn, err := s.sqlDB.Conn(ctx)
+	var nc net.Conn // the connection dialled for the session (mysql.rawio)
+	conn, err := s.sqlDB.Conn(context.WithValue(ctx, dialSlot{}, &nc))
 	if err != nil {
 		return nil, fmt.Errorf("target %s: %v", db.Redact(s.cfg.Target), oneLine(err))
 	}
 	ss := &session{Session: sqldb.Session{Conn: conn, Table: s.table, Dialect: s.d.sqlDialect()},
 		d: s.d, layout: s.layout, indexes: s.indexes, batch: map[int]*sql.Stmt{}, queries: map[string]*queryStm{}}
+	if nc != nil {
+		ss.Watch = netio.NewWatch(nc)
+	}
 	ss.readAll = "data"
 	if s.layout == layoutGenerated {
 		ss.readAll = "JSON_REMOVE(data, '$.YCSB_KEY')"
@@ -126,9 +132,9 @@ func (s *session) Insert(ctx context.Context, key, doc []byte) error {
 	if s.layout == layoutGenerated {
 		s.doc = s.doc[:0]
 		s.withKey(key, doc)
-		_, err = s.insert.ExecContext(ctx, s.doc)
+		_, err = s.Exec(ctx, s.insert, s.doc)
 	} else {
-		_, err = s.insert.ExecContext(ctx, key, doc)
+		_, err = s.Exec(ctx, s.insert, key, doc)
 	}
 	return err
 }
@@ -177,7 +183,7 @@ func (s *session) InsertBatch(ctx context.Context, keys, docs [][]byte) error {
 			s.Args = append(s.Args, keys[i], docs[i])
 		}
 	}
-	_, err := st.ExecContext(ctx, s.Args...)
+	_, err := s.Exec(ctx, st, s.Args...)
 	return err
 }
 
@@ -199,7 +205,7 @@ func (s *session) Update(ctx context.Context, key []byte, u *db.Update) error {
 	case db.Merge:
 		if len(u.Paths) == 0 || len(u.Paths) != len(u.Values) {
 			// No member list: the server's own merge (RFC 7396).
-			res, err = s.merge.ExecContext(ctx, u.Doc, key)
+			res, err = s.Exec(ctx, s.merge, u.Doc, key)
 			break
 		}
 		// Set each top-level member whole, as PostgreSQL's || does
@@ -209,9 +215,9 @@ func (s *session) Update(ctx context.Context, key []byte, u *db.Update) error {
 		if s.layout == layoutGenerated {
 			s.doc = s.doc[:0]
 			s.withKey(key, u.Doc)
-			res, err = s.replace.ExecContext(ctx, s.doc, key)
+			res, err = s.Exec(ctx, s.replace, s.doc, key)
 		} else {
-			res, err = s.replace.ExecContext(ctx, u.Doc, key)
+			res, err = s.Exec(ctx, s.replace, u.Doc, key)
 		}
 	case db.Partial:
 		if len(u.Paths) != len(u.Values) || len(u.Paths) == 0 {
@@ -236,7 +242,7 @@ func (s *session) Scan(ctx context.Context, start []byte, count int, fields []st
 }
 
 func (s *session) Delete(ctx context.Context, key []byte) error {
-	res, err := s.del.ExecContext(ctx, key)
+	res, err := s.Exec(ctx, s.del, key)
 	return sqldb.Affected(res, err)
 }
 

@@ -11,6 +11,7 @@ import (
 	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/docbench/docbench/internal/db"
+	"github.com/docbench/docbench/internal/db/netio"
 )
 
 // keyPred returns the WHERE predicate finding a document by key ($1) and the
@@ -115,7 +116,7 @@ func (s *store) NewSession(ctx context.Context) (db.Session, error) {
 		cc.DialFunc = blockingDial(cc.DialFunc)
 	} else if s.cfg.Prop("pg.rawio", "true") == "true" {
 		cc = cc.Copy()
-		cc.DialFunc = rawDial(cc.DialFunc)
+		cc.DialFunc = netio.RawDial(cc.DialFunc)
 	}
 	conn, err := pgx.ConnectConfig(ctx, cc)
 	if err != nil {
@@ -124,7 +125,7 @@ func (s *store) NewSession(ctx context.Context) (db.Session, error) {
 	pred, order := s.keyPred()
 	ss := &session{conn: conn, pg: conn.PgConn(), st: s, pred: pred, order: order, proj: map[string]string{},
 		segs: map[string][]string{}, queries: map[string]string{}}
-	ss.watch.conn = ss.pg.Conn()
+	ss.watch = netio.NewWatch(ss.pg.Conn())
 	stmts := map[string]string{
 		"read":   "SELECT " + s.docExpr() + " FROM " + s.table + " WHERE " + pred,
 		"scan":   "SELECT " + s.docExpr() + " FROM " + s.table + " WHERE " + order + " >= $1 ORDER BY " + order + " LIMIT $2",
@@ -172,7 +173,7 @@ type session struct {
 	// (argument boxing and encoding, its Rows, the statement cache) cost a
 	// few microseconds of client CPU per operation (docs/performance.md).
 	pg      *pgconn.PgConn
-	watch   ctxWatch                                // the context of pg's statements
+	watch   *netio.Watch                            // the context of pg's statements
 	params  [][]byte                                // parameters of the current statement
 	descs   map[string]*pgconn.StatementDescription // prepared statements by name
 	num     []byte                                  // a number parameter as text
@@ -334,7 +335,7 @@ func (s *session) Read(ctx context.Context, key []byte, fields []string, dst []b
 // s.watch, not by pgconn; the caller reads the results and hands the
 // reader to finish.
 func (s *session) exec(ctx context.Context, stmt string, params ...[]byte) (*pgconn.ResultReader, error) {
-	pctx, err := s.watch.begin(ctx)
+	pctx, err := s.watch.Begin(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -348,7 +349,7 @@ func (s *session) exec(ctx context.Context, stmt string, params ...[]byte) (*pgc
 // finish closes the results of a statement run by exec under ctx.
 func (s *session) finish(ctx context.Context, rr *pgconn.ResultReader) (pgconn.CommandTag, error) {
 	tag, err := rr.Close()
-	return tag, s.watch.end(ctx, err)
+	return tag, s.watch.End(ctx, err)
 }
 
 // execTag runs a prepared statement that returns no rows, for its tag.
@@ -487,6 +488,6 @@ func (s *session) Delete(ctx context.Context, key []byte) error {
 }
 
 func (s *session) Close() error {
-	s.watch.close()
+	s.watch.Close()
 	return s.conn.Close(context.Background())
 }

@@ -14,6 +14,7 @@ import (
 	"unsafe"
 
 	"github.com/docbench/docbench/internal/db"
+	"github.com/docbench/docbench/internal/db/netio"
 )
 
 // Dialect is what differs between the database/sql servers.
@@ -49,6 +50,10 @@ type Session struct {
 	Conn    *sql.Conn
 	Table   string
 	Dialect Dialect
+	// Watch, when set, watches the statements' contexts for the driver,
+	// which then gets a context that is never done (netio.Watch); nil: the
+	// driver watches each statement's context itself.
+	Watch *netio.Watch
 	// Texts are the texts of the statements prepared through Prepare, for
 	// Explain; Close closes them all.
 	Texts map[*sql.Stmt]string
@@ -145,7 +150,7 @@ func (s *Session) Set(ctx context.Context, key []byte, paths []string, values []
 		return nil, err
 	}
 	s.Args = s.appendSetArgs(s.Args[:0], key, paths, values)
-	return st.ExecContext(ctx, s.Args...)
+	return s.Exec(ctx, st, s.Args...)
 }
 
 // appendSetArgs appends the arguments of PartialStmt(len(paths)).
@@ -225,8 +230,13 @@ func (s *Session) scanDest(n int) []any {
 // ReadDoc runs st, a query of one row, and appends the document it reads to
 // dst: its one column, or with keys the object of its non-NULL columns.
 // No row is db.ErrNotFound.
-func (s *Session) ReadDoc(ctx context.Context, st *sql.Stmt, keys [][]byte, dst []byte, args ...any) ([]byte, error) {
-	rows, err := st.QueryContext(ctx, args...)
+func (s *Session) ReadDoc(ctx context.Context, st *sql.Stmt, keys [][]byte, dst []byte, args ...any) (_ []byte, err error) {
+	qctx, err := s.begin(ctx)
+	if err != nil {
+		return dst, err
+	}
+	defer func() { err = s.end(ctx, err) }()
+	rows, err := st.QueryContext(qctx, args...)
 	if err != nil {
 		return dst, err
 	}
@@ -273,8 +283,13 @@ func (s *Session) appendObject(dst []byte, keys [][]byte) []byte {
 // Count runs st and returns how many rows it produced, each scanned into
 // cols reusable destinations (none when cols is 0: the columns are not
 // read).
-func (s *Session) Count(ctx context.Context, st *sql.Stmt, cols int, args ...any) (int, error) {
-	rows, err := st.QueryContext(ctx, args...)
+func (s *Session) Count(ctx context.Context, st *sql.Stmt, cols int, args ...any) (_ int, err error) {
+	qctx, err := s.begin(ctx)
+	if err != nil {
+		return 0, err
+	}
+	defer func() { err = s.end(ctx, err) }()
+	rows, err := st.QueryContext(qctx, args...)
 	if err != nil {
 		return 0, err
 	}
@@ -294,9 +309,38 @@ func (s *Session) Count(ctx context.Context, st *sql.Stmt, cols int, args ...any
 	return n, rows.Err()
 }
 
+// Exec runs st, a statement that returns no rows.
+func (s *Session) Exec(ctx context.Context, st *sql.Stmt, args ...any) (sql.Result, error) {
+	qctx, err := s.begin(ctx)
+	if err != nil {
+		return nil, err
+	}
+	res, err := st.ExecContext(qctx, args...)
+	return res, s.end(ctx, err)
+}
+
+// begin returns the context to run a statement under ctx with.
+func (s *Session) begin(ctx context.Context) (context.Context, error) {
+	if s.Watch == nil {
+		return ctx, nil
+	}
+	return s.Watch.Begin(ctx)
+}
+
+// end completes a statement begun under ctx that returned err.
+func (s *Session) end(ctx context.Context, err error) error {
+	if s.Watch == nil {
+		return err
+	}
+	return s.Watch.End(ctx, err)
+}
+
 // Close closes every statement prepared through the session and the
 // connection.
 func (s *Session) Close() error {
+	if s.Watch != nil {
+		s.Watch.Close()
+	}
 	var errs []error
 	for st := range s.Texts {
 		errs = append(errs, st.Close())

@@ -1,4 +1,7 @@
-package postgres
+// Package netio is what the network backends share below their drivers:
+// connections whose reads and writes are raw system calls (Conn), and one
+// context watch per session instead of the drivers' per statement (Watch).
+package netio
 
 import (
 	"context"
@@ -7,23 +10,24 @@ import (
 	"os"
 	"syscall"
 	"unsafe"
-
-	"github.com/jackc/pgx/v5/pgconn"
 )
 
-// rawDial wraps dial so that the connection's reads and writes are raw
-// system calls on its non-blocking socket (see rawConn).
-func rawDial(dial pgconn.DialFunc) pgconn.DialFunc {
+// DialFunc is a driver's dial function.
+type DialFunc = func(ctx context.Context, network, addr string) (net.Conn, error)
+
+// RawDial wraps dial so that the connections it makes read and write with
+// raw system calls (see Conn).
+func RawDial(dial DialFunc) DialFunc {
 	return func(ctx context.Context, network, addr string) (net.Conn, error) {
 		c, err := dial(ctx, network, addr)
 		if err != nil {
 			return nil, err
 		}
-		return newRawConn(c), nil
+		return Raw(c), nil
 	}
 }
 
-// rawConn is a net.Conn whose reads and writes are raw system calls on the
+// Conn is a net.Conn whose reads and writes are raw system calls on the
 // non-blocking socket, waiting on the network poller only when the socket
 // is not ready (EAGAIN), as net's own reads and writes do. What it leaves
 // out is the scheduler's bookkeeping around each call (entersyscall and
@@ -33,7 +37,7 @@ func rawDial(dial pgconn.DialFunc) pgconn.DialFunc {
 // another thread during a loopback write, sysmon woken after each call to
 // watch the next; docs/performance.md). Deadlines, Close and addresses are
 // the underlying connection's.
-type rawConn struct {
+type Conn struct {
 	net.Conn
 	rc syscall.RawConn
 
@@ -48,9 +52,9 @@ type rawConn struct {
 	writeFn func(fd uintptr) bool
 }
 
-// newRawConn returns c with raw reads and writes, or c itself when it has
-// no descriptor to make them on.
-func newRawConn(c net.Conn) net.Conn {
+// Raw returns c with raw reads and writes (a *Conn), or c itself when it
+// has no descriptor to make them on.
+func Raw(c net.Conn) net.Conn {
 	sc, ok := c.(syscall.Conn)
 	if !ok {
 		return c
@@ -59,12 +63,12 @@ func newRawConn(c net.Conn) net.Conn {
 	if err != nil {
 		return c
 	}
-	r := &rawConn{Conn: c, rc: rc}
+	r := &Conn{Conn: c, rc: rc}
 	r.readFn, r.writeFn = r.read, r.write // bound once: no allocation per call
 	return r
 }
 
-func (c *rawConn) Read(b []byte) (int, error) {
+func (c *Conn) Read(b []byte) (int, error) {
 	if len(b) == 0 {
 		return 0, nil
 	}
@@ -83,7 +87,7 @@ func (c *rawConn) Read(b []byte) (int, error) {
 }
 
 // read makes one read of the socket; false: not ready, wait.
-func (c *rawConn) read(fd uintptr) bool {
+func (c *Conn) read(fd uintptr) bool {
 	for {
 		n, _, e := syscall.RawSyscall(syscall.SYS_READ, fd, uintptr(unsafe.Pointer(&c.rbuf[0])), uintptr(len(c.rbuf)))
 		switch e {
@@ -100,7 +104,7 @@ func (c *rawConn) read(fd uintptr) bool {
 	}
 }
 
-func (c *rawConn) Write(b []byte) (int, error) {
+func (c *Conn) Write(b []byte) (int, error) {
 	c.wbuf, c.wn, c.werrno = b, 0, 0
 	err := c.rc.Write(c.writeFn)
 	n := c.wn
@@ -116,7 +120,7 @@ func (c *rawConn) Write(b []byte) (int, error) {
 
 // write writes what is left of the buffer; false: the socket's buffer is
 // full, wait.
-func (c *rawConn) write(fd uintptr) bool {
+func (c *Conn) write(fd uintptr) bool {
 	for c.wn < len(c.wbuf) {
 		n, _, e := syscall.RawSyscall(syscall.SYS_WRITE, fd, uintptr(unsafe.Pointer(&c.wbuf[c.wn])), uintptr(len(c.wbuf)-c.wn))
 		switch e {

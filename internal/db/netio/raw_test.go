@@ -1,4 +1,4 @@
-package postgres
+package netio
 
 import (
 	"bytes"
@@ -12,7 +12,7 @@ import (
 
 // rawPair returns a raw client connection and the server's end of a
 // loopback TCP connection.
-func rawPair(t *testing.T) (*rawConn, net.Conn) {
+func rawPair(t *testing.T) (*Conn, net.Conn) {
 	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -32,7 +32,7 @@ func rawPair(t *testing.T) (*rawConn, net.Conn) {
 	if srv == nil {
 		t.Fatal("accept failed")
 	}
-	rc, ok := newRawConn(c).(*rawConn)
+	rc, ok := Raw(c).(*Conn)
 	if !ok {
 		t.Fatalf("a TCP connection was not made raw")
 	}
