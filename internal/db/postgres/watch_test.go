@@ -3,6 +3,7 @@ package postgres
 import (
 	"context"
 	"errors"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -82,5 +83,56 @@ func TestStatementsHonourTheirContext(t *testing.T) {
 				t.Fatalf("a 0.3 s statement after the first context's cancel: %v (a deadline left behind?)", err)
 			}
 		})
+	}
+}
+
+// Under a cancellable context, as a run's workers use, a read, an update
+// and an insert allocate once each (pgconn's command tag): the context is
+// watched once per session, not per statement.
+func TestStatementsAllocateOnceUnderACancellableContext(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	st, err := db.Open(ctx, db.Config{Target: testutil.FreshDatabase(t, testutil.Postgres(t, "debian"))})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	if err := st.Setup(ctx, db.Schema{Table: "usertable", Fields: []string{"field0"}}, true); err != nil {
+		t.Fatal(err)
+	}
+	sess, err := st.NewSession(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sess.Close()
+	key, doc := []byte("user1"), []byte(`{"field0":"x"}`)
+	if err := sess.Insert(ctx, key, doc); err != nil {
+		t.Fatal(err)
+	}
+	buf := make([]byte, 0, 256)
+	u := &db.Update{Mode: db.Merge, Doc: doc}
+	k := make([]byte, 0, 32)
+	n := 0
+	for name, op := range map[string]func() error{
+		"read":   func() (err error) { buf, err = sess.Read(ctx, key, nil, buf[:0]); return err },
+		"update": func() error { return sess.Update(ctx, key, u) },
+		"insert": func() error {
+			n++
+			k = strconv.AppendInt(append(k[:0], "new"...), int64(n), 10)
+			return sess.Insert(ctx, k, doc)
+		},
+	} {
+		var opErr error
+		allocs := testing.AllocsPerRun(100, func() {
+			if err := op(); err != nil {
+				opErr = err
+			}
+		})
+		if opErr != nil {
+			t.Fatalf("%s: %v", name, opErr)
+		}
+		if allocs > 1 {
+			t.Errorf("%s: %v allocations per statement, want at most 1", name, allocs)
+		}
 	}
 }
