@@ -32,14 +32,8 @@ props=(-p recordcount="$rec" -p insertorder=ordered)
 q "vacuum analyze docbench.usertable" "$db" >/dev/null
 printf '\\set k random(0, %d)\nSELECT data FROM docbench.usertable WHERE ycsb_key = '"'user'"' || :k;\n' $((rec - 1)) >"$tmp/read.sql"
 
-# result TOOL OPS OPS_PER_S: one line, and a record for the medians
-result() {
-  local c; c=$(awk '{printf "%.3f", $2+$3}' "$tmp/t")
-  awk -v t="$1" -v n="$2" -v tp="$3" -v c="$c" 'BEGIN {
-    printf "%-9s %9.0f ops/s  client CPU %7.2f s  %6.2f µs/op\n", t, tp, c, (n > 0 ? c*1e6/n : 0) }'
-  awk -v t="$1" -v n="$2" -v tp="$3" -v c="$c" 'BEGIN { printf "%s %f %f\n", t, tp, (n > 0 ? c*1e6/n : 0) }' >>"$tmp/all"
-}
-run_pgbench() {
+. "$(dirname "$0")/side-by-side.bash"
+run_other() {
   /usr/bin/time -f "%e %U %S" -o "$tmp/t" "$pgbench" -n -M prepared -c "$clients" -j "$clients" -T "$secs" \
     -h "$host" -p "$port" -U "$user" -f "$tmp/read.sql" "$db" >"$tmp/o" 2>"$tmp/e" || { tail -3 "$tmp/e" >&2; exit 1; }
   local n tp
@@ -47,34 +41,4 @@ run_pgbench() {
   tp=$(awk '/^tps = / {print $3; exit}' "$tmp/o")
   result pgbench "$n" "$tp"
 }
-run_docbench() {
-  /usr/bin/time -f "%e %U %S" -o "$tmp/t" "$bin" run -t "$url" -P workloadc "${props[@]}" \
-    -p requestdistribution=uniform -p operationcount=1000000000 --duration "${secs}s" --threads "$clients" \
-    --status 0 --format ycsb ${DOCBENCH_ARGS:-} >"$tmp/o" 2>"$tmp/e" || { tail -3 "$tmp/e" >&2; exit 1; }
-  local n tp
-  n=$(awk -F', ' '$1 == "[READ]" && $2 == "Operations" {print $3}' "$tmp/o")
-  tp=$(awk -F', ' '$1 == "[OVERALL]" && $2 == "Throughput(ops/sec)" {print $3}' "$tmp/o")
-  result docbench "$n" "$tp"
-}
-echo "# $(date -u +%FT%TZ) $(nproc) CPUs, load average $(cut -d' ' -f1-3 /proc/loadavg); $rec records, $clients connections, ${secs}s runs"
-for _ in $(seq "$rounds"); do
-  run_pgbench
-  run_docbench
-done
-echo "# medians over $rounds rounds (load average now $(cut -d' ' -f1-3 /proc/loadavg))"
-awk '
-  function median(arr, n,   i, j, t) {
-    for (i = 2; i <= n; i++) { t = arr[i]; for (j = i - 1; j >= 1 && arr[j] > t; j--) arr[j+1] = arr[j]; arr[j+1] = t }
-    return n % 2 ? arr[(n+1)/2] : (arr[n/2] + arr[n/2+1]) / 2
-  }
-  { n[$1]++; tp[$1, n[$1]] = $2; cpu[$1, n[$1]] = $3 }
-  END {
-    for (t in n) {
-      for (i = 1; i <= n[t]; i++) { a[i] = tp[t, i]; b[i] = cpu[t, i] }
-      mt[t] = median(a, n[t]); mc[t] = median(b, n[t])
-      printf "%-9s median %9.0f ops/s  %6.2f µs/op client CPU\n", t, mt[t], mc[t]
-    }
-    if (mt["pgbench"] > 0 && mc["pgbench"] > 0)
-      printf "docbench/pgbench: throughput %.2fx (target >= 0.95), client CPU per op %.2fx (target <= 1.3)\n",
-        mt["docbench"] / mt["pgbench"], mc["docbench"] / mc["pgbench"]
-  }' "$tmp/all"
+rounds pgbench ' (targets: throughput >= 0.95x, CPU per op <= 1.3x)'

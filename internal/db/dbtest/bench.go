@@ -10,16 +10,21 @@ import (
 )
 
 // Bench measures the client side of the core operations on one session of
-// store (set up afresh): read, read of fields, partial update, scan,
-// stmt, a statement of the user's reading the key (skipped when ""),
-// and insert.
+// the store cfg opens (set up afresh): read, read of fields, partial
+// update, scan, stmt, a statement of the user's reading the key (skipped
+// when ""), and insert.
 // ns/op includes the server's work; allocs/op is docbench's plus the
 // driver's. The operations run under a cancellable context, as a run's
 // workers do: a context that can never be done would skip the drivers'
 // watch of it.
-func Bench(b *testing.B, store db.Store, stmt string) {
+func Bench(b *testing.B, cfg db.Config, stmt string) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
+	store, err := db.Open(ctx, cfg)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer store.Close()
 	if err := store.Setup(ctx, db.Schema{Table: "usertable", Fields: Fields}, true); err != nil {
 		b.Fatal(err)
 	}

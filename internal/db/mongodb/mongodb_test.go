@@ -394,3 +394,10 @@ func TestUnreachableSaysWhatItAwaits(t *testing.T) {
 		t.Errorf("gave up after %v; the URI said 1.5 s", took)
 	}
 }
+
+// BenchmarkSession measures the client side of the core operations against
+// the MongoDB wire peer: ns/op includes the round trip (and the peer's
+// work), allocs/op is docbench's and the driver's.
+func BenchmarkSession(b *testing.B) {
+	dbtest.Bench(b, db.Config{Target: testutil.FreshMongoDatabase(b, testutil.MongoDB(b))}, "")
+}

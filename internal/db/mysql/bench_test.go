@@ -1,7 +1,6 @@
 package mysql
 
 import (
-	"context"
 	"testing"
 
 	"github.com/docbench/docbench/internal/db"
@@ -13,10 +12,5 @@ import (
 // MariaDB (generated layout): ns/op includes the round trip, allocs/op is
 // docbench's plus database/sql's and the driver's.
 func BenchmarkSession(b *testing.B) {
-	st, err := db.Open(context.Background(), db.Config{Target: testutil.FreshMySQLDatabase(b, testutil.MariaDB(b))})
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer st.Close()
-	dbtest.Bench(b, st, "SELECT data FROM {table} WHERE ycsb_key = ?")
+	dbtest.Bench(b, db.Config{Target: testutil.FreshMySQLDatabase(b, testutil.MariaDB(b))}, "SELECT data FROM {table} WHERE ycsb_key = ?")
 }

@@ -20,12 +20,7 @@ func TestStatementsHonourTheirContext(t *testing.T) {
 	for _, blocking := range []string{"false", "true"} {
 		t.Run("blockingio="+blocking, func(t *testing.T) {
 			bg := context.Background()
-			st, err := db.Open(bg, db.Config{Target: testutil.FreshDatabase(t, testutil.Postgres(t, "debian")),
-				Props: map[string]string{"pg.blockingio": blocking}})
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer st.Close()
+			st := openStore(t, testutil.FreshDatabase(t, testutil.Postgres(t, "debian")), map[string]string{"pg.blockingio": blocking})
 			if err := st.Setup(bg, db.Schema{Table: "usertable", Fields: []string{"field0"}}, true); err != nil {
 				t.Fatal(err)
 			}
@@ -49,7 +44,7 @@ func TestStatementsHonourTheirContext(t *testing.T) {
 			ctx, cancel := context.WithCancel(bg)
 			time.AfterFunc(200*time.Millisecond, cancel)
 			start := time.Now()
-			_, err = s.execTag(ctx, "slow")
+			_, err := s.execTag(ctx, "slow")
 			if !errors.Is(err, context.Canceled) {
 				t.Fatalf("pg_sleep(30) cancelled after 200 ms: err %v, want context.Canceled", err)
 			}
@@ -92,11 +87,7 @@ func TestStatementsHonourTheirContext(t *testing.T) {
 func TestStatementsAllocateOnceUnderACancellableContext(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	st, err := db.Open(ctx, db.Config{Target: testutil.FreshDatabase(t, testutil.Postgres(t, "debian"))})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
+	st := openStore(t, testutil.FreshDatabase(t, testutil.Postgres(t, "debian")), nil)
 	if err := st.Setup(ctx, db.Schema{Table: "usertable", Fields: []string{"field0"}}, true); err != nil {
 		t.Fatal(err)
 	}

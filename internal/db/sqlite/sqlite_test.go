@@ -97,13 +97,8 @@ func TestBadOption(t *testing.T) {
 // and the driver's (database/sql allocates per call; docbench's share is
 // what a change here must not grow).
 func BenchmarkSession(b *testing.B) {
-	st, err := db.Open(context.Background(), db.Config{Target: "sqlite:" + filepath.Join(b.TempDir(), "b.db"),
-		Props: map[string]string{"sqlite.synchronous": "off"}})
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer st.Close()
-	dbtest.Bench(b, st, "SELECT data FROM {table} WHERE ycsb_key = ?")
+	dbtest.Bench(b, db.Config{Target: "sqlite:" + filepath.Join(b.TempDir(), "b.db"),
+		Props: map[string]string{"sqlite.synchronous": "off"}}, "SELECT data FROM {table} WHERE ycsb_key = ?")
 }
 
 func TestTargetInDir(t *testing.T) {
