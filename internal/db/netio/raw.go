@@ -36,7 +36,10 @@ func RawDial(dial DialFunc) DialFunc {
 // the server its side effects cost more than the call (the P handed to
 // another thread during a loopback write, sysmon woken after each call to
 // watch the next; docs/performance.md). Deadlines, Close and addresses are
-// the underlying connection's.
+// the underlying connection's. Unlike a net.Conn, a Conn takes one Read and
+// one Write at a time (as the drivers use it): each direction keeps its
+// call's state in the Conn, so that the functions given to the RawConn are
+// bound once and allocate nothing.
 type Conn struct {
 	net.Conn
 	rc syscall.RawConn
