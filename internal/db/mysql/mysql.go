@@ -145,7 +145,6 @@ type store struct {
 	// noArrayIndex are array paths Setup was asked to index on a server
 	// without multi-valued indexes (MariaDB): their queries scan.
 	noArrayIndex []string
-	rawio        bool // mysql.rawio: raw connections, a watch per session
 }
 
 // indexCol is a secondary path's generated column.
@@ -246,7 +245,11 @@ func open(ctx context.Context, c db.Config) (db.Store, error) {
 			cfg.Params[k] = v
 		}
 	}
-	if s.rawio = c.Prop("mysql.rawio", "true") == "true"; s.rawio {
+	idle := c.Threads + 2
+	if c.Prop("mysql.rawio", "true") == "true" {
+		// Sessions dial their own connection (see NewSession): one
+		// released to the pool would be reused without its dial.
+		idle = 0
 		cfg.DialFunc = rawDial(cfg.Timeout)
 		cfg.Logger = quietTimeouts{cfg.Logger}
 	}
@@ -256,12 +259,7 @@ func open(ctx context.Context, c db.Config) (db.Store, error) {
 		return nil, fmt.Errorf("target %s: %v", db.Redact(c.Target), err)
 	}
 	s.sqlDB = sql.OpenDB(conn)
-	s.sqlDB.SetMaxIdleConns(c.Threads + 2)
-	if s.rawio {
-		// Sessions dial their own connection (see NewSession): one
-		// released to the pool would be reused without its dial.
-		s.sqlDB.SetMaxIdleConns(0)
-	}
+	s.sqlDB.SetMaxIdleConns(idle)
 	var version string
 	if err := s.sqlDB.QueryRowContext(ctx, "SELECT VERSION()").Scan(&version); err != nil {
 		s.Close()

@@ -24,7 +24,8 @@ import (
 // deadline is cleared when the statement returns.
 //
 // A Watch belongs to one session: Begin and End are called by the
-// session's goroutine, around each statement.
+// session's goroutine, around each statement. A nil *Watch watches nothing:
+// Begin returns the caller's context, for the driver to watch.
 type Watch struct {
 	conn        net.Conn
 	mu          sync.Mutex
@@ -41,7 +42,7 @@ func NewWatch(conn net.Conn) *Watch { return &Watch{conn: conn} }
 // give the driver, or ctx's error when ctx is already done.
 func (w *Watch) Begin(ctx context.Context) (context.Context, error) {
 	done := ctx.Done()
-	if done == nil { // never done: nothing to watch
+	if w == nil || done == nil { // the driver's to watch, or never done
 		return ctx, nil
 	}
 	w.mu.Lock()
@@ -66,7 +67,7 @@ func (w *Watch) Begin(ctx context.Context) (context.Context, error) {
 // results read and closed). A statement interrupted by ctx fails with ctx's
 // error.
 func (w *Watch) End(ctx context.Context, err error) error {
-	if ctx.Done() == nil {
+	if w == nil || ctx.Done() == nil {
 		return err
 	}
 	w.mu.Lock()
@@ -96,6 +97,9 @@ func (w *Watch) cancelled(done <-chan struct{}) {
 
 // Close stops the watch.
 func (w *Watch) Close() {
+	if w == nil {
+		return
+	}
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	if w.stop != nil {

@@ -231,11 +231,11 @@ func (s *Session) scanDest(n int) []any {
 // dst: its one column, or with keys the object of its non-NULL columns.
 // No row is db.ErrNotFound.
 func (s *Session) ReadDoc(ctx context.Context, st *sql.Stmt, keys [][]byte, dst []byte, args ...any) (_ []byte, err error) {
-	qctx, err := s.begin(ctx)
+	qctx, err := s.Watch.Begin(ctx)
 	if err != nil {
 		return dst, err
 	}
-	defer func() { err = s.end(ctx, err) }()
+	defer func() { err = s.Watch.End(ctx, err) }()
 	rows, err := st.QueryContext(qctx, args...)
 	if err != nil {
 		return dst, err
@@ -284,11 +284,11 @@ func (s *Session) appendObject(dst []byte, keys [][]byte) []byte {
 // cols reusable destinations (none when cols is 0: the columns are not
 // read).
 func (s *Session) Count(ctx context.Context, st *sql.Stmt, cols int, args ...any) (_ int, err error) {
-	qctx, err := s.begin(ctx)
+	qctx, err := s.Watch.Begin(ctx)
 	if err != nil {
 		return 0, err
 	}
-	defer func() { err = s.end(ctx, err) }()
+	defer func() { err = s.Watch.End(ctx, err) }()
 	rows, err := st.QueryContext(qctx, args...)
 	if err != nil {
 		return 0, err
@@ -311,36 +311,18 @@ func (s *Session) Count(ctx context.Context, st *sql.Stmt, cols int, args ...any
 
 // Exec runs st, a statement that returns no rows.
 func (s *Session) Exec(ctx context.Context, st *sql.Stmt, args ...any) (sql.Result, error) {
-	qctx, err := s.begin(ctx)
+	qctx, err := s.Watch.Begin(ctx)
 	if err != nil {
 		return nil, err
 	}
 	res, err := st.ExecContext(qctx, args...)
-	return res, s.end(ctx, err)
-}
-
-// begin returns the context to run a statement under ctx with.
-func (s *Session) begin(ctx context.Context) (context.Context, error) {
-	if s.Watch == nil {
-		return ctx, nil
-	}
-	return s.Watch.Begin(ctx)
-}
-
-// end completes a statement begun under ctx that returned err.
-func (s *Session) end(ctx context.Context, err error) error {
-	if s.Watch == nil {
-		return err
-	}
-	return s.Watch.End(ctx, err)
+	return res, s.Watch.End(ctx, err)
 }
 
 // Close closes every statement prepared through the session and the
 // connection.
 func (s *Session) Close() error {
-	if s.Watch != nil {
-		s.Watch.Close()
-	}
+	s.Watch.Close()
 	var errs []error
 	for st := range s.Texts {
 		errs = append(errs, st.Close())
