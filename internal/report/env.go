@@ -18,6 +18,10 @@ type Environment struct {
 	CPUModel  string `json:"cpu_model,omitempty"`
 	MemoryB   int64  `json:"memory_bytes,omitempty"`
 	GoVersion string `json:"go_version"`
+	// GoMaxProcs is GOMAXPROCS while the phase ran: docbench raises it
+	// for an open loop whose workers sleep in the kernel (one more than
+	// the threads).
+	GoMaxProcs int `json:"gomaxprocs,omitempty"`
 }
 
 // ReadEnvironment reads the facts of this machine that a result needs.

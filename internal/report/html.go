@@ -312,7 +312,11 @@ func environments(reports []*StudyReport) []htmlEnv {
 			osName += ", kernel " + e.Kernel
 		}
 		add("OS", strings.Trim(osName, "/"))
-		add("Go", e.GoVersion)
+		goName := e.GoVersion
+		if e.GoMaxProcs > 0 {
+			goName += ", GOMAXPROCS " + strconv.Itoa(e.GoMaxProcs)
+		}
+		add("Go", goName)
 		out = append(out, he)
 	}
 	return out

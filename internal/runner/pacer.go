@@ -1,6 +1,7 @@
 package runner
 
 import (
+	"os"
 	"runtime"
 	"time"
 
@@ -74,7 +75,44 @@ const (
 	longWait = 10 * time.Millisecond
 	// stopCheck bounds a precise sleep, so that stop is noticed quickly.
 	stopCheck = 5 * time.Millisecond
+	// yieldEvery: a worker sleeping in the kernel yields its P at least
+	// this often (see nanoPacer.Wait): half the 10 ms after which the
+	// runtime's sysmon treats a goroutine that never yields as running
+	// too long.
+	yieldEvery = 5 * time.Millisecond
 )
+
+// kernelSleeper reports whether the pacer of this kind blocks its worker's
+// thread in the kernel (in a system call, holding the worker's P).
+func kernelSleeper(kind string) bool {
+	switch kind {
+	case PaceTimer, PaceSpin, PaceTimerfd, PaceTimerfdSpin:
+		return false
+	}
+	return true
+}
+
+// raiseProcs makes room for an open loop's sleeping workers: a worker asleep
+// in clock_nanosleep holds its P, so with fewer Ps than workers a worker
+// whose reply has arrived can wait for a P until the runtime's sysmon takes
+// one back from a sleeper, and that wait (up to milliseconds) is measured as
+// the target's service time. It sets GOMAXPROCS to threads + 1 when the
+// workers sleep between operations (their interval is at least minSleep)
+// and GOMAXPROCS is lower, unless the user set GOMAXPROCS, and returns
+// what restores it.
+func raiseProcs(o Options) (restore func()) {
+	restore = func() {}
+	if o.Rate <= 0 || !kernelSleeper(o.Pacer) || os.Getenv("GOMAXPROCS") != "" {
+		return restore
+	}
+	interval := time.Duration(float64(time.Second) * float64(o.Threads) / o.Rate)
+	prev := runtime.GOMAXPROCS(0)
+	if interval < minSleep || o.Threads+1 <= prev {
+		return restore
+	}
+	runtime.GOMAXPROCS(o.Threads + 1)
+	return func() { runtime.GOMAXPROCS(prev) }
+}
 
 // NewPacer returns a pacer of the named mechanism (DefaultPacer for "").
 // Each worker has its own: a pacer keeps per-worker state.

@@ -20,6 +20,8 @@ type nanoPacer struct {
 	// ref and refMono are one instant on Go's clock and on CLOCK_MONOTONIC.
 	ref     time.Time
 	refMono int64
+	// yielded is when Wait last yielded the worker's P.
+	yielded time.Time
 }
 
 func newNanoPacer(spin time.Duration) Pacer {
@@ -54,6 +56,15 @@ func (p *nanoPacer) Wait(intended time.Time, stop <-chan struct{}) bool {
 		until := wake
 		if rem > stopCheck {
 			until = now.Add(stopCheck)
+		}
+		// A goroutine that never yields looks to the runtime as if it
+		// ran for ever: once it has held its P for 10 ms, sysmon takes the
+		// P away at every sleep, and with all Ps idle sysmon sleeps until
+		// the worker's next system call wakes it — two more thread
+		// wake-ups per operation. A yield now and then avoids both.
+		if now.Sub(p.yielded) >= yieldEvery {
+			p.yielded = now
+			runtime.Gosched()
 		}
 		p.nanosleep(until)
 	}

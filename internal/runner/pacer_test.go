@@ -1,8 +1,11 @@
 package runner
 
 import (
+	"context"
 	"fmt"
 	"io"
+	"os"
+	"runtime"
 	"sync"
 	"syscall"
 	"testing"
@@ -49,6 +52,42 @@ func TestPacerStops(t *testing.T) {
 	}
 }
 
+func TestOpenLoopMakesRoomForSleepingWorkers(t *testing.T) {
+	if os.Getenv("GOMAXPROCS") != "" {
+		t.Skip("GOMAXPROCS is set: docbench leaves it as the user set it")
+	}
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(2))
+	store, wl, gen := setup(t, "null:", map[string]string{"recordcount": "1000", "operationcount": "200"})
+	out, err := Execute(context.Background(), store, wl, gen, Options{Phase: Run, Threads: 4, Rate: 2000})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if out.Procs != 5 {
+		t.Fatalf("4 workers sleeping between operations ran with GOMAXPROCS %d, want 5", out.Procs)
+	}
+	if n := runtime.GOMAXPROCS(0); n != 2 {
+		t.Fatalf("GOMAXPROCS %d after the phase, want 2 again", n)
+	}
+	for _, o := range []Options{
+		{Threads: 4}, // closed loop: workers never sleep
+		{Threads: 4, Rate: 2000, Pacer: PaceTimer}, // parks the goroutine, not the thread
+		{Threads: 4, Rate: 1e6},                    // 4 µs apart: the workers spin
+		{Threads: 1, Rate: 2000},                   // one sleeper leaves a P free
+	} {
+		restore := raiseProcs(o)
+		if n := runtime.GOMAXPROCS(0); n != 2 {
+			t.Errorf("%+v: GOMAXPROCS %d, want 2 unchanged", o, n)
+		}
+		restore()
+	}
+	t.Setenv("GOMAXPROCS", "2")
+	restore := raiseProcs(Options{Threads: 4, Rate: 2000})
+	if n := runtime.GOMAXPROCS(0); n != 2 {
+		t.Errorf("GOMAXPROCS set by the user was changed to %d", n)
+	}
+	restore()
+}
+
 func cpuTime() time.Duration {
 	var ru syscall.Rusage
 	_ = syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
@@ -81,6 +120,8 @@ func benchPacer(b *testing.B, kind string, rate float64, workers int) {
 	for i := range lags {
 		lags[i] = reg.NewRecorder()
 	}
+	defer raiseProcs(Options{Rate: rate, Threads: workers, Pacer: kind})()
+	b.ReportMetric(float64(runtime.GOMAXPROCS(0)), "procs")
 	var wg sync.WaitGroup
 	cpu0 := cpuTime()
 	b.ResetTimer()

@@ -10,6 +10,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"runtime"
 	"strconv"
 	"time"
 
@@ -103,6 +104,9 @@ type Outcome struct {
 	// Behind counts the operations (open loop) whose intended start passed
 	// while their worker was still busy: the target did not keep up.
 	Behind int64
+	// Procs is GOMAXPROCS while the phase ran (an open loop may raise it:
+	// raiseProcs).
+	Procs int
 }
 
 // Warmup summarises a warm-up: its operations and failures, per op.
@@ -189,10 +193,11 @@ func Execute(ctx context.Context, store db.Store, wl *workload.Workload, plan *P
 	defer p.closeSessions()
 	p.buildWorkers()
 	defer p.closePacers()
+	defer raiseProcs(p.o)()
 	// Worker context: cancelled only after the drain bound once stopped.
 	p.wctx, p.wcancel = context.WithCancel(context.Background())
 	defer p.wcancel()
-	p.out = &Outcome{Phase: p.o.Phase, Names: p.reg.Names(), Batch: p.batch}
+	p.out = &Outcome{Phase: p.o.Phase, Names: p.reg.Names(), Batch: p.batch, Procs: runtime.GOMAXPROCS(0)}
 	p.st = newStatus(p.o, p.reg, p.total)
 	if err := waitUntil(ctx, p.o.StartAt); err != nil {
 		return nil, ErrInterrupted
