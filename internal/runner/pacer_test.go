@@ -121,7 +121,7 @@ func benchPacer(b *testing.B, kind string, rate float64, workers int) {
 		lags[i] = reg.NewRecorder()
 	}
 	defer raiseProcs(Options{Rate: rate, Threads: workers, Pacer: kind})()
-	b.ReportMetric(float64(runtime.GOMAXPROCS(0)), "procs")
+	procs := runtime.GOMAXPROCS(0)
 	var wg sync.WaitGroup
 	cpu0 := cpuTime()
 	b.ResetTimer()
@@ -156,6 +156,7 @@ func benchPacer(b *testing.B, kind string, rate float64, workers int) {
 	b.ReportMetric(float64(h.ValueAtQuantile(99))/1e3, "lag-p99-µs")
 	b.ReportMetric(float64(h.Max())/1e3, "lag-max-µs")
 	b.ReportMetric(100*cpu.Seconds()/wall.Seconds(), "cpu-%")
+	b.ReportMetric(float64(procs), "procs")
 	b.ReportMetric(float64(cpu.Nanoseconds())/float64(b.N), "cpu-ns/op")
 	b.ReportMetric(0, "ns/op") // the wall time per op is the schedule's, not a cost
 }
