@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"runtime"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -162,6 +163,7 @@ func (p *execution) share(i int) int64 {
 // buffers, recorder and (open loop) pacer.
 func (p *execution) buildWorkers() {
 	o := p.o
+	crowded := o.Threads > runtime.GOMAXPROCS(0)
 	p.workers = make([]*worker, o.Threads)
 	for i := range p.workers {
 		w := &worker{
@@ -175,7 +177,7 @@ func (p *execution) buildWorkers() {
 		if o.Rate > 0 {
 			w.interval = time.Duration(float64(time.Second) * float64(o.Threads) / o.Rate)
 			w.offset = time.Duration(float64(time.Second) * float64(i) / o.Rate)
-			w.pacer = NewPacer(o.Pacer)
+			w.pacer = NewPacer(o.Pacer, crowded)
 			w.lag = measure.NewHistogram()
 		}
 		p.workers[i] = w

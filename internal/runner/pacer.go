@@ -63,9 +63,14 @@ const (
 	spinMargin = 1200 * time.Microsecond
 	// nanospinMargin: PaceNanospin spins the last this-much of each wait.
 	nanospinMargin = 20 * time.Microsecond
-	// yieldAfter is the number of clock reads (≈ 25 ns each) after which
-	// a spin starts yielding its P (a few microseconds).
+	// yieldAfter is the number of clock reads (≈ 60 ns each) after which
+	// a spin starts yielding its P (about 15 µs).
 	yieldAfter = 256
+	// spinAlone: with more workers than Ps, a spin further than this from
+	// its start yields its P about every microsecond (16 clock reads), so
+	// that a worker whose start has come gets a P from the spinning ones;
+	// closer to the start it spins without yielding.
+	spinAlone = 5 * time.Microsecond
 	// minSleep: a precise pacer spins rather than sleeps a shorter wait
 	// (a wake-up costs about as much, and at such rates the worker's thread
 	// would otherwise lose its P to the runtime at every sleep).
@@ -115,21 +120,24 @@ func raiseProcs(o Options) (restore func()) {
 }
 
 // NewPacer returns a pacer of the named mechanism (DefaultPacer for "").
-// Each worker has its own: a pacer keeps per-worker state.
-func NewPacer(kind string) Pacer {
+// Each worker has its own: a pacer keeps per-worker state. crowded says
+// that there are more workers than Ps (GOMAXPROCS), so spinning workers
+// must take turns.
+func NewPacer(kind string, crowded bool) Pacer {
+	sp := spinner{crowded: crowded}
 	switch kind {
 	case PaceTimer:
 		return &timerPacer{}
 	case PaceSpin:
-		return &spinPacer{margin: spinMargin}
+		return &spinPacer{spinner: sp, margin: spinMargin}
 	case PaceNanosleep:
-		return newNanoPacer(0)
+		return newNanoPacer(sp, 0)
 	case PaceTimerfd:
-		return newFDPacer(0)
+		return newFDPacer(sp, 0)
 	case PaceTimerfdSpin:
-		return newFDPacer(nanospinMargin)
+		return newFDPacer(sp, nanospinMargin)
 	default:
-		return newNanoPacer(nanospinMargin)
+		return newNanoPacer(sp, nanospinMargin)
 	}
 }
 
@@ -163,6 +171,7 @@ func (p *timerPacer) sleep(d time.Duration, stop <-chan struct{}) bool {
 // start, then spins.
 type spinPacer struct {
 	timerPacer
+	spinner
 	margin time.Duration
 }
 
@@ -170,7 +179,13 @@ func (p *spinPacer) Wait(intended time.Time, stop <-chan struct{}) bool {
 	if d := time.Until(intended) - p.margin; d > 0 && !p.sleep(d, stop) {
 		return false
 	}
-	return spinUntil(intended, stop)
+	return p.spinUntil(intended, stop)
+}
+
+// spinner is the last part of every precise pacer: a busy wait.
+type spinner struct {
+	// crowded: more workers than Ps.
+	crowded bool
 }
 
 // spinUntil busy-waits on the clock until intended, looking at stop now
@@ -178,10 +193,27 @@ func (p *spinPacer) Wait(intended time.Time, stop <-chan struct{}) bool {
 // goroutines of its P run: with more workers than Ps, a long spinner would
 // otherwise hold its P until preempted. Short spins do not yield: yielding
 // spinners keep the run queue full, and the scheduler then stops looking at
-// the network poller (where the timerfd pacer's goroutines wait).
-func spinUntil(intended time.Time, stop <-chan struct{}) bool {
-	for i := 0; time.Now().Before(intended); i++ {
-		if i&63 == 63 {
+// the network poller (where the timerfd pacer's goroutines wait). Crowded,
+// a spin yields about every microsecond until spinAlone before the start:
+// a worker whose start has come then waits for a P about a microsecond,
+// not the 15 µs of spinning before the first yield (and the next 4 µs).
+// Not crowded it does not, because each yield also wakes an idle thread
+// to look for work, a fifth of a core at 100,000 ops/s on one worker.
+func (s spinner) spinUntil(intended time.Time, stop <-chan struct{}) bool {
+	for i := 0; ; i++ {
+		now := time.Now()
+		if !now.Before(intended) {
+			break
+		}
+		switch {
+		case s.crowded && i&15 == 15:
+			if stopped(stop) {
+				return false
+			}
+			if intended.Sub(now) > spinAlone {
+				runtime.Gosched()
+			}
+		case i&63 == 63:
 			if stopped(stop) {
 				return false
 			}

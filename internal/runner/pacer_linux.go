@@ -16,6 +16,7 @@ import (
 // wait shorter than minSleep is spun whole.
 type nanoPacer struct {
 	timerPacer
+	spinner
 	spin time.Duration
 	// ref and refMono are one instant on Go's clock and on CLOCK_MONOTONIC.
 	ref     time.Time
@@ -24,12 +25,12 @@ type nanoPacer struct {
 	yielded time.Time
 }
 
-func newNanoPacer(spin time.Duration) Pacer {
-	p := &nanoPacer{spin: spin}
+func newNanoPacer(sp spinner, spin time.Duration) Pacer {
+	p := &nanoPacer{spinner: sp, spin: spin}
 	var ts unix.Timespec
 	t1 := time.Now()
 	if err := unix.ClockGettime(unix.CLOCK_MONOTONIC, &ts); err != nil {
-		return &spinPacer{margin: spinMargin}
+		return &spinPacer{spinner: sp, margin: spinMargin}
 	}
 	t2 := time.Now()
 	p.ref = t1.Add(t2.Sub(t1) / 2)
@@ -70,7 +71,7 @@ func (p *nanoPacer) Wait(intended time.Time, stop <-chan struct{}) bool {
 	}
 	// The two clocks were read a few hundred nanoseconds apart: finish on
 	// Go's clock so that Wait never returns before intended.
-	return spinUntil(intended, stop)
+	return p.spinUntil(intended, stop)
 }
 
 // nanosleep sleeps the calling thread until t.
@@ -94,6 +95,7 @@ func (p *nanoPacer) nanosleep(t time.Time) {
 // blocks in a system call.
 type fdPacer struct {
 	timerPacer
+	spinner
 	spin time.Duration
 	ref  time.Time
 	mono int64
@@ -103,13 +105,13 @@ type fdPacer struct {
 	spec unix.ItimerSpec
 }
 
-func newFDPacer(spin time.Duration) Pacer {
+func newFDPacer(sp spinner, spin time.Duration) Pacer {
 	fd, err := unix.TimerfdCreate(unix.CLOCK_MONOTONIC, unix.TFD_NONBLOCK|unix.TFD_CLOEXEC)
 	if err != nil {
-		return &spinPacer{margin: spinMargin}
+		return &spinPacer{spinner: sp, margin: spinMargin}
 	}
-	n := newNanoPacer(0).(*nanoPacer)
-	p := &fdPacer{spin: spin, ref: n.ref, mono: n.refMono, fd: fd, f: os.NewFile(uintptr(fd), "timerfd")}
+	n := newNanoPacer(sp, 0).(*nanoPacer)
+	p := &fdPacer{spinner: sp, spin: spin, ref: n.ref, mono: n.refMono, fd: fd, f: os.NewFile(uintptr(fd), "timerfd")}
 	return p
 }
 
@@ -130,5 +132,5 @@ func (p *fdPacer) Wait(intended time.Time, stop <-chan struct{}) bool {
 			_, _ = p.f.Read(p.buf[:])
 		}
 	}
-	return spinUntil(intended, stop)
+	return p.spinUntil(intended, stop)
 }

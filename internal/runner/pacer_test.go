@@ -14,10 +14,30 @@ import (
 	"github.com/docbench/docbench/internal/measure"
 )
 
+// pacerCase is a mechanism, with workers crowded on the Ps or not.
+type pacerCase struct {
+	kind    string
+	crowded bool
+}
+
+func (c pacerCase) String() string {
+	if c.crowded {
+		return c.kind + ",crowded"
+	}
+	return c.kind
+}
+
+func pacerCases() (cs []pacerCase) {
+	for _, k := range Pacers {
+		cs = append(cs, pacerCase{k, false}, pacerCase{k, true})
+	}
+	return cs
+}
+
 func TestPacerNeverEarly(t *testing.T) {
-	for _, kind := range Pacers {
-		t.Run(kind, func(t *testing.T) {
-			p := NewPacer(kind)
+	for _, name := range pacerCases() {
+		t.Run(name.String(), func(t *testing.T) {
+			p := NewPacer(name.kind, name.crowded)
 			base := time.Now()
 			for i := range 20 {
 				intended := base.Add(time.Duration(i) * 300 * time.Microsecond)
@@ -33,9 +53,9 @@ func TestPacerNeverEarly(t *testing.T) {
 }
 
 func TestPacerStops(t *testing.T) {
-	for _, kind := range Pacers {
-		t.Run(kind, func(t *testing.T) {
-			p := NewPacer(kind)
+	for _, name := range pacerCases() {
+		t.Run(name.String(), func(t *testing.T) {
+			p := NewPacer(name.kind, name.crowded)
 			stop := make(chan struct{})
 			go func() { time.Sleep(20 * time.Millisecond); close(stop) }()
 			done := make(chan bool)
@@ -122,6 +142,7 @@ func benchPacer(b *testing.B, kind string, rate float64, workers int) {
 	}
 	defer raiseProcs(Options{Rate: rate, Threads: workers, Pacer: kind})()
 	procs := runtime.GOMAXPROCS(0)
+	crowded := workers > procs
 	var wg sync.WaitGroup
 	cpu0 := cpuTime()
 	b.ResetTimer()
@@ -134,7 +155,7 @@ func benchPacer(b *testing.B, kind string, rate float64, workers int) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			p := NewPacer(kind)
+			p := NewPacer(kind, crowded)
 			if c, ok := p.(io.Closer); ok {
 				defer c.Close()
 			}

@@ -191,9 +191,9 @@ func Execute(ctx context.Context, store db.Store, wl *workload.Workload, plan *P
 		return nil, err
 	}
 	defer p.closeSessions()
+	defer raiseProcs(p.o)()
 	p.buildWorkers()
 	defer p.closePacers()
-	defer raiseProcs(p.o)()
 	// Worker context: cancelled only after the drain bound once stopped.
 	p.wctx, p.wcancel = context.WithCancel(context.Background())
 	defer p.wcancel()

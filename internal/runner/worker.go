@@ -162,7 +162,7 @@ func (w *worker) run(ctx context.Context, cfg *workload.Config, base time.Time) 
 	var n int64 // operations measured
 	r := w.th.Rand()
 	if w.interval > 0 && w.pacer == nil {
-		w.pacer = NewPacer(DefaultPacer)
+		w.pacer = NewPacer(DefaultPacer, false)
 	}
 	for n < w.ops {
 		if stopped(w.stop) {
