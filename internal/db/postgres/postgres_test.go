@@ -30,6 +30,21 @@ func openStore(t *testing.T, url string, props map[string]string) *store {
 	return st.(*store)
 }
 
+// openSession creates the table with the given fields on st and opens a
+// session, closed when the test ends.
+func openSession(tb testing.TB, ctx context.Context, st db.Store, fields ...string) db.Session {
+	tb.Helper()
+	if err := st.Setup(ctx, db.Schema{Table: "usertable", Fields: fields}, true); err != nil {
+		tb.Fatal(err)
+	}
+	sess, err := st.NewSession(ctx)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() { sess.Close() })
+	return sess
+}
+
 func TestConformance(t *testing.T) {
 	variants := map[string]map[string]string{
 		"column":                  {"layout": "column"},
@@ -271,15 +286,8 @@ func BenchmarkSession(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	defer st.Close()
-	if err := st.Setup(ctx, db.Schema{Table: "usertable", Fields: []string{"field0"}}, true); err != nil {
-		b.Fatal(err)
-	}
-	sess, err := st.NewSession(ctx)
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer sess.Close()
+	b.Cleanup(func() { st.Close() }) // after the session's
+	sess := openSession(b, ctx, st, "field0")
 	key, doc := []byte("user1"), []byte(`{"field0":"`+strings.Repeat("x", 100)+`"}`)
 	if err := sess.Insert(ctx, key, doc); err != nil {
 		b.Fatal(err)

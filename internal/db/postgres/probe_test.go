@@ -181,14 +181,7 @@ func TestWALFullPageImages(t *testing.T) {
 			ctx := context.Background()
 			url := testutil.FreshDatabase(t, testutil.Postgres(t, kind))
 			st := openStore(t, url, map[string]string{"layout": "column"})
-			if err := st.Setup(ctx, db.Schema{Table: "usertable", Fields: []string{"field0"}}, true); err != nil {
-				t.Fatal(err)
-			}
-			sess, err := st.NewSession(ctx)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer sess.Close()
+			sess := openSession(t, ctx, st, "field0")
 			var keys, docs [][]byte
 			for i := range 2000 {
 				keys = append(keys, fmt.Appendf(nil, "user%05d", i))
@@ -254,13 +247,7 @@ func TestExplainFlags(t *testing.T) {
 		name := tc.props["layout"] + "-" + tc.props["index"]
 		t.Run(name, func(t *testing.T) {
 			st := openStore(t, testutil.FreshDatabase(t, server), tc.props)
-			if err := st.Setup(ctx, db.Schema{Table: "usertable", Fields: []string{"field0"}}, true); err != nil {
-				t.Fatal(err)
-			}
-			sess, err := st.NewSession(ctx)
-			if err != nil {
-				t.Fatal(err)
-			}
+			sess := openSession(t, ctx, st, "field0")
 			var keys, docs [][]byte
 			for i := range 5000 {
 				keys = append(keys, fmt.Appendf(nil, "user%05d", i))

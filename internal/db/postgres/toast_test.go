@@ -7,7 +7,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/docbench/docbench/internal/db"
 	"github.com/docbench/docbench/internal/testutil"
 )
 
@@ -20,14 +19,7 @@ func TestToastForms(t *testing.T) {
 	for _, server := range []string{"embedded", "debian"} {
 		t.Run(server, func(t *testing.T) {
 			st := openStore(t, testutil.FreshDatabase(t, testutil.Postgres(t, server)), map[string]string{})
-			if err := st.Setup(ctx, db.Schema{Table: "usertable", Fields: []string{"v"}}, true); err != nil {
-				t.Fatal(err)
-			}
-			sess, err := st.NewSession(ctx)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer sess.Close()
+			sess := openSession(t, ctx, st, "v")
 			r := rand.New(rand.NewPCG(1, 2))
 			random := func(n int) string {
 				b := make([]byte, n)

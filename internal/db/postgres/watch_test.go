@@ -88,14 +88,7 @@ func TestStatementsAllocateOnceUnderACancellableContext(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	st := openStore(t, testutil.FreshDatabase(t, testutil.Postgres(t, "debian")), nil)
-	if err := st.Setup(ctx, db.Schema{Table: "usertable", Fields: []string{"field0"}}, true); err != nil {
-		t.Fatal(err)
-	}
-	sess, err := st.NewSession(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer sess.Close()
+	sess := openSession(t, ctx, st, "field0")
 	key, doc := []byte("user1"), []byte(`{"field0":"x"}`)
 	if err := sess.Insert(ctx, key, doc); err != nil {
 		t.Fatal(err)
