@@ -175,7 +175,7 @@ func (p *execution) buildWorkers() {
 		w.stmts, _ = p.sessions[i].(db.Statementer)
 		w.prepare()
 		if o.Rate > 0 {
-			w.interval = time.Duration(float64(time.Second) * float64(o.Threads) / o.Rate)
+			w.interval = o.interval()
 			w.offset = time.Duration(float64(time.Second) * float64(i) / o.Rate)
 			w.pacer = NewPacer(o.Pacer, crowded)
 			w.lag = measure.NewHistogram()

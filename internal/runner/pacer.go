@@ -110,13 +110,18 @@ func raiseProcs(o Options) (restore func()) {
 	if o.Rate <= 0 || !kernelSleeper(o.Pacer) || os.Getenv("GOMAXPROCS") != "" {
 		return restore
 	}
-	interval := time.Duration(float64(time.Second) * float64(o.Threads) / o.Rate)
 	prev := runtime.GOMAXPROCS(0)
-	if interval < minSleep || o.Threads+1 <= prev {
+	if o.interval() < minSleep || o.Threads+1 <= prev {
 		return restore
 	}
 	runtime.GOMAXPROCS(o.Threads + 1)
 	return func() { runtime.GOMAXPROCS(prev) }
+}
+
+// interval is an open-loop worker's time between its operations: the
+// workers share the rate.
+func (o Options) interval() time.Duration {
+	return time.Duration(float64(time.Second) * float64(o.Threads) / o.Rate)
 }
 
 // NewPacer returns a pacer of the named mechanism (DefaultPacer for "").
