@@ -144,6 +144,13 @@ type Store interface {
 	Close() error
 }
 
+// ThreadHolder is a Store whose sessions, as configured, hold their
+// goroutine's thread and its P while they wait for the server (blocking
+// system calls: netio.KernelConn). The runner gives each worker a P.
+type ThreadHolder interface {
+	HoldsThreads() bool
+}
+
 // Settler is a Store that brings the loaded table to the steady state a
 // run expects (PostgreSQL: VACUUM (ANALYZE)), as pgbench's initialization
 // does. The load phase calls it once, after taking its own figures; a run

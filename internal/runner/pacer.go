@@ -97,21 +97,23 @@ func kernelSleeper(kind string) bool {
 	return true
 }
 
-// raiseProcs makes room for an open loop's sleeping workers: a worker asleep
-// in clock_nanosleep holds its P, so with fewer Ps than workers a worker
-// whose reply has arrived can wait for a P until the runtime's sysmon takes
-// one back from a sleeper, and that wait (up to milliseconds) is measured as
-// the target's service time. It sets GOMAXPROCS to threads + 1 when the
-// workers sleep between operations (their interval is at least minSleep)
-// and GOMAXPROCS is lower, unless the user set GOMAXPROCS, and returns
-// what restores it.
-func raiseProcs(o Options) (restore func()) {
+// raiseProcs gives each worker a P when the workers hold their threads
+// while they wait: an open loop's workers asleep in clock_nanosleep (their
+// interval at least minSleep), and workers whose sessions block in the
+// kernel for the server's answer (holds: db.ThreadHolder). A waiting worker
+// holds its P, so with fewer Ps than workers a worker that could run waits
+// for a P until the runtime's sysmon takes one back (up to milliseconds),
+// and that wait is measured as the target's service time. It sets
+// GOMAXPROCS to threads + 1 when it is lower, unless the user set
+// GOMAXPROCS, and returns what restores it.
+func raiseProcs(o Options, holds bool) (restore func()) {
 	restore = func() {}
-	if o.Rate <= 0 || !kernelSleeper(o.Pacer) || os.Getenv("GOMAXPROCS") != "" {
+	sleeps := o.Rate > 0 && kernelSleeper(o.Pacer) && o.interval() >= minSleep
+	if !sleeps && !holds || os.Getenv("GOMAXPROCS") != "" {
 		return restore
 	}
 	prev := runtime.GOMAXPROCS(0)
-	if o.interval() < minSleep || o.Threads+1 <= prev {
+	if o.Threads+1 <= prev {
 		return restore
 	}
 	runtime.GOMAXPROCS(o.Threads + 1)

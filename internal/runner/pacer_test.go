@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/docbench/docbench/internal/db"
 	"github.com/docbench/docbench/internal/measure"
 )
 
@@ -94,19 +95,42 @@ func TestOpenLoopMakesRoomForSleepingWorkers(t *testing.T) {
 		{Threads: 4, Rate: 1e6},                    // 4 µs apart: the workers spin
 		{Threads: 1, Rate: 2000},                   // one sleeper leaves a P free
 	} {
-		restore := raiseProcs(o)
+		restore := raiseProcs(o, false)
 		if n := runtime.GOMAXPROCS(0); n != 2 {
 			t.Errorf("%+v: GOMAXPROCS %d, want 2 unchanged", o, n)
 		}
 		restore()
 	}
-	t.Setenv("GOMAXPROCS", "2")
-	restore := raiseProcs(Options{Threads: 4, Rate: 2000})
+	// Sessions that block in the kernel hold their P in a closed loop too.
+	out, err = Execute(context.Background(), holding{store}, wl, gen, Options{Phase: Run, Threads: 4})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if out.Procs != 5 {
+		t.Fatalf("4 workers holding their threads ran with GOMAXPROCS %d, want 5", out.Procs)
+	}
 	if n := runtime.GOMAXPROCS(0); n != 2 {
-		t.Errorf("GOMAXPROCS set by the user was changed to %d", n)
+		t.Fatalf("GOMAXPROCS %d after the phase, want 2 again", n)
+	}
+	restore := raiseProcs(Options{Threads: 1}, true) // one holder leaves a P free
+	if n := runtime.GOMAXPROCS(0); n != 2 {
+		t.Errorf("one worker holding its thread: GOMAXPROCS %d, want 2 unchanged", n)
 	}
 	restore()
+	t.Setenv("GOMAXPROCS", "2")
+	for _, holds := range []bool{false, true} {
+		restore := raiseProcs(Options{Threads: 4, Rate: 2000}, holds)
+		if n := runtime.GOMAXPROCS(0); n != 2 {
+			t.Errorf("GOMAXPROCS set by the user was changed to %d", n)
+		}
+		restore()
+	}
 }
+
+// holding is a store whose sessions say they hold their threads.
+type holding struct{ db.Store }
+
+func (holding) HoldsThreads() bool { return true }
 
 func cpuTime() time.Duration {
 	var ru syscall.Rusage
@@ -140,7 +164,7 @@ func benchPacer(b *testing.B, kind string, rate float64, workers int) {
 	for i := range lags {
 		lags[i] = reg.NewRecorder()
 	}
-	defer raiseProcs(Options{Rate: rate, Threads: workers, Pacer: kind})()
+	defer raiseProcs(Options{Rate: rate, Threads: workers, Pacer: kind}, false)()
 	procs := runtime.GOMAXPROCS(0)
 	crowded := workers > procs
 	var wg sync.WaitGroup

@@ -104,8 +104,8 @@ type Outcome struct {
 	// Behind counts the operations (open loop) whose intended start passed
 	// while their worker was still busy: the target did not keep up.
 	Behind int64
-	// Procs is GOMAXPROCS while the phase ran (an open loop may raise it:
-	// raiseProcs).
+	// Procs is GOMAXPROCS while the phase ran (an open loop, or sessions
+	// that block in the kernel, may raise it: raiseProcs).
 	Procs int
 }
 
@@ -191,7 +191,8 @@ func Execute(ctx context.Context, store db.Store, wl *workload.Workload, plan *P
 		return nil, err
 	}
 	defer p.closeSessions()
-	defer raiseProcs(p.o)()
+	holder, _ := store.(db.ThreadHolder)
+	defer raiseProcs(p.o, holder != nil && holder.HoldsThreads())()
 	p.buildWorkers()
 	defer p.closePacers()
 	// Worker context: cancelled only after the drain bound once stopped.

@@ -12,6 +12,7 @@ import (
 
 	"github.com/docbench/docbench/internal/db"
 	"github.com/docbench/docbench/internal/db/dbtest"
+	"github.com/docbench/docbench/internal/db/netio"
 	"github.com/docbench/docbench/internal/testutil"
 )
 
@@ -60,8 +61,8 @@ func TestConformance(t *testing.T) {
 		"pathop-arrow":            {"pg.pathop": "arrow", "pg.arrayop": "jsonpath_match"},
 		"pathop-subscript":        {"pg.pathop": "subscript", "pg.arrayop": "jsonpath_exists"},
 		"pathop-jsonpath":         {"pg.pathop": "jsonpath", "pg.arrayop": "exists"},
-		"column-blockingio":       {"layout": "column", "pg.blockingio": "true"},
-		"column-netio":            {"layout": "column", "pg.rawio": "false"},
+		"column-poller":           {"layout": "column", "pg.blockingio": "false"},
+		"column-netio":            {"layout": "column", "pg.blockingio": "false", "pg.rawio": "false"},
 	}
 	for _, kind := range servers {
 		for name, props := range variants {
@@ -332,13 +333,13 @@ func TestBlockingIOCancels(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cfg.DialFunc = blockingDial(cfg.DialFunc)
+	cfg.DialFunc = netio.KernelDial(cfg.DialFunc)
 	conn, err := pgconn.ConnectConfig(context.Background(), cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer conn.Close(context.Background())
-	if _, ok := conn.Conn().(*blockingConn); !ok {
+	if _, ok := conn.Conn().(*netio.KernelConn); !ok {
 		t.Fatalf("connection is a %T, not a blocking one", conn.Conn())
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)

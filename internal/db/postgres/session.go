@@ -109,11 +109,15 @@ func (s *store) jsonbData() string {
 	return "data"
 }
 
+// HoldsThreads says whether sessions block their threads in the kernel
+// (pg.blockingio, netio.KernelConn).
+func (s *store) HoldsThreads() bool { return s.cfg.Prop("pg.blockingio", "true") == "true" }
+
 func (s *store) NewSession(ctx context.Context) (db.Session, error) {
 	cc := s.connCfg
-	if s.cfg.Prop("pg.blockingio", "false") == "true" {
+	if s.HoldsThreads() {
 		cc = cc.Copy()
-		cc.DialFunc = blockingDial(cc.DialFunc)
+		cc.DialFunc = netio.KernelDial(cc.DialFunc)
 	} else if s.cfg.Prop("pg.rawio", "true") == "true" {
 		cc = cc.Copy()
 		cc.DialFunc = netio.RawDial(cc.DialFunc)
