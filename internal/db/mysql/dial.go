@@ -17,9 +17,10 @@ import (
 type dialSlot struct{}
 
 // rawDial dials as the driver does (within timeout, with TCP keep-alive)
-// and returns a raw connection (netio.Conn), handed to the session that
+// and returns a raw connection (netio.Conn), or with kernel one that blocks
+// its thread in the kernel (netio.KernelConn), handed to the session that
 // asked for it through the context.
-func rawDial(timeout time.Duration) func(ctx context.Context, network, addr string) (net.Conn, error) {
+func rawDial(timeout time.Duration, kernel bool) func(ctx context.Context, network, addr string) (net.Conn, error) {
 	d := net.Dialer{Timeout: timeout, KeepAlive: 15 * time.Second}
 	return func(ctx context.Context, network, addr string) (net.Conn, error) {
 		c, err := d.DialContext(ctx, network, addr)
@@ -27,6 +28,11 @@ func rawDial(timeout time.Duration) func(ctx context.Context, network, addr stri
 			return nil, err
 		}
 		rc := netio.Raw(c)
+		if kernel {
+			if rc, err = netio.Kernel(c); err != nil {
+				return nil, err
+			}
+		}
 		if slot, ok := ctx.Value(dialSlot{}).(*net.Conn); ok {
 			*slot = rc
 		}

@@ -59,6 +59,8 @@ func init() {
 				Help: "generated: data JSON + ycsb_key STORED generated from data's YCSB_KEY (primary key on MySQL, unique key on MariaDB, which refuses a primary key on a generated column); column: ycsb_key VARCHAR primary key + data JSON"},
 			{Name: "mysql.rawio", Values: []string{"true", "false"}, Default: "true",
 				Help: "sessions' connections read and write with raw system calls, and each session watches its context once instead of the driver and database/sql per statement; false: the driver's own I/O and watch, which cost client CPU (docs/performance.md)"},
+			{Name: "mysql.blockingio", Values: []string{"true", "false"}, Default: "true",
+				Help: "with mysql.rawio: workers' connections block their threads in the kernel until the server answers, as a C client's do, each worker holding a P (GOMAXPROCS is raised to threads + 1 unless set); false: they wait in Go's network poller, which wakes them through other threads (docs/performance.md)"},
 		},
 		OptionPrefixes: []string{"server."},
 		Open:           open,
@@ -206,6 +208,12 @@ func parseTarget(target string) (*mysql.Config, string, error) {
 	return cfg, name, nil
 }
 
+// HoldsThreads says whether sessions block their threads in the kernel
+// (mysql.blockingio with mysql.rawio, netio.KernelConn).
+func (s *store) HoldsThreads() bool {
+	return s.cfg.Prop("mysql.rawio", "true") == "true" && s.cfg.Prop("mysql.blockingio", "true") == "true"
+}
+
 func open(ctx context.Context, c db.Config) (db.Store, error) {
 	s := &store{cfg: c, layout: c.Prop("layout", layoutGenerated), indexes: map[string]indexCol{}}
 	if s.layout != layoutGenerated && s.layout != layoutColumn {
@@ -250,7 +258,7 @@ func open(ctx context.Context, c db.Config) (db.Store, error) {
 		// Sessions dial their own connection (see NewSession): one
 		// released to the pool would be reused without its dial.
 		idle = 0
-		cfg.DialFunc = rawDial(cfg.Timeout)
+		cfg.DialFunc = rawDial(cfg.Timeout, s.HoldsThreads())
 		cfg.Logger = quietTimeouts{cfg.Logger}
 	}
 	conn, err := mysql.NewConnector(cfg)

@@ -50,6 +50,10 @@ func TestConformance(t *testing.T) {
 				dbtest.Run(t, openStore(t, url, map[string]string{"layout": layout}))
 			})
 		}
+		t.Run(srv.name+"/poller", func(t *testing.T) {
+			url := testutil.FreshMySQLDatabase(t, srv.url(t))
+			dbtest.Run(t, openStore(t, url, map[string]string{"mysql.blockingio": "false"}))
+		})
 		t.Run(srv.name+"/driver-io", func(t *testing.T) {
 			url := testutil.FreshMySQLDatabase(t, srv.url(t))
 			dbtest.Run(t, openStore(t, url, map[string]string{"mysql.rawio": "false"}))
@@ -62,9 +66,10 @@ func TestConformance(t *testing.T) {
 // statement in flight; with the session's watch, a statement under a
 // context already cancelled is not sent.
 func TestStatementsHonourTheirContext(t *testing.T) {
-	for _, rawio := range []string{"true", "false"} {
-		t.Run("rawio="+rawio, func(t *testing.T) {
-			st := openStore(t, testutil.FreshMySQLDatabase(t, testutil.MariaDB(t)), map[string]string{"mysql.rawio": rawio})
+	for _, io := range []struct{ rawio, blockingio string }{{"true", "true"}, {"true", "false"}, {"false", "true"}} {
+		rawio := io.rawio
+		t.Run("rawio="+rawio+",blockingio="+io.blockingio, func(t *testing.T) {
+			st := openStore(t, testutil.FreshMySQLDatabase(t, testutil.MariaDB(t)), map[string]string{"mysql.rawio": rawio, "mysql.blockingio": io.blockingio})
 			bg := context.Background()
 			if err := st.Setup(bg, db.Schema{Table: "usertable", Fields: []string{"field0"}}, true); err != nil {
 				t.Fatal(err)
