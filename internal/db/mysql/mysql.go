@@ -32,6 +32,7 @@ import (
 	"github.com/go-sql-driver/mysql"
 
 	"github.com/docbench/docbench/internal/db"
+	"github.com/docbench/docbench/internal/db/netio"
 	"github.com/docbench/docbench/internal/db/sqldb"
 	"github.com/docbench/docbench/internal/server"
 )
@@ -59,8 +60,8 @@ func init() {
 				Help: "generated: data JSON + ycsb_key STORED generated from data's YCSB_KEY (primary key on MySQL, unique key on MariaDB, which refuses a primary key on a generated column); column: ycsb_key VARCHAR primary key + data JSON"},
 			{Name: "mysql.rawio", Values: []string{"true", "false"}, Default: "true",
 				Help: "sessions' connections read and write with raw system calls, and each session watches its context once instead of the driver and database/sql per statement; false: the driver's own I/O and watch, which cost client CPU (docs/performance.md)"},
-			{Name: "mysql.blockingio", Values: []string{"true", "false"}, Default: "true",
-				Help: "with mysql.rawio: workers' connections block their threads in the kernel until the server answers, as a C client's do, each worker holding a P (GOMAXPROCS is raised to threads + 1 unless set); false: they wait in Go's network poller, which wakes them through other threads (docs/performance.md)"},
+			{Name: "mysql.blockingio", Values: []string{"auto", "true", "false"}, Default: "auto",
+				Help: "with mysql.rawio, true: workers' connections block their threads in the kernel until the server answers, as a C client's do, each worker holding a P (GOMAXPROCS is raised to threads + 1 unless set); false: they wait in Go's network poller, which wakes them through other threads; auto: true with up to two threads per CPU, where it costs less client CPU (docs/performance.md)"},
 		},
 		OptionPrefixes: []string{"server."},
 		Open:           open,
@@ -209,9 +210,19 @@ func parseTarget(target string) (*mysql.Config, string, error) {
 }
 
 // HoldsThreads says whether sessions block their threads in the kernel
-// (mysql.blockingio with mysql.rawio, netio.KernelConn).
+// (mysql.blockingio with mysql.rawio, netio.KernelConn); auto: when that
+// pays for the number of threads.
 func (s *store) HoldsThreads() bool {
-	return s.cfg.Prop("mysql.rawio", "true") == "true" && s.cfg.Prop("mysql.blockingio", "true") == "true"
+	if s.cfg.Prop("mysql.rawio", "true") != "true" {
+		return false
+	}
+	switch s.cfg.Prop("mysql.blockingio", "auto") {
+	case "true":
+		return true
+	case "false":
+		return false
+	}
+	return netio.KernelWaitPays(s.cfg.Threads)
 }
 
 func open(ctx context.Context, c db.Config) (db.Store, error) {

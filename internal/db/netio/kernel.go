@@ -38,6 +38,13 @@ type KernelConn struct {
 	closed        atomic.Bool
 }
 
+// KernelWaitPays says whether workers blocking in the kernel (KernelConn)
+// cost less client CPU than workers waiting in the network poller: with up
+// to two workers per CPU. With more, the poller's one epoll_wait hands over
+// several replies at a time and runs them without a context switch each,
+// and that costs less (docs/performance.md). threads 0: unknown, one.
+func KernelWaitPays(threads int) bool { return threads <= 2*runtime.NumCPU() }
+
 // KernelDial wraps dial so that its connections are KernelConns.
 func KernelDial(dial DialFunc) DialFunc {
 	return func(ctx context.Context, network, addr string) (net.Conn, error) {

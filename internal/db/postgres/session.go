@@ -110,8 +110,17 @@ func (s *store) jsonbData() string {
 }
 
 // HoldsThreads says whether sessions block their threads in the kernel
-// (pg.blockingio, netio.KernelConn).
-func (s *store) HoldsThreads() bool { return s.cfg.Prop("pg.blockingio", "true") == "true" }
+// (pg.blockingio, netio.KernelConn); auto: when that pays for the number
+// of threads.
+func (s *store) HoldsThreads() bool {
+	switch s.cfg.Prop("pg.blockingio", "auto") {
+	case "true":
+		return true
+	case "false":
+		return false
+	}
+	return netio.KernelWaitPays(s.cfg.Threads)
+}
 
 func (s *store) NewSession(ctx context.Context) (db.Session, error) {
 	cc := s.connCfg

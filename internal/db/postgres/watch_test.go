@@ -3,6 +3,7 @@ package postgres
 import (
 	"context"
 	"errors"
+	"runtime"
 	"strconv"
 	"strings"
 	"testing"
@@ -117,6 +118,29 @@ func TestStatementsAllocateOnceUnderACancellableContext(t *testing.T) {
 		}
 		if allocs > 1 {
 			t.Errorf("%s: %v allocations per statement, want at most 1", name, allocs)
+		}
+	}
+}
+
+// pg.blockingio=auto blocks sessions in the kernel with up to two threads
+// per CPU; true and false say so for any number.
+func TestBlockingIOAuto(t *testing.T) {
+	many := 2*runtime.NumCPU() + 1
+	for _, c := range []struct {
+		prop    string
+		threads int
+		want    bool
+	}{
+		{"", 1, true}, {"", 2 * runtime.NumCPU(), true}, {"", many, false},
+		{"auto", 0, true}, {"true", many, true}, {"false", 1, false},
+	} {
+		props := map[string]string{}
+		if c.prop != "" {
+			props["pg.blockingio"] = c.prop
+		}
+		s := &store{cfg: db.Config{Props: props, Threads: c.threads}}
+		if got := s.HoldsThreads(); got != c.want {
+			t.Errorf("pg.blockingio=%q, %d threads: HoldsThreads %v, want %v", c.prop, c.threads, got, c.want)
 		}
 	}
 }
