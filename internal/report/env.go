@@ -18,9 +18,9 @@ type Environment struct {
 	CPUModel  string `json:"cpu_model,omitempty"`
 	MemoryB   int64  `json:"memory_bytes,omitempty"`
 	GoVersion string `json:"go_version"`
-	// GoMaxProcs is GOMAXPROCS while the phase ran: docbench raises it
-	// for an open loop whose workers sleep in the kernel (one more than
-	// the threads).
+	// GoMaxProcs is GOMAXPROCS while the phase ran: docbench raises it to
+	// one more than the threads when workers block in the kernel (an open
+	// loop's sleepers, sessions that wait for the server there).
 	GoMaxProcs int `json:"gomaxprocs,omitempty"`
 }
 

@@ -1,5 +1,6 @@
 // Package netio is what the network backends share below their drivers:
-// connections whose reads and writes are raw system calls (Conn), and one
+// connections whose reads and writes are raw system calls, waiting in the
+// network poller (Conn) or blocked in the kernel (KernelConn), and one
 // context watch per session instead of the drivers' per statement (Watch).
 package netio
 
