@@ -26,11 +26,12 @@ const kernelSlice = 10 * time.Millisecond
 // an idle thread in epoll_wait is woken by every reply, even for a
 // goroutine that is not parked there.
 //
-// Each worker on a KernelConn holds a P while it waits, so GOMAXPROCS must
-// be above the number of workers (the runner raises it). A blocking call
-// returns every kernelSlice (SO_RCVTIMEO, SO_SNDTIMEO) to check the deadline
-// and let the runtime stop the goroutine. Like Conn, a KernelConn takes one
-// Read and one Write at a time.
+// Each worker on a KernelConn holds a P while it waits, so there should be
+// a P for each worker and one more (the runner raises GOMAXPROCS); with
+// fewer, the others run when a waiting worker yields. A blocking call
+// returns every kernelSlice (SO_RCVTIMEO, SO_SNDTIMEO) to check the
+// deadline, and yields. Like Conn, a KernelConn takes one Read and one
+// Write at a time.
 type KernelConn struct {
 	fd            int
 	local, remote net.Addr
@@ -70,12 +71,17 @@ func Kernel(c net.Conn) (net.Conn, error) {
 	}
 	fd := -1
 	var derr error
-	if err := rc.Control(func(s uintptr) { fd, derr = syscall.Dup(int(s)) }); err != nil || derr != nil {
+	if err := rc.Control(func(s uintptr) {
+		syscall.ForkLock.RLock() // no child started meanwhile inherits the duplicate
+		defer syscall.ForkLock.RUnlock()
+		if fd, derr = syscall.Dup(int(s)); derr == nil {
+			syscall.CloseOnExec(fd)
+		}
+	}); err != nil || derr != nil {
 		return c, nil
 	}
 	k := &KernelConn{fd: fd, local: c.LocalAddr(), remote: c.RemoteAddr()}
 	c.Close() // the original descriptor leaves the poller; the duplicate was never in it
-	syscall.CloseOnExec(fd)
 	tv := syscall.NsecToTimeval(int64(kernelSlice))
 	for _, err := range []error{
 		syscall.SetNonblock(fd, false),
