@@ -79,44 +79,38 @@ func TestOpenLoopMakesRoomForSleepingWorkers(t *testing.T) {
 	}
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(2))
 	store, wl, gen := setup(t, "null:", map[string]string{"recordcount": "1000", "operationcount": "200"})
-	out, err := Execute(context.Background(), store, wl, gen, Options{Phase: Run, Threads: 4, Rate: 2000})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if out.Procs != 5 {
-		t.Fatalf("4 workers sleeping between operations ran with GOMAXPROCS %d, want 5", out.Procs)
-	}
-	if n := runtime.GOMAXPROCS(0); n != 2 {
-		t.Fatalf("GOMAXPROCS %d after the phase, want 2 again", n)
-	}
-	for _, o := range []Options{
-		{Threads: 4}, // closed loop: workers never sleep
-		{Threads: 4, Rate: 2000, Pacer: PaceTimer}, // parks the goroutine, not the thread
-		{Threads: 4, Rate: 1e6},                    // 4 µs apart: the workers spin
-		{Threads: 1, Rate: 2000},                   // one sleeper leaves a P free
-	} {
-		restore := raiseProcs(o, false)
+	raised := func(what string, store db.Store, o Options) {
+		t.Helper()
+		out, err := Execute(context.Background(), store, wl, gen, o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if out.Procs != 5 {
+			t.Fatalf("4 workers %s ran with GOMAXPROCS %d, want 5", what, out.Procs)
+		}
 		if n := runtime.GOMAXPROCS(0); n != 2 {
-			t.Errorf("%+v: GOMAXPROCS %d, want 2 unchanged", o, n)
+			t.Fatalf("GOMAXPROCS %d after the phase, want 2 again", n)
+		}
+	}
+	raised("sleeping between operations", store, Options{Phase: Run, Threads: 4, Rate: 2000})
+	// Sessions that block in the kernel hold their P in a closed loop too.
+	raised("holding their threads", holding{store}, Options{Phase: Run, Threads: 4})
+	for _, c := range []struct {
+		o     Options
+		holds bool
+	}{
+		{Options{Threads: 4}, false},                               // closed loop: workers never sleep
+		{Options{Threads: 4, Rate: 2000, Pacer: PaceTimer}, false}, // parks the goroutine, not the thread
+		{Options{Threads: 4, Rate: 1e6}, false},                    // 4 µs apart: the workers spin
+		{Options{Threads: 1, Rate: 2000}, false},                   // one sleeper leaves a P free
+		{Options{Threads: 1}, true},                                // one holder leaves a P free
+	} {
+		restore := raiseProcs(c.o, c.holds)
+		if n := runtime.GOMAXPROCS(0); n != 2 {
+			t.Errorf("%+v, holds %v: GOMAXPROCS %d, want 2 unchanged", c.o, c.holds, n)
 		}
 		restore()
 	}
-	// Sessions that block in the kernel hold their P in a closed loop too.
-	out, err = Execute(context.Background(), holding{store}, wl, gen, Options{Phase: Run, Threads: 4})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if out.Procs != 5 {
-		t.Fatalf("4 workers holding their threads ran with GOMAXPROCS %d, want 5", out.Procs)
-	}
-	if n := runtime.GOMAXPROCS(0); n != 2 {
-		t.Fatalf("GOMAXPROCS %d after the phase, want 2 again", n)
-	}
-	restore := raiseProcs(Options{Threads: 1}, true) // one holder leaves a P free
-	if n := runtime.GOMAXPROCS(0); n != 2 {
-		t.Errorf("one worker holding its thread: GOMAXPROCS %d, want 2 unchanged", n)
-	}
-	restore()
 	t.Setenv("GOMAXPROCS", "2")
 	for _, holds := range []bool{false, true} {
 		restore := raiseProcs(Options{Threads: 4, Rate: 2000}, holds)

@@ -213,16 +213,8 @@ func parseTarget(target string) (*mysql.Config, string, error) {
 // (mysql.blockingio with mysql.rawio, netio.KernelConn); auto: when that
 // pays for the number of threads.
 func (s *store) HoldsThreads() bool {
-	if s.cfg.Prop("mysql.rawio", "true") != "true" {
-		return false
-	}
-	switch s.cfg.Prop("mysql.blockingio", "auto") {
-	case "true":
-		return true
-	case "false":
-		return false
-	}
-	return netio.KernelWaitPays(s.cfg.Threads)
+	return s.cfg.Prop("mysql.rawio", "true") == "true" &&
+		netio.KernelWait(s.cfg.Prop("mysql.blockingio", "auto"), s.cfg.Threads)
 }
 
 func open(ctx context.Context, c db.Config) (db.Store, error) {

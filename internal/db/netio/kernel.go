@@ -46,6 +46,19 @@ type KernelConn struct {
 // and that costs less (docs/performance.md). threads 0: unknown, one.
 func KernelWaitPays(threads int) bool { return threads <= 2*runtime.NumCPU() }
 
+// KernelWait reads a backend's blockingio property: "true" and "false" say
+// whether sessions block in the kernel; anything else ("auto") leaves it to
+// KernelWaitPays for threads.
+func KernelWait(prop string, threads int) bool {
+	switch prop {
+	case "true":
+		return true
+	case "false":
+		return false
+	}
+	return KernelWaitPays(threads)
+}
+
 // KernelDial wraps dial so that its connections are KernelConns.
 func KernelDial(dial DialFunc) DialFunc {
 	return func(ctx context.Context, network, addr string) (net.Conn, error) {

@@ -113,13 +113,7 @@ func (s *store) jsonbData() string {
 // (pg.blockingio, netio.KernelConn); auto: when that pays for the number
 // of threads.
 func (s *store) HoldsThreads() bool {
-	switch s.cfg.Prop("pg.blockingio", "auto") {
-	case "true":
-		return true
-	case "false":
-		return false
-	}
-	return netio.KernelWaitPays(s.cfg.Threads)
+	return netio.KernelWait(s.cfg.Prop("pg.blockingio", "auto"), s.cfg.Threads)
 }
 
 func (s *store) NewSession(ctx context.Context) (db.Session, error) {

@@ -122,25 +122,20 @@ func TestStatementsAllocateOnceUnderACancellableContext(t *testing.T) {
 	}
 }
 
-// pg.blockingio=auto blocks sessions in the kernel with up to two threads
-// per CPU; true and false say so for any number.
-func TestBlockingIOAuto(t *testing.T) {
+// pg.blockingio reaches the store (netio.KernelWait decides): auto by
+// default, as set otherwise.
+func TestBlockingIOProperty(t *testing.T) {
 	many := 2*runtime.NumCPU() + 1
 	for _, c := range []struct {
-		prop    string
+		props   map[string]string
 		threads int
 		want    bool
 	}{
-		{"", 1, true}, {"", 2 * runtime.NumCPU(), true}, {"", many, false},
-		{"auto", 0, true}, {"true", many, true}, {"false", 1, false},
+		{nil, 1, true}, {nil, many, false}, {map[string]string{"pg.blockingio": "true"}, many, true},
 	} {
-		props := map[string]string{}
-		if c.prop != "" {
-			props["pg.blockingio"] = c.prop
-		}
-		s := &store{cfg: db.Config{Props: props, Threads: c.threads}}
+		s := &store{cfg: db.Config{Props: c.props, Threads: c.threads}}
 		if got := s.HoldsThreads(); got != c.want {
-			t.Errorf("pg.blockingio=%q, %d threads: HoldsThreads %v, want %v", c.prop, c.threads, got, c.want)
+			t.Errorf("%v, %d threads: HoldsThreads %v, want %v", c.props, c.threads, got, c.want)
 		}
 	}
 }
