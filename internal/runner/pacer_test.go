@@ -73,7 +73,10 @@ func TestPacerStops(t *testing.T) {
 	}
 }
 
-func TestOpenLoopMakesRoomForSleepingWorkers(t *testing.T) {
+// Workers that hold their threads while they wait (an open loop's sleepers,
+// sessions blocked in the kernel) get a P each, and one more, for the
+// phase; nothing changes when they do not, or the user set GOMAXPROCS.
+func TestRoomForWorkersThatHoldTheirThreads(t *testing.T) {
 	if os.Getenv("GOMAXPROCS") != "" {
 		t.Skip("GOMAXPROCS is set: docbench leaves it as the user set it")
 	}

@@ -27,11 +27,13 @@ func rawDial(timeout time.Duration, kernel bool) func(ctx context.Context, netwo
 		if err != nil {
 			return nil, err
 		}
-		rc := netio.Raw(c)
+		rc := c
 		if kernel {
 			if rc, err = netio.Kernel(c); err != nil {
 				return nil, err
 			}
+		} else {
+			rc = netio.Raw(c)
 		}
 		if slot, ok := ctx.Value(dialSlot{}).(*net.Conn); ok {
 			*slot = rc

@@ -57,7 +57,7 @@ func init() {
 			{Name: "pg.blockingio", Values: []string{"auto", "true", "false"}, Default: "auto",
 				Help: "true: workers' connections block their threads in the kernel until the server answers, as a C client's do, each worker holding a P (GOMAXPROCS is raised to threads + 1 unless set); false: they wait in Go's network poller (see pg.rawio), which wakes them through other threads; auto: true with up to two threads per CPU, where it costs less client CPU (docs/performance.md)"},
 			{Name: "pg.rawio", Values: []string{"true", "false"}, Default: "true",
-				Help: "with pg.blockingio=false: connections read and write with raw system calls on their non-blocking sockets, waiting in Go's network poller only when a socket is not ready; false: through Go's net package, whose scheduler bookkeeping around each call costs client CPU"},
+				Help: "when connections wait in Go's network poller (pg.blockingio false, or auto with more than two threads per CPU): they read and write with raw system calls on their non-blocking sockets, waiting in Go's network poller only when a socket is not ready; false: through Go's net package, whose scheduler bookkeeping around each call costs client CPU"},
 			{Name: "pg.vacuum", Values: []string{"analyze", "run", "none"}, Default: "analyze",
 				Help: "after a load: VACUUM (ANALYZE) the loaded tables, outside the load's figures, as pgbench does (statistics, visibility map, GIN pending entries); run: before each run's warm-up too, as pgbench does before its runs; none: leave them to autovacuum"},
 			{Name: "pg.datadir", Default: server.DefaultDataDir(""),
