@@ -61,7 +61,7 @@ func init() {
 			{Name: "mysql.rawio", Values: []string{"true", "false"}, Default: "true",
 				Help: "sessions' connections read and write with raw system calls, and each session watches its context once instead of the driver and database/sql per statement; false: the driver's own I/O and watch, which cost client CPU (docs/performance.md)"},
 			{Name: "mysql.blockingio", Values: []string{"auto", "true", "false"}, Default: "auto",
-				Help: "with mysql.rawio, true: workers' connections block their threads in the kernel until the server answers, as a C client's do, each worker holding a P (GOMAXPROCS is raised to threads + 1 unless set); false: they wait in Go's network poller, which wakes them through other threads; auto: true with up to two threads per CPU, where it costs less client CPU (docs/performance.md)"},
+				Help: "with mysql.rawio, true: workers' connections block their threads in the kernel until the server answers, as a C client's do, each worker holding a P (GOMAXPROCS is raised to threads + 1 unless set); false: they wait in Go's network poller, which wakes them through other threads; auto: true with up to two threads per CPU, where it costs less client CPU, or with fewer threads than GOMAXPROCS when you set it (docs/performance.md)"},
 		},
 		OptionPrefixes: []string{"server."},
 		Open:           open,

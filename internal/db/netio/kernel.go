@@ -39,12 +39,23 @@ type KernelConn struct {
 	closed        atomic.Bool
 }
 
+// startProcs is GOMAXPROCS as the process started: the CPUs the Go runtime
+// sees (affinity and cgroup limits included), or what the user set.
+var startProcs = runtime.GOMAXPROCS(0)
+
 // KernelWaitPays says whether workers blocking in the kernel (KernelConn)
 // cost less client CPU than workers waiting in the network poller: with up
 // to two workers per CPU. With more, the poller's one epoll_wait hands over
 // several replies at a time and runs them without a context switch each,
-// and that costs less (docs/performance.md). threads 0: unknown, one.
-func KernelWaitPays(threads int) bool { return threads <= 2*runtime.NumCPU() }
+// and that costs less (docs/performance.md). When the user set GOMAXPROCS,
+// which the runner then leaves as it is, only with fewer workers than Ps:
+// a blocked worker holds its P. threads 0: unknown, one.
+func KernelWaitPays(threads int) bool {
+	if os.Getenv("GOMAXPROCS") != "" {
+		return threads < startProcs
+	}
+	return threads <= 2*startProcs
+}
 
 // KernelWait reads a backend's blockingio property: "true" and "false" say
 // whether sessions block in the kernel; anything else ("auto") leaves it to

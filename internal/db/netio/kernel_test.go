@@ -4,6 +4,7 @@ import (
 	"errors"
 	"os"
 	"runtime"
+	"strconv"
 	"testing"
 	"time"
 )
@@ -32,19 +33,27 @@ func TestKernelConnWaitDoesNotStallTheRuntime(t *testing.T) {
 }
 
 // KernelWait: true and false decide; auto blocks with up to two threads
-// per CPU.
+// per CPU, or, when the user set GOMAXPROCS, with fewer threads than Ps.
 func TestKernelWait(t *testing.T) {
-	cpus := runtime.NumCPU()
-	for _, c := range []struct {
-		prop    string
-		threads int
-		want    bool
+	p := startProcs
+	cases := []struct {
+		userProcs bool
+		prop      string
+		threads   int
+		want      bool
 	}{
-		{"auto", 0, true}, {"auto", 1, true}, {"auto", 2 * cpus, true}, {"auto", 2*cpus + 1, false},
-		{"", 2*cpus + 1, false}, {"true", 2*cpus + 1, true}, {"false", 1, false},
-	} {
+		{false, "auto", 0, true}, {false, "auto", 1, true}, {false, "auto", 2 * p, true}, {false, "auto", 2*p + 1, false},
+		{false, "", 2*p + 1, false}, {false, "true", 2*p + 1, true}, {false, "false", 1, false},
+		{true, "auto", p - 1, true}, {true, "auto", p, false}, {true, "true", p, true},
+	}
+	for _, c := range cases {
+		v := ""
+		if c.userProcs {
+			v = strconv.Itoa(p)
+		}
+		t.Setenv("GOMAXPROCS", v)
 		if got := KernelWait(c.prop, c.threads); got != c.want {
-			t.Errorf("KernelWait(%q, %d) = %v, want %v", c.prop, c.threads, got, c.want)
+			t.Errorf("GOMAXPROCS=%q: KernelWait(%q, %d) = %v, want %v", v, c.prop, c.threads, got, c.want)
 		}
 	}
 }

@@ -55,7 +55,7 @@ func init() {
 			{Name: "pg.storage", Values: []string{"extended", "external", "main"}, Help: "SET STORAGE of the document column (default extended)"},
 			{Name: "pg.schema", Default: "docbench", Help: "schema docbench creates its tables in (created if missing)"},
 			{Name: "pg.blockingio", Values: []string{"auto", "true", "false"}, Default: "auto",
-				Help: "true: workers' connections block their threads in the kernel until the server answers, as a C client's do, each worker holding a P (GOMAXPROCS is raised to threads + 1 unless set); false: they wait in Go's network poller (see pg.rawio), which wakes them through other threads; auto: true with up to two threads per CPU, where it costs less client CPU (docs/performance.md)"},
+				Help: "true: workers' connections block their threads in the kernel until the server answers, as a C client's do, each worker holding a P (GOMAXPROCS is raised to threads + 1 unless set); false: they wait in Go's network poller (see pg.rawio), which wakes them through other threads; auto: true with up to two threads per CPU, where it costs less client CPU, or with fewer threads than GOMAXPROCS when you set it (docs/performance.md)"},
 			{Name: "pg.rawio", Values: []string{"true", "false"}, Default: "true",
 				Help: "when connections wait in Go's network poller (pg.blockingio false, or auto with more than two threads per CPU): they read and write with raw system calls on their non-blocking sockets, waiting in Go's network poller only when a socket is not ready; false: through Go's net package, whose scheduler bookkeeping around each call costs client CPU"},
 			{Name: "pg.vacuum", Values: []string{"analyze", "run", "none"}, Default: "analyze",

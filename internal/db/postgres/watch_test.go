@@ -125,7 +125,7 @@ func TestStatementsAllocateOnceUnderACancellableContext(t *testing.T) {
 // pg.blockingio reaches the store (netio.KernelWait decides): auto by
 // default, as set otherwise.
 func TestBlockingIOProperty(t *testing.T) {
-	many := 2*runtime.NumCPU() + 1
+	many := 2*runtime.GOMAXPROCS(0) + 1
 	for _, c := range []struct {
 		props   map[string]string
 		threads int
