@@ -386,3 +386,18 @@ func checkQueries(ctx context.Context, t *testing.T, q db.Querier, cases []query
 		}
 	}
 }
+
+// Session creates schema's table on store (dropping an existing one) and
+// opens a session, closed when the test ends.
+func Session(tb testing.TB, ctx context.Context, store db.Store, schema db.Schema) db.Session {
+	tb.Helper()
+	if err := store.Setup(ctx, schema, true); err != nil {
+		tb.Fatal(err)
+	}
+	s, err := store.NewSession(ctx)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() { s.Close() })
+	return s
+}

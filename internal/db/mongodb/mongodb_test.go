@@ -60,16 +60,7 @@ func TestConformance(t *testing.T) {
 
 func setup(t *testing.T, st *store, indexes ...db.Index) db.Session {
 	t.Helper()
-	ctx := context.Background()
-	if err := st.Setup(ctx, db.Schema{Table: "usertable", Indexes: indexes}, true); err != nil {
-		t.Fatal(err)
-	}
-	s, err := st.NewSession(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { s.Close() })
-	return s
+	return dbtest.Session(t, context.Background(), st, db.Schema{Table: "usertable", Indexes: indexes})
 }
 
 // TestNativeBSON reads a document back with the raw driver: its members

@@ -35,15 +35,7 @@ func openStore(t *testing.T, url string, props map[string]string) *store {
 // session, closed when the test ends.
 func openSession(tb testing.TB, ctx context.Context, st db.Store, fields ...string) db.Session {
 	tb.Helper()
-	if err := st.Setup(ctx, db.Schema{Table: "usertable", Fields: fields}, true); err != nil {
-		tb.Fatal(err)
-	}
-	sess, err := st.NewSession(ctx)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	tb.Cleanup(func() { sess.Close() })
-	return sess
+	return dbtest.Session(tb, ctx, st, db.Schema{Table: "usertable", Fields: fields})
 }
 
 func TestConformance(t *testing.T) {
