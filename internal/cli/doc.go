@@ -10,7 +10,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/docbench/docbench/internal/db"
-	"github.com/docbench/docbench/internal/doc"
+	"github.com/docbench/docbench/internal/document"
 	"github.com/docbench/docbench/internal/runner"
 	"github.com/docbench/docbench/internal/workload"
 )
@@ -75,7 +75,7 @@ func (a *app) docCommand() *cobra.Command {
 				return &ExitError{Code: exitUsage, Err: fmt.Errorf("doc: --key %d: want a key number, 0 or more", keynum)}
 			}
 			key := wl.NewThread(0).AppendKey(nil, keynum)
-			d := plan.Shape.AppendDoc(nil, key, keynum, doc.NewRand())
+			d := plan.Shape.AppendDoc(nil, key, keynum, document.NewRand())
 			if !compact {
 				var out bytes.Buffer
 				if err := json.Indent(&out, d, "", "  "); err != nil {
@@ -83,7 +83,7 @@ func (a *app) docCommand() *cobra.Command {
 				}
 				d = out.Bytes()
 			}
-			fmt.Fprintf(a.stderr, "key %s (key number %d), %d bytes as compact JSON\n", key, keynum, len(plan.Shape.AppendDoc(nil, key, keynum, doc.NewRand())))
+			fmt.Fprintf(a.stderr, "key %s (key number %d), %d bytes as compact JSON\n", key, keynum, len(plan.Shape.AppendDoc(nil, key, keynum, document.NewRand())))
 			_, err = fmt.Fprintf(a.stdout, "%s\n", d)
 			return err
 		},

@@ -15,7 +15,7 @@ import (
 	"golang.org/x/term"
 
 	"github.com/docbench/docbench/internal/db"
-	"github.com/docbench/docbench/internal/doc"
+	"github.com/docbench/docbench/internal/document"
 	"github.com/docbench/docbench/internal/probe"
 	"github.com/docbench/docbench/internal/report"
 	"github.com/docbench/docbench/internal/runner"
@@ -200,7 +200,7 @@ func thresholdError(res *report.Result) error {
 // document properties known).
 func config(props *workload.Properties) (*workload.Config, error) {
 	keys, prefixes := db.Known()
-	keys = append(keys, doc.Keys()...)
+	keys = append(keys, document.Keys()...)
 	cfg, err := workload.ParseConfig(props, workload.Known{Keys: keys, Prefixes: prefixes})
 	if err != nil {
 		return nil, &ExitError{Code: 2, Err: err}
@@ -397,11 +397,11 @@ func buildPlan(cfg *workload.Config, seed uint64) (*workload.Workload, *runner.P
 	if err != nil {
 		return nil, nil, &ExitError{Code: 2, Err: err}
 	}
-	spec, err := doc.ParseSpec(cfg.Props, wl.FieldLengths(), cfg.FieldCount, cfg.FieldNamePrefix)
+	spec, err := document.ParseSpec(cfg.Props, wl.FieldLengths(), cfg.FieldCount, cfg.FieldNamePrefix)
 	if err != nil {
 		return nil, nil, &ExitError{Code: 2, Err: err}
 	}
-	shape, err := doc.New(spec, seed)
+	shape, err := document.New(spec, seed)
 	if err != nil {
 		return nil, nil, &ExitError{Code: 2, Err: err}
 	}

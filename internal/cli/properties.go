@@ -7,7 +7,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/docbench/docbench/internal/db"
-	"github.com/docbench/docbench/internal/doc"
+	"github.com/docbench/docbench/internal/document"
 	"github.com/docbench/docbench/internal/report"
 	"github.com/docbench/docbench/internal/workload"
 )
@@ -28,7 +28,7 @@ func propertiesTopic() *cobra.Command {
 		fmt.Fprintf(&b, "  %-44s default %s\n%s", h.Name, def, wrap(h.Meaning, "      ", 100))
 	}
 	b.WriteString("\nDocument shape properties, every backend (defaults and meanings: docs/documents.md):\n\n")
-	b.WriteString(wrap(strings.Join(doc.Keys(), ", "), "  ", 100))
+	b.WriteString(wrap(strings.Join(document.Keys(), ", "), "  ", 100))
 	b.WriteString("\nBackend options (a backend refuses another's option set to a non-default value):\n\n")
 	for _, be := range db.Backends() {
 		for _, o := range be.Options {

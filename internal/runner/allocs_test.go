@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"github.com/docbench/docbench/internal/db"
-	"github.com/docbench/docbench/internal/doc"
+	"github.com/docbench/docbench/internal/document"
 	"github.com/docbench/docbench/internal/measure"
 )
 
@@ -42,7 +42,7 @@ func TestStepAllocatesNothing(t *testing.T) {
 				t.Fatal(err)
 			}
 			reg := measure.NewRegistry(opNames(plan, false), true)
-			w := &worker{sess: sess, wl: wl, th: wl.NewThread(0), plan: plan, rec: reg.NewRecorder(), drng: doc.NewRand()}
+			w := &worker{sess: sess, wl: wl, th: wl.NewThread(0), plan: plan, rec: reg.NewRecorder(), drng: document.NewRand()}
 			w.prepare()
 			r := w.th.Rand()
 			for range 2000 { // buffers reach their working size

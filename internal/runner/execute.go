@@ -13,7 +13,7 @@ import (
 	"time"
 
 	"github.com/docbench/docbench/internal/db"
-	"github.com/docbench/docbench/internal/doc"
+	"github.com/docbench/docbench/internal/document"
 	"github.com/docbench/docbench/internal/measure"
 	"github.com/docbench/docbench/internal/workload"
 )
@@ -169,7 +169,7 @@ func (p *execution) buildWorkers() {
 		w := &worker{
 			sess: p.sessions[i], wl: p.wl, th: p.wl.NewThread(i), plan: p.plan,
 			rec: p.reg.NewRecorder(), ops: p.share(i), done: p.done, failed: p.failed, batch: p.batch,
-			stop: p.stop, drng: doc.NewRand(),
+			stop: p.stop, drng: document.NewRand(),
 		}
 		w.qs, _ = p.sessions[i].(db.Querier)
 		w.stmts, _ = p.sessions[i].(db.Statementer)

@@ -6,7 +6,7 @@ import (
 	"strconv"
 
 	"github.com/docbench/docbench/internal/db"
-	"github.com/docbench/docbench/internal/doc"
+	"github.com/docbench/docbench/internal/document"
 	"github.com/docbench/docbench/internal/workload"
 )
 
@@ -21,7 +21,7 @@ func (p *Plan) ExplainRequest(wl *workload.Workload, phase Phase) *db.ExplainReq
 	cfg := wl.Config()
 	start, _ := wl.LoadRange()
 	key := wl.NewThread(0).AppendKey(nil, start)
-	dr := doc.NewRand()
+	dr := document.NewRand()
 	insert := db.Statement{Kind: db.StmtInsert, Key: key, Doc: p.Shape.AppendDoc(nil, key, start, dr)}
 	r := &db.ExplainRequest{}
 	if phase == Load {
@@ -66,7 +66,7 @@ func (p *Plan) distinctReads() [][]string {
 
 // sampleUpdate returns one update of the plan's mode: a new document
 // (replace), or new values for the first field set (merge, partial).
-func (p *Plan) sampleUpdate(key []byte, dr *doc.Rand) *db.Update {
+func (p *Plan) sampleUpdate(key []byte, dr *document.Rand) *db.Update {
 	u := &db.Update{Mode: p.updMode}
 	if p.updMode == db.Replace {
 		u.Doc = p.Shape.AppendDoc(nil, key, -1, dr)

@@ -7,11 +7,11 @@ import (
 	"testing"
 
 	"github.com/docbench/docbench/internal/db"
-	"github.com/docbench/docbench/internal/doc"
+	"github.com/docbench/docbench/internal/document"
 	"github.com/docbench/docbench/internal/workload"
 )
 
-func docRand() *doc.Rand { return doc.NewRand() }
+func docRand() *document.Rand { return document.NewRand() }
 
 // diffPaths returns the paths (objects descended, arrays compared whole)
 // whose values differ between two JSON documents.
@@ -75,7 +75,7 @@ func newPlan(t testing.TB, file string, props map[string]string) (*workload.Work
 		p.Set(k, v, "test")
 	}
 	keys, prefixes := db.Known()
-	cfg, err := workload.ParseConfig(p, workload.Known{Keys: append(keys, doc.Keys()...), Prefixes: prefixes})
+	cfg, err := workload.ParseConfig(p, workload.Known{Keys: append(keys, document.Keys()...), Prefixes: prefixes})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -83,11 +83,11 @@ func newPlan(t testing.TB, file string, props map[string]string) (*workload.Work
 	if err != nil {
 		t.Fatal(err)
 	}
-	spec, err := doc.ParseSpec(cfg.Props, wl.FieldLengths(), cfg.FieldCount, cfg.FieldNamePrefix)
+	spec, err := document.ParseSpec(cfg.Props, wl.FieldLengths(), cfg.FieldCount, cfg.FieldNamePrefix)
 	if err != nil {
 		t.Fatal(err)
 	}
-	shape, err := doc.New(spec, 1)
+	shape, err := document.New(spec, 1)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -10,7 +10,7 @@ import (
 	"strings"
 
 	"github.com/docbench/docbench/internal/db"
-	"github.com/docbench/docbench/internal/doc"
+	"github.com/docbench/docbench/internal/document"
 	"github.com/docbench/docbench/internal/workload"
 )
 
@@ -20,8 +20,8 @@ import (
 // sets, quoted names, queries with predicate values taken from the data), so
 // that path allocates nothing.
 type Plan struct {
-	Shape doc.Shape
-	flat  *doc.Flat // plain flat documents: YCSB's (deterministic) values
+	Shape document.Shape
+	flat  *document.Flat // plain flat documents: YCSB's (deterministic) values
 	cfg   *workload.Config
 
 	readSets  [][]string // projections; a nil entry reads the whole document
@@ -36,7 +36,7 @@ type Plan struct {
 	stmtParams []param
 
 	schema db.Schema
-	paths  map[string]doc.PathInfo
+	paths  map[string]document.PathInfo
 	writes bool // the run rewrites existing documents
 	// Notes tell the reader what the plan could not give (an unindexed query).
 	Notes []string
@@ -53,9 +53,9 @@ const queryPoolSize = 256
 
 // NewPlan checks the workload's document operations against the shape and
 // prepares them. seed makes predicate values reproducible.
-func NewPlan(wl *workload.Workload, shape doc.Shape, seed uint64) (*Plan, error) {
+func NewPlan(wl *workload.Workload, shape document.Shape, seed uint64) (*Plan, error) {
 	cfg := wl.Config()
-	p := &Plan{Shape: shape, flat: doc.FlatOf(shape), cfg: cfg, paths: map[string]doc.PathInfo{}}
+	p := &Plan{Shape: shape, flat: document.FlatOf(shape), cfg: cfg, paths: map[string]document.PathInfo{}}
 	for _, pi := range shape.Paths() {
 		p.paths[pi.Path] = pi
 	}
@@ -173,7 +173,7 @@ func (p *Plan) resolve(path string) string {
 	if path != Deepest {
 		return path
 	}
-	best := doc.PathInfo{}
+	best := document.PathInfo{}
 	for _, pi := range p.Shape.Paths() {
 		if pi.Leaf && !pi.InArray && pi.Depth > best.Depth {
 			best = pi
@@ -198,7 +198,7 @@ func (p *Plan) checkPath(prop, path string) error {
 }
 
 // arrayRoot returns the longest prefix of path that is an array.
-func arrayRoot(paths map[string]doc.PathInfo, path string) string {
+func arrayRoot(paths map[string]document.PathInfo, path string) string {
 	segs := strings.Split(path, ".")
 	for i := len(segs) - 1; i > 0; i-- {
 		prefix := strings.Join(segs[:i], ".")
@@ -210,7 +210,7 @@ func arrayRoot(paths map[string]doc.PathInfo, path string) string {
 }
 
 // columns describes the top-level fields for column-per-field layouts.
-func columns(shape doc.Shape) []db.Column {
+func columns(shape document.Shape) []db.Column {
 	var cols []db.Column
 	index := map[string]int{}
 	for _, pi := range shape.Paths() {
@@ -220,7 +220,7 @@ func columns(shape doc.Shape) []db.Column {
 			continue
 		}
 		root, member, _ := strings.Cut(pi.Path, ".")
-		if i, ok := index[root]; ok && pi.Depth == 2 && pi.InArray && cols[i].Items == doc.TypeObject && !strings.Contains(member, ".") {
+		if i, ok := index[root]; ok && pi.Depth == 2 && pi.InArray && cols[i].Items == document.TypeObject && !strings.Contains(member, ".") {
 			cols[i].Members = append(cols[i].Members, db.Column{Name: member, Type: pi.Type, Items: pi.Items})
 		}
 	}
@@ -257,7 +257,7 @@ func (p *Plan) planQueries(wl *workload.Workload, seed uint64) error {
 			return fmt.Errorf("query.path=%s: querykind=%s needs a scalar outside arrays (it is %s); for array elements use querykind=contains or array", d.QueryPath, d.QueryKind, describe(pi))
 		}
 	case db.QueryArray:
-		if !pi.Array || pi.Items == doc.TypeObject || pi.Items == doc.TypeArray {
+		if !pi.Array || pi.Items == document.TypeObject || pi.Items == document.TypeArray {
 			return fmt.Errorf("query.path=%s: querykind=array needs an array of scalars (it is %s); for arrays of objects use querykind=contains with a path inside them", d.QueryPath, describe(pi))
 		}
 	case db.QueryDescendant:
@@ -277,7 +277,7 @@ func (p *Plan) planQueries(wl *workload.Workload, seed uint64) error {
 			if err := p.checkPath("query.aggpath", d.QueryAggPath); err != nil {
 				return err
 			}
-			if a := p.paths[d.QueryAggPath]; a.Type != doc.TypeInteger && a.Type != doc.TypeNumber || a.InArray {
+			if a := p.paths[d.QueryAggPath]; a.Type != document.TypeInteger && a.Type != document.TypeNumber || a.InArray {
 				return fmt.Errorf("query.aggpath=%s: query.func=%s needs a number outside arrays (it is %s)", d.QueryAggPath, d.QueryFunc, describe(a))
 			}
 		}
@@ -311,7 +311,7 @@ func (p *Plan) planQueries(wl *workload.Workload, seed uint64) error {
 	return nil
 }
 
-func describe(pi doc.PathInfo) string {
+func describe(pi document.PathInfo) string {
 	s := pi.Type
 	if pi.Array && pi.Items != "" {
 		s = "an array of " + pi.Items
@@ -387,7 +387,7 @@ func (p *Plan) sampleValues(wl *workload.Workload, seed uint64, path string, ele
 	}
 	r := rand.New(rand.NewPCG(seed, 0x7175657279)) // "query"
 	th := wl.NewThread(0)
-	dr := doc.NewRand()
+	dr := document.NewRand()
 	seen := map[string]bool{}
 	var out [][]byte
 	var buf, key []byte

@@ -15,7 +15,7 @@ import (
 
 	"github.com/docbench/docbench/internal/db"
 	_ "github.com/docbench/docbench/internal/db/all"
-	"github.com/docbench/docbench/internal/doc"
+	"github.com/docbench/docbench/internal/document"
 	"github.com/docbench/docbench/internal/measure"
 	"github.com/docbench/docbench/internal/workload"
 )
@@ -257,14 +257,14 @@ func BenchmarkStep(b *testing.B) {
 			wl, _ := workload.New(cfg, 1)
 			store, _ := db.Open(context.Background(), db.Config{Target: "null:"})
 			sess, _ := store.NewSession(context.Background())
-			shape, _ := doc.New(doc.Spec{FieldCount: 10, FieldNamePrefix: "field", FieldLengths: wl.FieldLengths()}, 1)
+			shape, _ := document.New(document.Spec{FieldCount: 10, FieldNamePrefix: "field", FieldLengths: wl.FieldLengths()}, 1)
 			plan, err := NewPlan(wl, shape, 1)
 			if err != nil {
 				b.Fatal(err)
 			}
 			reg := measure.NewRegistry(opNames(plan, false), paced)
 			w := &worker{sess: sess, wl: wl, th: wl.NewThread(0), plan: plan,
-				rec: reg.NewRecorder(), drng: doc.NewRand()}
+				rec: reg.NewRecorder(), drng: document.NewRand()}
 			w.prepare()
 			var intended time.Time
 			if paced {

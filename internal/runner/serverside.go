@@ -5,7 +5,7 @@ import (
 	"time"
 
 	"github.com/docbench/docbench/internal/db"
-	"github.com/docbench/docbench/internal/doc"
+	"github.com/docbench/docbench/internal/document"
 	"github.com/docbench/docbench/internal/probe"
 	"github.com/docbench/docbench/internal/workload"
 )
@@ -65,7 +65,7 @@ func (p *Plan) RawDocSize(wl *workload.Workload) float64 {
 	}
 	const sample = 256
 	th := wl.NewThread(0)
-	dr := doc.NewRand()
+	dr := document.NewRand()
 	var key, buf []byte
 	total := 0
 	for i := range int64(sample) {

@@ -10,7 +10,7 @@ import (
 	"sync/atomic"
 
 	"github.com/docbench/docbench/internal/db"
-	"github.com/docbench/docbench/internal/doc"
+	"github.com/docbench/docbench/internal/document"
 	"github.com/docbench/docbench/internal/workload"
 )
 
@@ -62,7 +62,7 @@ func Verify(ctx context.Context, store db.Store, wl *workload.Workload, plan *Pl
 			defer wg.Done()
 			defer sess.Close()
 			th := wl.NewThread(i)
-			dr := doc.NewRand()
+			dr := document.NewRand()
 			var key, want, got []byte
 			for ctx.Err() == nil {
 				k := next.Add(1) - 1

@@ -13,7 +13,7 @@ import (
 	hdr "github.com/HdrHistogram/hdrhistogram-go"
 
 	"github.com/docbench/docbench/internal/db"
-	"github.com/docbench/docbench/internal/doc"
+	"github.com/docbench/docbench/internal/document"
 	"github.com/docbench/docbench/internal/measure"
 	"github.com/docbench/docbench/internal/workload"
 )
@@ -33,7 +33,7 @@ type worker struct {
 	failed *atomic.Int64 // of done, the failed operations (records)
 	batch  int
 	stop   <-chan struct{}
-	drng   *doc.Rand
+	drng   *document.Rand
 
 	interval time.Duration  // open loop: time between this worker's operations
 	offset   time.Duration  // open loop: this worker's phase within the schedule
@@ -309,7 +309,7 @@ func (w *worker) update(ctx context.Context, r *rand.Rand) error {
 func (w *worker) appendValue(dst []byte, path string, r *rand.Rand) []byte {
 	if w.plan.flat != nil && w.plan.cfg.DataIntegrity {
 		dst = append(dst, '"')
-		dst = doc.AppendDeterministic(dst, w.key, path, w.plan.cfg.FieldLength)
+		dst = document.AppendDeterministic(dst, w.key, path, w.plan.cfg.FieldLength)
 		return append(dst, '"')
 	}
 	return w.plan.Shape.AppendValue(dst, path, r)
@@ -340,7 +340,7 @@ func (w *worker) verifyShape(fields []string, keynum int64) error {
 	if err := json.Unmarshal(w.buf, &got); err != nil {
 		return fmt.Errorf("verify %s: %w", w.key, err)
 	}
-	regenerated := w.plan.Shape.AppendDoc(nil, w.key, keynum, doc.NewRand())
+	regenerated := w.plan.Shape.AppendDoc(nil, w.key, keynum, document.NewRand())
 	if err := json.Unmarshal(regenerated, &want); err != nil {
 		return fmt.Errorf("verify %s: regenerated document: %w", w.key, err)
 	}
@@ -395,7 +395,7 @@ func (w *worker) verify(fields []string) error {
 	}
 	size := int(w.wl.Config().FieldLength)
 	for _, f := range fields {
-		want := doc.AppendDeterministic(nil, w.key, f, size)
+		want := document.AppendDeterministic(nil, w.key, f, size)
 		if got[f] != string(want) {
 			return fmt.Errorf("verify %s: field %s differs from the value written", w.key, f)
 		}

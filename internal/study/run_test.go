@@ -10,7 +10,7 @@ import (
 
 	"github.com/docbench/docbench/internal/db"
 	_ "github.com/docbench/docbench/internal/db/all"
-	"github.com/docbench/docbench/internal/doc"
+	"github.com/docbench/docbench/internal/document"
 	"github.com/docbench/docbench/internal/report"
 	"github.com/docbench/docbench/internal/runner"
 	"github.com/docbench/docbench/internal/workload"
@@ -22,7 +22,7 @@ type sqlExecutor struct{ opens int }
 
 func (e *sqlExecutor) config(p *workload.Properties) (*workload.Config, error) {
 	keys, prefixes := db.Known()
-	return workload.ParseConfig(p, workload.Known{Keys: append(keys, doc.Keys()...), Prefixes: prefixes})
+	return workload.ParseConfig(p, workload.Known{Keys: append(keys, document.Keys()...), Prefixes: prefixes})
 }
 
 func (e *sqlExecutor) Validate(p *workload.Properties) error {
@@ -49,11 +49,11 @@ func (e *sqlExecutor) Phase(ctx context.Context, store db.Store, target string, 
 	if err != nil {
 		return nil, err
 	}
-	spec, err := doc.ParseSpec(cfg.Props, wl.FieldLengths(), cfg.FieldCount, cfg.FieldNamePrefix)
+	spec, err := document.ParseSpec(cfg.Props, wl.FieldLengths(), cfg.FieldCount, cfg.FieldNamePrefix)
 	if err != nil {
 		return nil, err
 	}
-	shape, err := doc.New(spec, 1)
+	shape, err := document.New(spec, 1)
 	if err != nil {
 		return nil, err
 	}

@@ -2,7 +2,7 @@
 // function of (seed, shape, key number): any worker regenerates it, which
 // makes verification possible. Encoders append to the caller's buffer and
 // allocate nothing.
-package doc
+package document
 
 import (
 	"math/rand/v2"

@@ -1,4 +1,4 @@
-package doc
+package document
 
 import (
 	"bytes"
@@ -102,6 +102,6 @@ func TestDocumentsDoc(t *testing.T) {
 		return
 	}
 	if !bytes.Equal(out, text) {
-		t.Errorf("%s: examples differ from the generators' output; run go test ./internal/doc -run TestDocumentsDoc -update", path)
+		t.Errorf("%s: examples differ from the generators' output; run go test ./internal/document -run TestDocumentsDoc -update", path)
 	}
 }
