@@ -71,7 +71,7 @@ func Compare(ts []Target) []Finding {
 		}
 		msg := "documents are found by key through different indexes: " + strings.Join(parts, "; ")
 		if unfair {
-			msg += " — the seeds' unfair setup: a whole-document or missing index against a key index"
+			msg += " — the unfair setup Dmitry Dolgov's \"Jsonb: few more stories about the performance\" (blog post, 2017) warns of: a whole-document or missing index against a key index"
 		}
 		return msg
 	}))

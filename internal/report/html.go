@@ -595,14 +595,14 @@ footer{color:var(--muted);font-size:13px;padding:24px;border-top:1px solid var(-
 <h3>Findings</h3>
 <ul class="findings">
 {{- range .Findings}}
-<li><strong>{{.Verdict}}</strong>: {{.Says}}.{{if .Measured}} Measured: {{.Measured}}.{{end}}{{if .Seed}} The seed: {{.Seed}}.{{end}}{{if .Why}} Why: {{.Why}}.{{end}}{{if .Chart}} Chart: “{{.Chart}}”.{{end}}</li>
+<li><strong>{{.Verdict}}</strong>: {{.Says}}.{{if .Measured}} Measured: {{.Measured}}.{{end}}{{if .Seed}} The source: {{.Seed}}.{{end}}{{if .Why}} Why: {{.Why}}.{{end}}{{if .Chart}} Chart: “{{.Chart}}”.{{end}}</li>
 {{- end}}
 </ul>
 {{- end}}
 {{- if or .Cites .Reported}}
 <dl class="cites">
 {{- if .Cites}}<dt>Reproduces</dt><dd>{{.Cites}}</dd>{{end}}
-{{- if .Reported}}<dt>The seed reported</dt><dd>{{.Reported}}</dd>{{end}}
+{{- if .Reported}}<dt>The source reported</dt><dd>{{.Reported}}</dd>{{end}}
 </dl>
 {{- end}}
 {{- range .Charts}}

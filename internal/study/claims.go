@@ -500,7 +500,7 @@ func markdownFindings(b *bytes.Buffer, rep *report.StudyReport, quick bool) {
 			fmt.Fprintf(b, " Measured: %s.", f.Measured)
 		}
 		if f.Seed != "" {
-			fmt.Fprintf(b, " Seed: %s.", f.Seed)
+			fmt.Fprintf(b, " The source: %s.", f.Seed)
 		}
 		if f.Why != "" {
 			fmt.Fprintf(b, " Why: %s.", f.Why)
@@ -577,7 +577,7 @@ func logFindings(w io.Writer, dir string) {
 			fmt.Fprintf(w, " — measured %s", x.Measured)
 		}
 		if x.Seed != "" {
-			fmt.Fprintf(w, "; seed: %s", x.Seed)
+			fmt.Fprintf(w, "; the source: %s", x.Seed)
 		}
 		if x.Why != "" {
 			fmt.Fprintf(w, " (%s)", x.Why)

@@ -498,7 +498,7 @@ func (d *Data) markdown(rep *report.StudyReport) []byte {
 		fmt.Fprintf(&b, "Reproduces: %s\n\n", f.Cites)
 	}
 	if f.Reported != "" {
-		fmt.Fprintf(&b, "The seed reported: %s\n\n", f.Reported)
+		fmt.Fprintf(&b, "The source reported: %s\n\n", f.Reported)
 	}
 	if d.Manifest.Quick {
 		b.WriteString("**Quick run** (`--quick`): a smoke run, not numbers to quote.\n\n")

@@ -58,7 +58,7 @@ var meanings = map[string]string{
 	"queryproportion":     "docbench: share of secondary queries (QUERY-…)",
 	"querykind":           "docbench: field, contains, array, range, aggregate or descendant (a key at any depth)",
 	"query.path":          "docbench: the path a query filters on",
-	"query.form":          "docbench: contains queries as path @> value (path) or the whole document @> a fragment built from the path (document), as the seeds write it",
+	"query.form":          "docbench: contains queries as path @> value (path) or the whole document @> a fragment built from the path (document), as Oleg Bartunov and Ivan Panchenko's talk \"NoSQL Postgres\" (PGDay Saint Petersburg 2017) writes it",
 	"query.limit":         "docbench: rows a query returns at most",
 	"query.offset":        "docbench: rows a query skips",
 	"query.aggpath":       "docbench: the path an aggregate query computes over",
