@@ -10,7 +10,7 @@ import (
 	"github.com/spf13/pflag"
 )
 
-// Exit statuses (README, "Exit codes").
+// Exit statuses (docs/commands.md, "Exit codes").
 const (
 	exitFailed      = 1   // a run or command failed
 	exitUsage       = 2   // a bad flag, property, target, command or file

@@ -16,7 +16,7 @@ import (
 )
 
 // TestCommandLineMistakes: every ordinary mistake gets one line, in a
-// user's words, and exit status 2 (README, "Exit codes").
+// user's words, and exit status 2 (docs/commands.md, "Exit codes").
 func TestCommandLineMistakes(t *testing.T) {
 	for _, tc := range []struct {
 		args []string
