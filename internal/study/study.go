@@ -6,8 +6,8 @@
 //
 //	name: concurrency
 //	title: Workloads A and C over 1…N clients
-//	cites: seed 001 — what it reproduces
-//	reported: what the seed reported
+//	cites: author, title, venue, year, link — what it reproduces
+//	reported: what that source reported
 //	targets:                      # default: postgres:embedded and SQLite
 //	  - {name: postgres, target: postgres:embedded, properties: {layout: column}}
 //	  - {name: sqlite, target: "sqlite:study.sqlite"}   # relative: in the study directory

@@ -12,7 +12,8 @@ import (
 	"github.com/docbench/docbench/internal/db"
 )
 
-// doctype=hstore: the seeds' "jsonb vs hstore" (seed 001). hstore is a flat
+// doctype=hstore: "jsonb vs hstore" of Bartunov and Panchenko, "NoSQL Postgres"
+// (PGDay Saint Petersburg 2017). hstore is a flat
 // map of text keys to text values (or NULL), so it holds flat documents only
 // (YCSB's fieldN strings, document.shape=flat). Writes convert the JSON
 // document to hstore's text form in Go (no server-side conversion is timed);

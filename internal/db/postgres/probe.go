@@ -214,9 +214,10 @@ func oneLine(err error) string { return strings.Join(strings.Fields(err.Error())
 // few enough that deTOASTing them for their raw length stays cheap.
 const toastSample = 1000
 
-// probeToast says how the documents are stored (seed 003's "how is it
-// stored"): the shares of a sample stored inline uncompressed, compressed
-// in line, and out of line in the TOAST table (pg_column_compression;
+// probeToast says how the documents are stored (the "how is it stored" of
+// Bartunov and Glukhov, "Understanding JSONB Performance", PGConf.NYC 2021):
+// the shares of a sample stored inline uncompressed, compressed in line, and
+// out of line in the TOAST table (pg_column_compression;
 // pg_column_toast_chunk_id, PostgreSQL 17+), and their stored size against
 // their raw JSON length (pg_column_size against octet_length of the text).
 func (s *store) probeToast(ctx context.Context, snap *db.Snapshot) error {
