@@ -119,6 +119,7 @@ type spec struct {
 	opts     runner.Options
 	quiet    bool // no status output (quickstart prints its own)
 	recreate bool
+	by       string // the command marked on the table a load creates (db.Mark)
 	shard    shardSpec
 	// thresholds are checked on the result; hdrLog is the --hdr-log path.
 	thresholds []report.Threshold
@@ -283,14 +284,15 @@ func (a *app) runPhase(ctx context.Context, store db.Store, sp *spec, cfg *workl
 			fmt.Fprintf(a.stderr, "note: %s\n", n)
 		}
 	}
+	schema := markedSchema(plan.Schema(), sp.by, wl, cfg.Props)
 	switch {
 	case sp.recreate && sp.shard.shard.Sharded():
-		if err := setupShared(ctx, store, plan.Schema()); err != nil {
-			return nil, err
+		if err := setupShared(ctx, store, schema); err != nil {
+			return nil, notOurs(err)
 		}
 	case sp.recreate:
-		if err := store.Setup(ctx, plan.Schema(), true); err != nil {
-			return nil, err
+		if err := store.Setup(ctx, schema, true); err != nil {
+			return nil, notOurs(err)
 		}
 	}
 	info, err := store.Info(ctx)

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"hash/fnv"
 	"io"
 	"os"
 	"path/filepath"
@@ -39,6 +40,9 @@ type Options struct {
 	Quick        bool     // shrink to a smoke run
 	ExtraTargets []string // -t targets added to the study's
 	Log          io.Writer
+	// Keep keeps the study's tables on its targets; by default each is
+	// dropped when the study is done with it.
+	Keep bool
 	// dropCaches replaces dropCaches in tests (which must not drop the
 	// page cache of a shared machine).
 	dropCaches func() string
@@ -200,8 +204,26 @@ func (f *File) props(t TargetSpec, w *WorkloadSpec, point []KV, source string) (
 	if threads > 0 {
 		p.Set("threadcount", strconv.Itoa(threads), source+": threads")
 	}
+	if !f.setsProperty("table", t, w, point) {
+		p.Set("table", f.table(t), source+": (the study's own table)")
+	}
 	return p, files, nil
 }
+
+// table is the study's own table on target t, unless the study names one:
+// never the table a `docbench load` filled (usertable), and one per target
+// of the study, as two targets may share a server.
+func (f *File) table(t TargetSpec) string {
+	name := strings.Trim(unsafeTable.ReplaceAllString(strings.ToLower("study_"+f.Name+"_"+t.Name), "_"), "_")
+	if len(name) > 40 { // PostgreSQL cuts identifiers at 63 bytes: room for index names
+		h := fnv.New32a()
+		h.Write([]byte(name))
+		name = fmt.Sprintf("%s_%08x", name[:31], h.Sum32())
+	}
+	return name
+}
+
+var unsafeTable = regexp.MustCompile(`[^a-z0-9_]+`)
 
 // runProps are the properties of a run phase: a study's runs last its
 // duration, so the workload file's operationcount applies only when the
@@ -479,9 +501,13 @@ func (r *studyRun) runGroup(ctx context.Context, t TargetSpec, points [][]KV) er
 		return skipped(g.notApplicable(oneLine(err)))
 	}
 	defer func() {
-		if g.store != nil {
-			g.store.Close()
+		if g.store == nil {
+			return
 		}
+		if !r.opts.Keep {
+			g.drop()
+		}
+		g.store.Close()
 	}()
 	g.dir = filepath.Join("results", unsafeChars.ReplaceAllString(t.Name, "_"), pointID(points[0]))
 	if err := g.reload(ctx, 1); err != nil {
@@ -497,6 +523,23 @@ func (r *studyRun) runGroup(ctx context.Context, t TargetSpec, points [][]KV) er
 		}
 	}
 	return nil
+}
+
+// drop drops the group's table, unless docbench did not create it (a
+// table the study names, made by its user): the study cleans up after
+// itself, and says when it cannot.
+func (g *group) drop() {
+	d, ok := g.store.(db.Dropper)
+	if !ok {
+		return
+	}
+	table, _ := g.loadProps.Get("table")
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute) // also after an interrupt
+	defer cancel()
+	var notOurs *db.ErrNotOurs
+	if err := d.Drop(ctx, table); err != nil && !errors.As(err, &notOurs) {
+		g.logf("%s: table %s not dropped: %s", g.t.Name, table, oneLine(err))
+	}
 }
 
 // notApplicable records every point of the group as not applicable; it
@@ -528,6 +571,10 @@ func (g *group) load(ctx context.Context, round int) error {
 		if werr := writeResult(g.opts.Out, run.File, res); werr != nil {
 			return werr
 		}
+	}
+	var notOurs *db.ErrNotOurs
+	if errors.As(err, &notOurs) {
+		return err // a table of the user's: the study stops, and touches nothing
 	}
 	if err != nil && ctx.Err() == nil {
 		return g.notApplicable("load: " + oneLine(err))

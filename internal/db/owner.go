@@ -1,0 +1,110 @@
+package db
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"time"
+)
+
+// Mark is what docbench records on every table (collection) it creates, so
+// that it drops only its own: which command created it, when, and the
+// parameters of the load. PostgreSQL and MariaDB keep it as the table's
+// comment, SQLite in a table docbench_tables, MongoDB in a collection
+// docbench_collections.
+type Mark struct {
+	// By is the command that created the table: "docbench load",
+	// "docbench study NAME".
+	By      string    `json:"by"`
+	Created time.Time `json:"created"`
+	// Records is the number of records the load was to insert.
+	Records int64 `json:"records,omitempty"`
+	// Properties are the load's properties that shape its data.
+	Properties map[string]string `json:"properties,omitempty"`
+}
+
+// markPrefix begins every mark's text: what makes a comment docbench's.
+const markPrefix = "created by docbench: "
+
+// maxMark bounds a mark's text: MariaDB's table comments hold 2,048 bytes.
+const maxMark = 2000
+
+// Text is the mark as stored: a line a person reads, then the JSON.
+func (m Mark) Text() string {
+	if m.By == "" {
+		m.By = "docbench"
+	}
+	if m.Created.IsZero() {
+		m.Created = time.Now()
+	}
+	m.Created = m.Created.UTC().Truncate(time.Second)
+	b, _ := json.Marshal(m)
+	if len(b)+len(markPrefix) > maxMark {
+		m.Properties = nil
+		b, _ = json.Marshal(m)
+	}
+	return markPrefix + string(b)
+}
+
+// ParseMark reads a mark's text; ok is false for any other text (a comment
+// of the user's, none at all).
+func ParseMark(text string) (m Mark, ok bool) {
+	rest, found := strings.CutPrefix(text, markPrefix)
+	if !found || json.Unmarshal([]byte(rest), &m) != nil || !strings.HasPrefix(m.By, "docbench") {
+		return Mark{}, false
+	}
+	return m, true
+}
+
+// Describe says what the mark records, e.g. "9,000 records loaded
+// 2026-11-25 06:30 UTC by docbench load".
+func (m Mark) Describe() string {
+	when := m.Created.UTC().Format("2006-01-02 15:04 MST")
+	if m.Records > 0 {
+		return fmt.Sprintf("%s records loaded %s by %s", Thousands(m.Records), when, m.By)
+	}
+	return fmt.Sprintf("created %s by %s", when, m.By)
+}
+
+// Replacing is the line a backend logs when it drops a table of docbench's
+// to create it again.
+func Replacing(table string, m Mark) string {
+	return fmt.Sprintf("replacing %s: %s", table, m.Describe())
+}
+
+// Thousands formats n with commas: 9000 → "9,000".
+func Thousands(n int64) string {
+	s := fmt.Sprint(n)
+	neg := strings.HasPrefix(s, "-")
+	s = strings.TrimPrefix(s, "-")
+	var b strings.Builder
+	for i, c := range s {
+		if i > 0 && (len(s)-i)%3 == 0 {
+			b.WriteByte(',')
+		}
+		b.WriteRune(c)
+	}
+	if neg {
+		return "-" + b.String()
+	}
+	return b.String()
+}
+
+// ErrNotOurs is returned by Setup and Drop for a table (collection) that
+// exists and carries no mark of docbench's: docbench leaves it alone.
+type ErrNotOurs struct {
+	// Table names it as the user knows it (schema.table, database.collection).
+	Table string
+}
+
+func (e *ErrNotOurs) Error() string {
+	return e.Table + " exists and was not created by docbench; choose another table (-p table=NAME) or drop it yourself"
+}
+
+// Dropper is a Store that drops a table of docbench's when it is done with
+// it (a study's tables). A table that does not exist is no error; one that
+// docbench did not create is *ErrNotOurs and stays.
+type Dropper interface {
+	Drop(ctx context.Context, table string) error
+}
