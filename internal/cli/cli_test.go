@@ -354,7 +354,7 @@ func TestStudyBadFile(t *testing.T) {
 	file := filepath.Join(t.TempDir(), "bad.yaml")
 	os.WriteFile(file, []byte("workloads: [{workload: workloada}]\nrounds: many\nfrob: 1\n"), 0o644)
 	_, stderr, code := docbench(t, "study", file)
-	if code != 2 || !strings.Contains(stderr, "bad.yaml:3: unknown key \"frob\"") || !strings.Contains(stderr, "line 2") {
+	if code != 2 || !strings.Contains(stderr, "bad.yaml:3:1: unknown key \"frob\"") || !strings.Contains(stderr, "bad.yaml:2:9: rounds: want a whole number, not \"many\"") {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
 	_, stderr, code = docbench(t, "study", "no-such-study")

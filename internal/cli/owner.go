@@ -35,10 +35,12 @@ var dataProps = map[string]bool{
 	"index": true, "secondaryindex": true,
 }
 
-// notOurs makes a table docbench did not create a usage error (exit 2).
+// notOurs makes a table docbench did not create, or a target that cannot
+// be, a usage error (exit 2).
 func notOurs(err error) error {
 	var no *db.ErrNotOurs
-	if errors.As(err, &no) {
+	var bad *db.BadTarget
+	if errors.As(err, &no) || errors.As(err, &bad) {
 		return &ExitError{Code: exitUsage, Err: err}
 	}
 	return err

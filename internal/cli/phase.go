@@ -131,6 +131,9 @@ func (a *app) specFromFlags(cmd *cobra.Command, phase runner.Phase, f *phaseFlag
 	if err != nil {
 		return nil, err
 	}
+	if err := nonNegative(map[string]time.Duration{"warmup": f.warmup, "duration": f.duration}); err != nil {
+		return nil, err
+	}
 	fl := cmd.Flags()
 	if fl.Changed("threads") {
 		props.Set("threadcount", strconv.Itoa(f.threads), "--threads")
@@ -247,7 +250,8 @@ func (a *app) open(ctx context.Context, target string, cfg *workload.Config, exi
 		return nil, &ExitError{Code: exitUsage, Err: err}
 	}
 	logf := func(format string, args ...any) { fmt.Fprintf(a.stderr, format+"\n", args...) }
-	return db.Open(ctx, db.Config{Target: target, Props: cfg.Props, Threads: int(cfg.ThreadCount), Log: logf, Existing: existing})
+	st, err := db.Open(ctx, db.Config{Target: target, Props: cfg.Props, Threads: int(cfg.ThreadCount), Log: logf, Existing: existing})
+	return st, notOurs(err)
 }
 
 // notLoaded turns a backend's ErrNoTable into the command that loads the

@@ -76,9 +76,14 @@ round), results.csv, summary.md and report.html.`,
 			}
 			if out == "" {
 				out = filepath.Join("docbench-results", f.Name+"-"+time.Now().UTC().Format("20060102-150405"))
+			} else if err := checkOutParent(out); err != nil {
+				return err
 			}
 			if err := checkOutDir(out, force); err != nil {
 				return err
+			}
+			if err := study.Validate(f, executor{a}, study.Options{Out: out, Quick: quick, ExtraTargets: targets}); err != nil {
+				return &ExitError{Code: exitUsage, Err: err}
 			}
 			if err := a.preflight(cmd.Context(), f, targets); err != nil {
 				return err

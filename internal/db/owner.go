@@ -102,6 +102,14 @@ func (e *ErrNotOurs) Error() string {
 	return e.Table + " exists and was not created by docbench; choose another table (-p table=NAME) or drop it yourself"
 }
 
+// BadTarget is a target that cannot be what it names, whatever the server
+// does (a database file in a directory that does not exist): the user's
+// mistake to correct, not a failure of the run.
+type BadTarget struct{ Err error }
+
+func (e *BadTarget) Error() string { return e.Err.Error() }
+func (e *BadTarget) Unwrap() error { return e.Err }
+
 // Dropper is a Store that drops a table of docbench's when it is done with
 // it (a study's tables). A table that does not exist is no error; one that
 // docbench did not create is *ErrNotOurs and stays.

@@ -293,10 +293,14 @@ func Execute(ctx context.Context, f *File, ex Executor, opts Options) (*Manifest
 		f.ApplyQuick()
 	}
 	r := &studyRun{f: f, ex: ex, opts: opts}
-	if err := r.begin(); err != nil {
+	r.begin()
+	if err := r.validate(); err != nil {
+		return nil, err // before the study directory exists: nothing left behind
+	}
+	if err := os.MkdirAll(filepath.Join(opts.Out, "results"), 0o755); err != nil {
 		return nil, err
 	}
-	if err := r.validate(); err != nil {
+	if err := report.WriteFileAtomic(filepath.Join(opts.Out, "study.yaml"), f.Raw); err != nil {
 		return nil, err
 	}
 	m := r.m
@@ -325,6 +329,17 @@ func Execute(ctx context.Context, f *File, ex Executor, opts Options) (*Manifest
 		r.logf("INCOMPLETE: %s; every artefact in %s says so", m.Incomplete, opts.Out)
 	}
 	return m, runErr
+}
+
+// Validate checks every phase the study would run (with opts's targets and
+// quick mode), touching nothing: Execute does it too, first.
+func Validate(f *File, ex Executor, opts Options) error {
+	if opts.Quick {
+		f.ApplyQuick()
+	}
+	r := &studyRun{f: f, ex: ex, opts: opts}
+	r.begin()
+	return r.validate()
 }
 
 // studyRun is a study being executed: what it runs, its manifest and its
@@ -356,16 +371,10 @@ func (r *studyRun) save() error {
 	return report.WriteFileAtomic(filepath.Join(r.opts.Out, "runs.json"), append(b, '\n'))
 }
 
-// begin makes the study directory, settles the targets (the study's or the
-// default ones, and those added with -t) and starts the manifest.
-func (r *studyRun) begin() error {
+// begin settles the targets (the study's or the default ones, and those
+// added with -t) and starts the manifest.
+func (r *studyRun) begin() {
 	f, opts := r.f, r.opts
-	if err := os.MkdirAll(filepath.Join(opts.Out, "results"), 0o755); err != nil {
-		return err
-	}
-	if err := report.WriteFileAtomic(filepath.Join(opts.Out, "study.yaml"), f.Raw); err != nil {
-		return err
-	}
 	targets := append([]TargetSpec(nil), f.Targets...)
 	if len(targets) == 0 {
 		targets = DefaultTargets()
@@ -387,7 +396,6 @@ func (r *studyRun) begin() error {
 		r.m.Targets[t.Name] = db.Redact(t.Target)
 	}
 	r.sweep = f.points()
-	return nil
 }
 
 // validate checks every combination's properties before anything runs,

@@ -86,6 +86,11 @@ func open(ctx context.Context, cfg db.Config) (db.Store, error) {
 			return nil, fmt.Errorf("target %s: %w: %s does not exist", cfg.Target, db.ErrNoTable, path)
 		}
 	}
+	if dir := filepath.Dir(path); path != ":memory:" {
+		if _, err := os.Stat(dir); errors.Is(err, fs.ErrNotExist) {
+			return nil, &db.BadTarget{Err: fmt.Errorf("target %s: directory %s does not exist: create it first (docbench creates the database file, not its directory)", cfg.Target, dir)}
+		}
+	}
 	q := url.Values{}
 	q.Set("_journal_mode", s.jmode)
 	q.Set("_synchronous", s.sync)
