@@ -163,7 +163,7 @@ func TestBadInput(t *testing.T) {
 		{[]string{"run", "-t", "null:", "-P", bad}, bad + ":2"},
 		{[]string{"run", "-t", "nosuch:x", "-P", "workloada"}, `unknown backend "nosuch"`},
 		{[]string{"run", "-t", "null:", "-P", "workloada", "--format", "xml"}, `--format "xml"`},
-		{[]string{"run", "-P", "workloada"}, `"target" not set`},
+		{[]string{"run", "-P", "workloada"}, `missing -t/--target`},
 		{[]string{"run", "-t", "null:", "-P", "workloada", "-p", "novalue"}, `novalue`},
 		{[]string{"run", "-t", "null:", "-P", "workloada", "--threads", "x"}, `--threads`},
 		{[]string{"run", "-t", "postgres://127.0.0.1:1/x?connect_timeout=2", "-P", "workloada"}, `127.0.0.1:1`},

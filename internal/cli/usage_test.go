@@ -118,9 +118,11 @@ func TestNothingTouchedOnBadInput(t *testing.T) {
 func TestResultKeptWhenOutFailsAtEnd(t *testing.T) {
 	dir := t.TempDir()
 	out := filepath.Join(dir, "sub", "r.json")
+	os.Mkdir(filepath.Join(dir, "sub"), 0o755)
 	go func() {
 		time.Sleep(300 * time.Millisecond)
-		os.WriteFile(filepath.Join(dir, "sub"), []byte("now a file"), 0o644) // MkdirAll will fail
+		os.Remove(filepath.Join(dir, "sub"))
+		os.WriteFile(filepath.Join(dir, "sub"), []byte("now a file"), 0o644) // the write will fail
 	}()
 	stdout, stderr, code := docbench(t, "run", "-t", "null:", "-P", "workloadc", "-p", "operationcount=0",
 		"--duration", "1500ms", "--status", "0", "--out", out)

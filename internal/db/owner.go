@@ -60,6 +60,9 @@ func ParseMark(text string) (m Mark, ok bool) {
 // Describe says what the mark records, e.g. "9,000 records loaded
 // 2026-11-25 06:30 UTC by docbench load".
 func (m Mark) Describe() string {
+	if m.Created.IsZero() {
+		return "created by " + m.By
+	}
 	when := m.Created.UTC().Format("2006-01-02 15:04 MST")
 	if m.Records > 0 {
 		return fmt.Sprintf("%s records loaded %s by %s", Thousands(m.Records), when, m.By)
@@ -90,6 +93,11 @@ func Thousands(n int64) string {
 	}
 	return b.String()
 }
+
+// Managed is the mark of an unmarked table on a server docbench manages
+// (postgres:embedded, mariadb:local): everything there is docbench's, the
+// tables of versions that did not mark them too.
+var Managed = Mark{By: "docbench on the server it manages"}
 
 // ErrNotOurs is returned by Setup and Drop for a table (collection) that
 // exists and carries no mark of docbench's: docbench leaves it alone.

@@ -429,6 +429,9 @@ func (s *store) mark(ctx context.Context, table string) (m db.Mark, exists, ours
 		return m, false, false, fmt.Errorf("%s: looking for %s.%s: %w", s.d.flavour(), s.dbName, table, err)
 	}
 	m, ours = db.ParseMark(comment)
+	if !ours && s.managed != nil {
+		m, ours = db.Managed, true
+	}
 	return m, true, ours, nil
 }
 

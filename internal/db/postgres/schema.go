@@ -125,6 +125,9 @@ func (s *store) mark(ctx context.Context, table string) (m db.Mark, exists, ours
 		return m, false, false, fmt.Errorf("postgres: looking for %s: %w", table, err)
 	}
 	m, ours = db.ParseMark(comment)
+	if !ours && s.managed != nil {
+		m, ours = db.Managed, true
+	}
 	return m, exists, ours, nil
 }
 
