@@ -76,6 +76,23 @@ func Replacing(table string, m Mark) string {
 	return fmt.Sprintf("replacing %s: %s", table, m.Describe())
 }
 
+// Claim decides what Setup does with its table, given whether it exists
+// and carries docbench's mark: a table of anyone else's is *ErrNotOurs;
+// with recreate, one of docbench's is to be dropped (logged as Replacing).
+// create says the table is to be created, and marked.
+func Claim(cfg Config, name string, m Mark, exists, ours, recreate bool) (drop, create bool, err error) {
+	switch {
+	case !exists:
+		return false, true, nil
+	case !ours:
+		return false, false, &ErrNotOurs{Table: name}
+	case !recreate:
+		return false, false, nil
+	}
+	cfg.Logf("%s", Replacing(name, m))
+	return true, true, nil
+}
+
 // Thousands formats n with commas: 9000 → "9,000".
 func Thousands(n int64) string {
 	s := fmt.Sprint(n)

@@ -289,12 +289,8 @@ func pointID(point []KV) string {
 // report. A point a target cannot run is recorded as not applicable and the
 // rest goes on; cancellation stops at once with what was measured kept.
 func Execute(ctx context.Context, f *File, ex Executor, opts Options) (*Manifest, error) {
-	if opts.Quick {
-		f.ApplyQuick()
-	}
-	r := &studyRun{f: f, ex: ex, opts: opts}
-	r.begin()
-	if err := r.validate(); err != nil {
+	r, err := prepare(f, ex, opts)
+	if err != nil {
 		return nil, err // before the study directory exists: nothing left behind
 	}
 	if err := os.MkdirAll(filepath.Join(opts.Out, "results"), 0o755); err != nil {
@@ -334,12 +330,18 @@ func Execute(ctx context.Context, f *File, ex Executor, opts Options) (*Manifest
 // Validate checks every phase the study would run (with opts's targets and
 // quick mode), touching nothing: Execute does it too, first.
 func Validate(f *File, ex Executor, opts Options) error {
+	_, err := prepare(f, ex, opts)
+	return err
+}
+
+// prepare applies quick mode, settles the targets and validates.
+func prepare(f *File, ex Executor, opts Options) (*studyRun, error) {
 	if opts.Quick {
 		f.ApplyQuick()
 	}
 	r := &studyRun{f: f, ex: ex, opts: opts}
 	r.begin()
-	return r.validate()
+	return r, r.validate()
 }
 
 // studyRun is a study being executed: what it runs, its manifest and its

@@ -214,19 +214,17 @@ func (s *store) Setup(ctx context.Context, sc db.Schema, recreate bool) error {
 	s.coll = s.database.Collection(sc.Table)
 	name := s.database.Name() + "." + sc.Table
 	m, exists, ours, err := s.mark(ctx, sc.Table)
-	switch {
-	case err != nil:
+	if err != nil {
 		return err
-	case exists && !ours:
-		return &db.ErrNotOurs{Table: name}
-	case exists && recreate:
-		s.cfg.Logf("%s", db.Replacing(name, m))
-		if err := s.dropCollection(ctx, sc.Table); err != nil {
-			return err
-		}
-		exists = false
 	}
-	if !exists {
+	drop, create, err := db.Claim(s.cfg, name, m, exists, ours, recreate)
+	if drop {
+		err = s.dropCollection(ctx, sc.Table)
+	}
+	if err != nil {
+		return err
+	}
+	if create {
 		// The mark first: a collection of docbench's never goes unmarked.
 		if _, err := s.database.Collection(marks).ReplaceOne(ctx, bson.D{{Key: "_id", Value: sc.Table}},
 			bson.D{{Key: "_id", Value: sc.Table}, {Key: "mark", Value: sc.Mark.Text()}},

@@ -403,18 +403,14 @@ func (s *store) Setup(ctx context.Context, sc db.Schema, recreate bool) error {
 // *db.ErrNotOurs; with recreate, one of docbench's is dropped.
 func (s *store) claim(ctx context.Context, table string, recreate bool) error {
 	m, exists, ours, err := s.mark(ctx, table)
-	switch {
-	case err != nil:
+	if err != nil {
 		return err
-	case !exists:
-		return nil
-	case !ours:
-		return &db.ErrNotOurs{Table: s.dbName + "." + table}
-	case !recreate:
-		return nil
 	}
-	s.cfg.Logf("%s", db.Replacing(s.dbName+"."+table, m))
-	return s.dropTable(ctx, table)
+	drop, _, err := db.Claim(s.cfg, s.dbName+"."+table, m, exists, ours, recreate)
+	if drop {
+		err = s.dropTable(ctx, table)
+	}
+	return err
 }
 
 // mark reads the comment of a table (a view counts as the user's).

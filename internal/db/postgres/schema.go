@@ -101,18 +101,14 @@ func (s *store) Setup(ctx context.Context, sc db.Schema, recreate bool) error {
 // to be created, and marked.
 func (s *store) claim(ctx context.Context, table, name string, recreate bool) (bool, error) {
 	m, exists, ours, err := s.mark(ctx, table)
-	switch {
-	case err != nil:
+	if err != nil {
 		return false, err
-	case !exists:
-		return true, nil
-	case !ours:
-		return false, &db.ErrNotOurs{Table: name}
-	case !recreate:
-		return false, nil
 	}
-	s.cfg.Logf("%s", db.Replacing(name, m))
-	return true, s.dropOwned(ctx, table, name)
+	drop, create, err := db.Claim(s.cfg, name, m, exists, ours, recreate)
+	if drop {
+		err = s.dropOwned(ctx, table, name)
+	}
+	return create, err
 }
 
 // mark reads the mark on a table (quoted, schema-qualified): whether it

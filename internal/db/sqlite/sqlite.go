@@ -115,23 +115,21 @@ func (s *store) Setup(ctx context.Context, sc db.Schema, recreate bool) error {
 	s.table = sc.Table
 	t := quote(sc.Table)
 	m, exists, ours, err := s.mark(ctx, sc.Table)
-	switch {
-	case err != nil:
+	if err != nil {
 		return err
-	case exists && !ours:
-		return &db.ErrNotOurs{Table: sc.Table + " in " + s.path}
-	case exists && recreate:
-		s.cfg.Logf("%s", db.Replacing(sc.Table+" in "+s.path, m))
-		if err := s.dropTable(ctx, sc.Table); err != nil {
-			return err
-		}
-		exists = false
+	}
+	drop, create, err := db.Claim(s.cfg, sc.Table+" in "+s.path, m, exists, ours, recreate)
+	if drop {
+		err = s.dropTable(ctx, sc.Table)
+	}
+	if err != nil {
+		return err
 	}
 	typ := "BLOB"
 	if s.doctype == "text" {
 		typ = "TEXT"
 	}
-	if !exists {
+	if create {
 		// The table and its mark are made together.
 		tx, err := s.db.BeginTx(ctx, nil)
 		if err != nil {
