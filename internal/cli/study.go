@@ -88,6 +88,9 @@ round), results.csv, summary.md and report.html.`,
 			if err := a.preflight(cmd.Context(), f, targets); err != nil {
 				return err
 			}
+			if err := study.CheckTables(cmd.Context(), f, executor{a}, study.Options{Out: out, Quick: quick, ExtraTargets: targets}); err != nil {
+				return notOurs(err)
+			}
 			return prof.profiled(func() error { return a.runStudy(cmd.Context(), f, out, quick, keep, targets) })
 		},
 	}

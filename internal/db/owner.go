@@ -135,9 +135,13 @@ type BadTarget struct{ Err error }
 func (e *BadTarget) Error() string { return e.Err.Error() }
 func (e *BadTarget) Unwrap() error { return e.Err }
 
-// Dropper is a Store that drops a table of docbench's when it is done with
-// it (a study's tables). A table that does not exist is no error; one that
-// docbench did not create is *ErrNotOurs and stays.
-type Dropper interface {
+// TableOwner is a Store that tells and drops the tables docbench created
+// (a study checks its tables before it starts, and drops them when done).
+type TableOwner interface {
+	// Owns returns nil when table does not exist or is docbench's, and
+	// *ErrNotOurs otherwise.
+	Owns(ctx context.Context, table string) error
+	// Drop drops table when it is docbench's. A table that does not exist
+	// is no error; one that docbench did not create is *ErrNotOurs and stays.
 	Drop(ctx context.Context, table string) error
 }

@@ -334,6 +334,41 @@ func Validate(f *File, ex Executor, opts Options) error {
 	return err
 }
 
+// CheckTables refuses, before anything is written, a study whose table on
+// a server named by URL exists and is not docbench's (*db.ErrNotOurs): its
+// load would stop there. Managed servers and database files are left to
+// the run (opening a file would create it). A target that does not open is
+// left to the run too, which says why.
+func CheckTables(ctx context.Context, f *File, ex Executor, opts Options) error {
+	r, err := prepare(f, ex, opts)
+	if err != nil {
+		return err
+	}
+	for _, t := range r.targets {
+		if !strings.Contains(t.Target, "://") {
+			continue
+		}
+		p, _, err := f.props(t, &f.Workloads[0], r.sweep[0], f.Source)
+		if err != nil {
+			return err
+		}
+		st, err := ex.Open(ctx, t.Target, p)
+		if err != nil {
+			continue
+		}
+		if o, ok := st.(db.TableOwner); ok {
+			table, _ := p.Get("table")
+			err = o.Owns(ctx, table)
+		}
+		st.Close()
+		var notOurs *db.ErrNotOurs
+		if errors.As(err, &notOurs) {
+			return err
+		}
+	}
+	return nil
+}
+
 // prepare applies quick mode, settles the targets and validates.
 func prepare(f *File, ex Executor, opts Options) (*studyRun, error) {
 	if opts.Quick {
@@ -539,7 +574,7 @@ func (r *studyRun) runGroup(ctx context.Context, t TargetSpec, points [][]KV) er
 // table the study names, made by its user): the study cleans up after
 // itself, and says when it cannot.
 func (g *group) drop() {
-	d, ok := g.store.(db.Dropper)
+	d, ok := g.store.(db.TableOwner)
 	if !ok {
 		return
 	}

@@ -45,8 +45,15 @@ func RunOwner(t *testing.T, o Owner) {
 	if err := o.Store.Setup(ctx, schema("orders"), false); !errors.As(err, &notOurs) {
 		t.Fatalf("Setup (no recreate) over the user's table: %v, want *db.ErrNotOurs", err)
 	}
-	if err := o.Store.(db.Dropper).Drop(ctx, "orders"); !errors.As(err, &notOurs) {
+	owner := o.Store.(db.TableOwner)
+	if err := owner.Drop(ctx, "orders"); !errors.As(err, &notOurs) {
 		t.Fatalf("Drop of the user's table: %v, want *db.ErrNotOurs", err)
+	}
+	if err := owner.Owns(ctx, "orders"); !errors.As(err, &notOurs) {
+		t.Fatalf("Owns of the user's table: %v, want *db.ErrNotOurs", err)
+	}
+	if err := owner.Owns(ctx, "nosuch"); err != nil {
+		t.Fatalf("Owns of a table that does not exist: %v", err)
 	}
 	if n := o.Rows(t, "orders"); n != 1 {
 		t.Fatalf("the user's table holds %d records after docbench refused it, want 1", n)
@@ -58,6 +65,9 @@ func RunOwner(t *testing.T, o Owner) {
 	}
 	if err := o.Store.Setup(ctx, schema("owned"), false); err != nil {
 		t.Fatalf("Setup (no recreate) over docbench's table: %v", err)
+	}
+	if err := owner.Owns(ctx, "owned"); err != nil {
+		t.Fatalf("Owns of docbench's table: %v", err)
 	}
 	if n := o.Rows(t, "owned"); n != 1 {
 		t.Fatalf("Setup without recreate left %d records, want 1", n)
@@ -72,14 +82,13 @@ func RunOwner(t *testing.T, o Owner) {
 	if n := o.Rows(t, "owned"); n != 0 {
 		t.Errorf("recreated table holds %d records, want 0", n)
 	}
-	d := o.Store.(db.Dropper)
-	if err := d.Drop(ctx, "owned"); err != nil {
+	if err := owner.Drop(ctx, "owned"); err != nil {
 		t.Fatalf("Drop of docbench's table: %v", err)
 	}
 	if n := o.Rows(t, "owned"); n != -1 {
 		t.Errorf("after Drop the table still exists (%d records)", n)
 	}
-	if err := d.Drop(ctx, "owned"); err != nil {
+	if err := owner.Drop(ctx, "owned"); err != nil {
 		t.Errorf("Drop of a table that is gone: %v", err)
 	}
 	if n := o.Rows(t, "orders"); n != 1 {

@@ -293,6 +293,19 @@ func (s *store) dropCollection(ctx context.Context, coll string) error {
 	return nil
 }
 
+var _ db.TableOwner = (*store)(nil)
+
+// Owns reports *db.ErrNotOurs for a table that exists and that docbench
+// did not create.
+func (s *store) Owns(ctx context.Context, table string) error {
+	m, exists, ours, err := s.mark(ctx, table)
+	if err != nil {
+		return err
+	}
+	_, _, err = db.Claim(s.cfg, s.database.Name()+"."+table, m, exists, ours, false)
+	return err
+}
+
 // Drop drops the collection table when docbench created it.
 func (s *store) Drop(ctx context.Context, table string) error {
 	_, exists, ours, err := s.mark(ctx, table)

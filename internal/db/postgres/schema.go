@@ -168,6 +168,19 @@ func (s *store) dropTable(ctx context.Context, table, name string) error {
 	return nil
 }
 
+var _ db.TableOwner = (*store)(nil)
+
+// Owns reports *db.ErrNotOurs for a table that exists and that docbench
+// did not create.
+func (s *store) Owns(ctx context.Context, table string) error {
+	m, exists, ours, err := s.mark(ctx, pgx.Identifier{s.schema, table}.Sanitize())
+	if err != nil {
+		return err
+	}
+	_, _, err = db.Claim(s.cfg, s.schema+"."+table, m, exists, ours, false)
+	return err
+}
+
 // Drop drops table (in the store's schema) when docbench created it.
 func (s *store) Drop(ctx context.Context, table string) error {
 	q := pgx.Identifier{s.schema, table}.Sanitize()

@@ -188,6 +188,19 @@ func (s *store) dropTable(ctx context.Context, table string) error {
 	return nil
 }
 
+var _ db.TableOwner = (*store)(nil)
+
+// Owns reports *db.ErrNotOurs for a table that exists and that docbench
+// did not create.
+func (s *store) Owns(ctx context.Context, table string) error {
+	m, exists, ours, err := s.mark(ctx, table)
+	if err != nil {
+		return err
+	}
+	_, _, err = db.Claim(s.cfg, table+" in "+s.path, m, exists, ours, false)
+	return err
+}
+
 // Drop drops table when docbench created it.
 func (s *store) Drop(ctx context.Context, table string) error {
 	_, exists, ours, err := s.mark(ctx, table)
