@@ -54,7 +54,12 @@ unprivileged account that cannot enter /root) and the user's cache directory
 			for _, e := range removed {
 				total += e.Bytes
 			}
-			fmt.Fprintf(a.stdout, "%s: removed %d entries, %s\n", dir, len(removed), bytesText(total))
+			switch {
+			case len(removed) == 0 && err == nil:
+				fmt.Fprintf(a.stdout, "nothing to remove: %s is empty\n", dir)
+			case len(removed) > 0:
+				fmt.Fprintf(a.stdout, "removed %s from %s (%s)\n", bytesText(total), dir, plural(len(removed), "entry", "entries"))
+			}
 			return err
 		},
 	}

@@ -163,7 +163,7 @@ func TestBadInput(t *testing.T) {
 		{[]string{"run", "-t", "null:", "-P", bad}, bad + ":2"},
 		{[]string{"run", "-t", "nosuch:x", "-P", "workloada"}, `unknown backend "nosuch"`},
 		{[]string{"run", "-t", "null:", "-P", "workloada", "--format", "xml"}, `--format "xml"`},
-		{[]string{"run", "-P", "workloada"}, `"target" not set`},
+		{[]string{"run", "-P", "workloada"}, `missing -t/--target`},
 		{[]string{"run", "-t", "null:", "-P", "workloada", "-p", "novalue"}, `novalue`},
 		{[]string{"run", "-t", "null:", "-P", "workloada", "--threads", "x"}, `--threads`},
 		{[]string{"run", "-t", "postgres://127.0.0.1:1/x?connect_timeout=2", "-P", "workloada"}, `127.0.0.1:1`},
@@ -354,7 +354,7 @@ func TestStudyBadFile(t *testing.T) {
 	file := filepath.Join(t.TempDir(), "bad.yaml")
 	os.WriteFile(file, []byte("workloads: [{workload: workloada}]\nrounds: many\nfrob: 1\n"), 0o644)
 	_, stderr, code := docbench(t, "study", file)
-	if code != 2 || !strings.Contains(stderr, "bad.yaml:3: unknown key \"frob\"") || !strings.Contains(stderr, "line 2") {
+	if code != 2 || !strings.Contains(stderr, "bad.yaml:3:1: unknown key \"frob\"") || !strings.Contains(stderr, "bad.yaml:2:9: rounds: want a whole number, not \"many\"") {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
 	_, stderr, code = docbench(t, "study", "no-such-study")

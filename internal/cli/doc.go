@@ -145,8 +145,9 @@ func (a *app) verify(ctx context.Context, store db.Store, wl *workload.Workload,
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(a.stdout, "verified %d records: %d intact, %d updated, %d missing, %d corrupt\n",
-		v.Records, v.Intact, v.Updated, v.Missing, v.Corrupt)
+	n := func(v int64) string { return db.Thousands(v) }
+	fmt.Fprintf(a.stdout, "verified %s records: %s intact, %s updated, %s missing, %s corrupt\n",
+		n(v.Records), n(v.Intact), n(v.Updated), n(v.Missing), n(v.Corrupt))
 	if !v.OK() {
 		return &ExitError{Code: 1, Err: fmt.Errorf("verify: %d missing and %d corrupt records (first corrupt: %v)", v.Missing, v.Corrupt, v.FirstCorrupt)}
 	}

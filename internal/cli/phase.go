@@ -119,6 +119,7 @@ type spec struct {
 	opts     runner.Options
 	quiet    bool // no status output (quickstart prints its own)
 	recreate bool
+	by       string // the command marked on the table a load creates (db.Mark)
 	shard    shardSpec
 	// thresholds are checked on the result; hdrLog is the --hdr-log path.
 	thresholds []report.Threshold
@@ -128,6 +129,9 @@ type spec struct {
 func (a *app) specFromFlags(cmd *cobra.Command, phase runner.Phase, f *phaseFlags) (*spec, error) {
 	props, err := propsFromFlags(f.workloads, f.props)
 	if err != nil {
+		return nil, err
+	}
+	if err := nonNegative(map[string]time.Duration{"warmup": f.warmup, "duration": f.duration}); err != nil {
 		return nil, err
 	}
 	fl := cmd.Flags()
@@ -246,7 +250,8 @@ func (a *app) open(ctx context.Context, target string, cfg *workload.Config, exi
 		return nil, &ExitError{Code: exitUsage, Err: err}
 	}
 	logf := func(format string, args ...any) { fmt.Fprintf(a.stderr, format+"\n", args...) }
-	return db.Open(ctx, db.Config{Target: target, Props: cfg.Props, Threads: int(cfg.ThreadCount), Log: logf, Existing: existing})
+	st, err := db.Open(ctx, db.Config{Target: target, Props: cfg.Props, Threads: int(cfg.ThreadCount), Log: logf, Existing: existing})
+	return st, notOurs(err)
 }
 
 // notLoaded turns a backend's ErrNoTable into the command that loads the
@@ -283,14 +288,15 @@ func (a *app) runPhase(ctx context.Context, store db.Store, sp *spec, cfg *workl
 			fmt.Fprintf(a.stderr, "note: %s\n", n)
 		}
 	}
+	schema := markedSchema(plan.Schema(), sp.by, wl, cfg.Props)
 	switch {
 	case sp.recreate && sp.shard.shard.Sharded():
-		if err := setupShared(ctx, store, plan.Schema()); err != nil {
-			return nil, err
+		if err := setupShared(ctx, store, schema); err != nil {
+			return nil, notOurs(err)
 		}
 	case sp.recreate:
-		if err := store.Setup(ctx, plan.Schema(), true); err != nil {
-			return nil, err
+		if err := store.Setup(ctx, schema, true); err != nil {
+			return nil, notOurs(err)
 		}
 	}
 	info, err := store.Info(ctx)

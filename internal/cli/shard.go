@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"strings"
@@ -77,8 +78,9 @@ func (s shardSpec) used() bool { return s.shard.Count > 0 || !s.startAt.IsZero()
 func setupShared(ctx context.Context, store db.Store, schema db.Schema) error {
 	var err error
 	for attempt := range 4 {
-		if err = store.Setup(ctx, schema, false); err == nil {
-			return nil
+		var notOurs *db.ErrNotOurs
+		if err = store.Setup(ctx, schema, false); err == nil || errors.As(err, &notOurs) {
+			return err
 		}
 		select {
 		case <-time.After(time.Duration(100*(attempt+1)) * time.Millisecond):

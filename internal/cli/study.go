@@ -47,7 +47,7 @@ func (e executor) Phase(ctx context.Context, store db.Store, target string, file
 	if err != nil {
 		return nil, err
 	}
-	sp := &spec{phase: phase, target: target, files: files, props: props, quiet: true, recreate: phase == runner.Load,
+	sp := &spec{phase: phase, target: target, files: files, props: props, quiet: true, recreate: phase == runner.Load, by: "docbench study",
 		opts: runner.Options{Phase: phase, Seed: 1, Warmup: warmup}}
 	wl, plan, err := preparePhase(cfg, sp)
 	if err != nil {
@@ -58,7 +58,7 @@ func (e executor) Phase(ctx context.Context, store db.Store, target string, file
 
 func (a *app) studyCommand() *cobra.Command {
 	var out string
-	var quick, force bool
+	var quick, force, keep bool
 	var targets []string
 	var prof profileFlags
 	cmd := &cobra.Command{
@@ -76,14 +76,22 @@ round), results.csv, summary.md and report.html.`,
 			}
 			if out == "" {
 				out = filepath.Join("docbench-results", f.Name+"-"+time.Now().UTC().Format("20060102-150405"))
+			} else if err := checkOutParent(out); err != nil {
+				return err
 			}
 			if err := checkOutDir(out, force); err != nil {
 				return err
 			}
+			if err := study.Validate(f, executor{a}, study.Options{Out: out, Quick: quick, ExtraTargets: targets}); err != nil {
+				return &ExitError{Code: exitUsage, Err: err}
+			}
 			if err := a.preflight(cmd.Context(), f, targets); err != nil {
 				return err
 			}
-			return prof.profiled(func() error { return a.runStudy(cmd.Context(), f, out, quick, targets) })
+			if err := study.CheckTables(cmd.Context(), f, executor{a}, study.Options{Out: out, Quick: quick, ExtraTargets: targets}); err != nil {
+				return notOurs(err)
+			}
+			return prof.profiled(func() error { return a.runStudy(cmd.Context(), f, out, quick, keep, targets) })
 		},
 	}
 	fl := cmd.Flags()
@@ -91,13 +99,14 @@ round), results.csv, summary.md and report.html.`,
 	fl.StringVar(&out, "out", "", "study directory (default ./docbench-results/<study>-<timestamp>/)")
 	fl.BoolVar(&quick, "quick", false, quickUsage)
 	fl.BoolVar(&force, "force", false, "write into a --out directory that is not empty")
+	fl.BoolVar(&keep, "keep", false, "keep the study's tables on its targets (by default each is dropped when the study is done with it)")
 	fl.StringArrayVarP(&targets, "target", "t", nil, "also run on this target (repeatable)")
 	return cmd
 }
 
-func (a *app) runStudy(ctx context.Context, f *study.File, out string, quick bool, targets []string) error {
+func (a *app) runStudy(ctx context.Context, f *study.File, out string, quick, keep bool, targets []string) error {
 	fmt.Fprintf(a.stderr, "docbench study %s → %s\n", f.Name, out)
-	m, err := study.Execute(ctx, f, executor{a}, study.Options{Out: out, Quick: quick, ExtraTargets: targets, Log: a.stderr})
+	m, err := study.Execute(ctx, f, executor{a}, study.Options{Out: out, Quick: quick, Keep: keep, ExtraTargets: targets, Log: a.stderr})
 	if m == nil && err != nil {
 		return &ExitError{Code: 2, Err: err} // the study's properties: nothing ran
 	}

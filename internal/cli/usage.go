@@ -8,6 +8,8 @@ import (
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
+
+	"github.com/docbench/docbench/internal/workload"
 )
 
 // Exit statuses (docs/commands.md, "Exit codes").
@@ -26,13 +28,35 @@ func usageError(root *cobra.Command, err error) error {
 	case strings.HasPrefix(msg, "unknown command"):
 		return &ExitError{Code: exitUsage, Err: errors.New(unknownCommand(msg))}
 	case strings.HasPrefix(msg, "required flag"):
-		return &ExitError{Code: exitUsage, Err: fmt.Errorf("%s (see `docbench help`)", strings.Replace(msg, "flag(s)", "flag", 1))}
+		return &ExitError{Code: exitUsage, Err: errors.New(requiredFlags(root, msg))}
 	case strings.HasPrefix(msg, "accepts "), strings.HasPrefix(msg, "requires "),
 		strings.HasPrefix(msg, "invalid argument"), strings.HasPrefix(msg, "unknown flag"),
 		strings.HasPrefix(msg, "unknown shorthand flag"), strings.HasPrefix(msg, "flag needs an argument"):
 		return &ExitError{Code: exitUsage, Err: err}
 	}
 	return err
+}
+
+var quotedFlag = regexp.MustCompile(`"([\w-]+)"`)
+
+// requiredFlags names the missing flags as they are typed, with their short
+// forms: `-t/--target TARGET`, not "target".
+func requiredFlags(root *cobra.Command, msg string) string {
+	var missing []string
+	for _, m := range quotedFlag.FindAllStringSubmatch(msg, -1) {
+		name := "--" + m[1]
+		for _, c := range root.Commands() {
+			if f := c.Flags().Lookup(m[1]); f != nil && f.Shorthand != "" {
+				name = "-" + f.Shorthand + "/" + name
+				break
+			}
+		}
+		missing = append(missing, name)
+	}
+	if len(missing) == 0 {
+		return msg + " (see `docbench help`)"
+	}
+	return fmt.Sprintf("missing %s (see `docbench help`)", strings.Join(missing, " and "))
 }
 
 // unknownCommand reformats cobra's multi-line "unknown command … Did you
@@ -54,9 +78,20 @@ func unknownCommand(msg string) string {
 
 var invalidArg = regexp.MustCompile(`^invalid argument "(.*)" for "(?:-\w, )?--([\w-]+)" flag`)
 
+var unknownFlag = regexp.MustCompile(`^unknown flag: --([\w-]+)$`)
+
 // flagError says what a flag accepts instead of quoting the parser
-// (`strconv.ParseFloat: parsing "abc": invalid syntax`).
+// (`strconv.ParseFloat: parsing "abc": invalid syntax`), and which flag an
+// unknown one may have meant.
 func flagError(c *cobra.Command, err error) string {
+	if m := unknownFlag.FindStringSubmatch(err.Error()); m != nil {
+		var names []string
+		c.Flags().VisitAll(func(f *pflag.Flag) { names = append(names, f.Name) })
+		if near := workload.Nearest(m[1], names); near != "" {
+			return fmt.Sprintf("%s (did you mean --%s?)", err, near)
+		}
+		return err.Error()
+	}
 	m := invalidArg.FindStringSubmatch(err.Error())
 	if m == nil {
 		return err.Error()

@@ -24,7 +24,7 @@ func TestCommandLineMistakes(t *testing.T) {
 	}{
 		{[]string{"runn"}, `unknown command "runn" for "docbench"; did you mean "run"?`},
 		{[]string{"--bogus"}, "unknown flag: --bogus"},
-		{[]string{"run", "-P", "workloada"}, `required flag "target" not set`},
+		{[]string{"run", "-P", "workloada"}, "missing -t/--target"},
 		{[]string{"run", "-t", "foo:x", "-P", "workloada"}, `unknown backend "foo"`},
 		{[]string{"run", "-t", "null:", "-P", "workloada", "-p", "nosuch=1"}, "nosuch"},
 		{[]string{"run", "-t", "null:", "-P", "workloada", "--rate", "abc"}, `--rate "abc": want a number`},
@@ -118,9 +118,11 @@ func TestNothingTouchedOnBadInput(t *testing.T) {
 func TestResultKeptWhenOutFailsAtEnd(t *testing.T) {
 	dir := t.TempDir()
 	out := filepath.Join(dir, "sub", "r.json")
+	os.Mkdir(filepath.Join(dir, "sub"), 0o755)
 	go func() {
 		time.Sleep(300 * time.Millisecond)
-		os.WriteFile(filepath.Join(dir, "sub"), []byte("now a file"), 0o644) // MkdirAll will fail
+		os.Remove(filepath.Join(dir, "sub"))
+		os.WriteFile(filepath.Join(dir, "sub"), []byte("now a file"), 0o644) // the write will fail
 	}()
 	stdout, stderr, code := docbench(t, "run", "-t", "null:", "-P", "workloadc", "-p", "operationcount=0",
 		"--duration", "1500ms", "--status", "0", "--out", out)
@@ -205,7 +207,7 @@ func TestCache(t *testing.T) {
 		t.Fatalf("cache: exit %d %q %q", code, out, stderr)
 	}
 	out, stderr, code = docbench(t, "cache", "clean")
-	if code != 0 || !strings.Contains(out, "removed 1 entries") {
+	if code != 0 || !strings.Contains(out, "removed 2.9 KiB from "+dir+" (1 entry)") {
 		t.Fatalf("cache clean: exit %d %q %q", code, out, stderr)
 	}
 	if _, err := os.Stat(filepath.Join(dir, "postgres-18.6.0")); err == nil {

@@ -105,6 +105,9 @@ type Schema struct {
 	// layouts that give each field a column (PostgreSQL layout=relational).
 	// Empty: every field of Fields is a string.
 	Columns []Column
+	// Mark is recorded on the table when Setup creates it; Setup drops an
+	// existing table only when it carries a mark (ErrNotOurs otherwise).
+	Mark Mark
 }
 
 // Column is a top-level document field and its JSON type.
@@ -134,7 +137,10 @@ type Index struct {
 
 // Store is an opened target.
 type Store interface {
-	// Setup creates the table (dropping an existing one when recreate is set).
+	// Setup creates the table and marks it as docbench's (Schema.Mark).
+	// With recreate it first drops an existing table that carries docbench's
+	// mark, logging db.Replacing, and refuses one that does not (*ErrNotOurs);
+	// it drops nothing else (no CASCADE).
 	Setup(ctx context.Context, s Schema, recreate bool) error
 	// NewSession opens a per-worker session.
 	NewSession(ctx context.Context) (Session, error)

@@ -308,29 +308,21 @@ func Build(o *runner.Outcome, info db.Info, target string) *Result {
 }
 
 // CheckWritable reports, before any work is done, why WriteFileAtomic(path)
-// would fail: path is a directory, or the nearest existing directory above
-// it (WriteFileAtomic creates the missing ones) cannot take a new file.
+// would fail: path is a directory, or its directory does not exist (a
+// mistyped path is said, not created) or cannot take a new file.
 func CheckWritable(path string) error {
 	if fi, err := os.Stat(path); err == nil && fi.IsDir() {
 		return fmt.Errorf("%s is a directory", path)
 	}
 	dir := filepath.Dir(path)
-	for {
-		fi, err := os.Stat(dir)
-		if err == nil {
-			if !fi.IsDir() {
-				return fmt.Errorf("%s is not a directory", dir)
-			}
-			break
-		}
-		if !errors.Is(err, fs.ErrNotExist) {
-			return err
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			break
-		}
-		dir = parent
+	fi, err := os.Stat(dir)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return fmt.Errorf("directory %s does not exist: create it first", dir)
+	case err != nil:
+		return err
+	case !fi.IsDir():
+		return fmt.Errorf("%s is not a directory", dir)
 	}
 	f, err := os.CreateTemp(dir, ".docbench-check-*")
 	if err != nil {

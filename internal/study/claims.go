@@ -304,19 +304,27 @@ func (d *Data) planProblems() []planProblem {
 			if res == nil || run.Target != pc.Target || run.Workload == "load" || (pc.Workload != "" && run.Workload != pc.Workload) || res.Server == nil {
 				continue
 			}
+			// Index names begin with their table's name: a study's own
+			// table stands where the file says usertable.
+			index := pc.Index
+			if table := res.Workload.Properties["table"]; table != "" {
+				if rest, ok := strings.CutPrefix(index, "usertable"); ok {
+					index = table + rest
+				}
+			}
 			for _, p := range res.Server.Plans {
 				if p.Op != pc.Op {
 					continue
 				}
 				seen = true
-				if bad != "" || strings.Contains(p.Access, pc.Index) {
+				if bad != "" || strings.Contains(p.Access, index) {
 					continue
 				}
 				where := pc.Target + " " + run.Workload + " " + pc.Op
-				if strings.Contains(p.Flag, "an index can serve it") && strings.Contains(p.Flag, pc.Index) {
-					bad = fmt.Sprintf("%s%s measured %s: the planner preferred it to %s, which can serve the statement (too few rows?)", planPrefix, where, p.Access, pc.Index)
+				if strings.Contains(p.Flag, "an index can serve it") && strings.Contains(p.Flag, index) {
+					bad = fmt.Sprintf("%s%s measured %s: the planner preferred it to %s, which can serve the statement (too few rows?)", planPrefix, where, p.Access, index)
 				} else {
-					bad = fmt.Sprintf("%s%s is meant to use %s; its plan is %s. %s", planPrefix, where, pc.Index, p.Access, p.Flag)
+					bad = fmt.Sprintf("%s%s is meant to use %s; its plan is %s. %s", planPrefix, where, index, p.Access, p.Flag)
 				}
 			}
 		}

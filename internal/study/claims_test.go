@@ -44,14 +44,14 @@ plans:
 		t.Fatal("accepted")
 	}
 	for _, want := range []string{
-		`c.yaml:7: claims[0]: y: "p42:READ"`,
-		`c.yaml:7: claims[0]: ratio: "about 3"`,
-		`c.yaml:8: claims[1]: y: "mean": name the operation`,
-		`c.yaml:8: claims[1]: order: needs at least two sides`,
-		`c.yaml:9: unknown key "colour" in claims`,
-		`c.yaml:9: claims[2]: says: is required`,
-		`c.yaml:9: claims[2]: a: target "nope" is not one of the study's targets`,
-		`c.yaml:11: plans[0]: needs target:, op: and index:`,
+		`c.yaml:7:5: claims[0]: y: "p42:READ"`,
+		`c.yaml:7:5: claims[0]: ratio: "about 3"`,
+		`c.yaml:8:5: claims[1]: y: "mean": name the operation`,
+		`c.yaml:8:5: claims[1]: order: needs at least two sides`,
+		`c.yaml:9:52: unknown key "colour" in claims`,
+		`c.yaml:9:5: claims[2]: says: is required`,
+		`c.yaml:9:5: claims[2]: a: target "nope" is not one of the study's targets`,
+		`c.yaml:11:5: plans[0]: needs target:, op: and index:`,
 	} {
 		if !strings.Contains(err.Error(), want) {
 			t.Errorf("missing %q in:\n%v", want, err)

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"hash/fnv"
 	"io"
 	"os"
 	"path/filepath"
@@ -39,6 +40,9 @@ type Options struct {
 	Quick        bool     // shrink to a smoke run
 	ExtraTargets []string // -t targets added to the study's
 	Log          io.Writer
+	// Keep keeps the study's tables on its targets; by default each is
+	// dropped when the study is done with it.
+	Keep bool
 	// dropCaches replaces dropCaches in tests (which must not drop the
 	// page cache of a shared machine).
 	dropCaches func() string
@@ -200,8 +204,26 @@ func (f *File) props(t TargetSpec, w *WorkloadSpec, point []KV, source string) (
 	if threads > 0 {
 		p.Set("threadcount", strconv.Itoa(threads), source+": threads")
 	}
+	if !f.setsProperty("table", t, w, point) {
+		p.Set("table", f.table(t), source+": (the study's own table)")
+	}
 	return p, files, nil
 }
+
+// table is the study's own table on target t, unless the study names one:
+// never the table a `docbench load` filled (usertable), and one per target
+// of the study, as two targets may share a server.
+func (f *File) table(t TargetSpec) string {
+	name := strings.Trim(unsafeTable.ReplaceAllString(strings.ToLower("study_"+f.Name+"_"+t.Name), "_"), "_")
+	if len(name) > 40 { // PostgreSQL cuts identifiers at 63 bytes: room for index names
+		h := fnv.New32a()
+		h.Write([]byte(name))
+		name = fmt.Sprintf("%s_%08x", name[:31], h.Sum32())
+	}
+	return name
+}
+
+var unsafeTable = regexp.MustCompile(`[^a-z0-9_]+`)
 
 // runProps are the properties of a run phase: a study's runs last its
 // duration, so the workload file's operationcount applies only when the
@@ -267,14 +289,14 @@ func pointID(point []KV) string {
 // report. A point a target cannot run is recorded as not applicable and the
 // rest goes on; cancellation stops at once with what was measured kept.
 func Execute(ctx context.Context, f *File, ex Executor, opts Options) (*Manifest, error) {
-	if opts.Quick {
-		f.ApplyQuick()
+	r, err := prepare(f, ex, opts)
+	if err != nil {
+		return nil, err // before the study directory exists: nothing left behind
 	}
-	r := &studyRun{f: f, ex: ex, opts: opts}
-	if err := r.begin(); err != nil {
+	if err := os.MkdirAll(filepath.Join(opts.Out, "results"), 0o755); err != nil {
 		return nil, err
 	}
-	if err := r.validate(); err != nil {
+	if err := report.WriteFileAtomic(filepath.Join(opts.Out, "study.yaml"), f.Raw); err != nil {
 		return nil, err
 	}
 	m := r.m
@@ -303,6 +325,58 @@ func Execute(ctx context.Context, f *File, ex Executor, opts Options) (*Manifest
 		r.logf("INCOMPLETE: %s; every artefact in %s says so", m.Incomplete, opts.Out)
 	}
 	return m, runErr
+}
+
+// Validate checks every phase the study would run (with opts's targets and
+// quick mode), touching nothing: Execute does it too, first.
+func Validate(f *File, ex Executor, opts Options) error {
+	_, err := prepare(f, ex, opts)
+	return err
+}
+
+// CheckTables refuses, before anything is written, a study whose table on
+// a server named by URL exists and is not docbench's (*db.ErrNotOurs): its
+// load would stop there. Managed servers and database files are left to
+// the run (opening a file would create it). A target that does not open is
+// left to the run too, which says why.
+func CheckTables(ctx context.Context, f *File, ex Executor, opts Options) error {
+	r, err := prepare(f, ex, opts)
+	if err != nil {
+		return err
+	}
+	for _, t := range r.targets {
+		if !strings.Contains(t.Target, "://") {
+			continue
+		}
+		p, _, err := f.props(t, &f.Workloads[0], r.sweep[0], f.Source)
+		if err != nil {
+			return err
+		}
+		st, err := ex.Open(ctx, t.Target, p)
+		if err != nil {
+			continue
+		}
+		if o, ok := st.(db.TableOwner); ok {
+			table, _ := p.Get("table")
+			err = o.Owns(ctx, table)
+		}
+		st.Close()
+		var notOurs *db.ErrNotOurs
+		if errors.As(err, &notOurs) {
+			return err
+		}
+	}
+	return nil
+}
+
+// prepare applies quick mode, settles the targets and validates.
+func prepare(f *File, ex Executor, opts Options) (*studyRun, error) {
+	if opts.Quick {
+		f.ApplyQuick()
+	}
+	r := &studyRun{f: f, ex: ex, opts: opts}
+	r.begin()
+	return r, r.validate()
 }
 
 // studyRun is a study being executed: what it runs, its manifest and its
@@ -334,16 +408,10 @@ func (r *studyRun) save() error {
 	return report.WriteFileAtomic(filepath.Join(r.opts.Out, "runs.json"), append(b, '\n'))
 }
 
-// begin makes the study directory, settles the targets (the study's or the
-// default ones, and those added with -t) and starts the manifest.
-func (r *studyRun) begin() error {
+// begin settles the targets (the study's or the default ones, and those
+// added with -t) and starts the manifest.
+func (r *studyRun) begin() {
 	f, opts := r.f, r.opts
-	if err := os.MkdirAll(filepath.Join(opts.Out, "results"), 0o755); err != nil {
-		return err
-	}
-	if err := report.WriteFileAtomic(filepath.Join(opts.Out, "study.yaml"), f.Raw); err != nil {
-		return err
-	}
 	targets := append([]TargetSpec(nil), f.Targets...)
 	if len(targets) == 0 {
 		targets = DefaultTargets()
@@ -365,7 +433,6 @@ func (r *studyRun) begin() error {
 		r.m.Targets[t.Name] = db.Redact(t.Target)
 	}
 	r.sweep = f.points()
-	return nil
 }
 
 // validate checks every combination's properties before anything runs,
@@ -479,9 +546,13 @@ func (r *studyRun) runGroup(ctx context.Context, t TargetSpec, points [][]KV) er
 		return skipped(g.notApplicable(oneLine(err)))
 	}
 	defer func() {
-		if g.store != nil {
-			g.store.Close()
+		if g.store == nil {
+			return
 		}
+		if !r.opts.Keep {
+			g.drop()
+		}
+		g.store.Close()
 	}()
 	g.dir = filepath.Join("results", unsafeChars.ReplaceAllString(t.Name, "_"), pointID(points[0]))
 	if err := g.reload(ctx, 1); err != nil {
@@ -497,6 +568,23 @@ func (r *studyRun) runGroup(ctx context.Context, t TargetSpec, points [][]KV) er
 		}
 	}
 	return nil
+}
+
+// drop drops the group's table, unless docbench did not create it (a
+// table the study names, made by its user): the study cleans up after
+// itself, and says when it cannot.
+func (g *group) drop() {
+	d, ok := g.store.(db.TableOwner)
+	if !ok {
+		return
+	}
+	table, _ := g.loadProps.Get("table")
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute) // also after an interrupt
+	defer cancel()
+	var notOurs *db.ErrNotOurs
+	if err := d.Drop(ctx, table); err != nil && !errors.As(err, &notOurs) {
+		g.logf("%s: table %s not dropped: %s", g.t.Name, table, oneLine(err))
+	}
 }
 
 // notApplicable records every point of the group as not applicable; it
@@ -528,6 +616,10 @@ func (g *group) load(ctx context.Context, round int) error {
 		if werr := writeResult(g.opts.Out, run.File, res); werr != nil {
 			return werr
 		}
+	}
+	var notOurs *db.ErrNotOurs
+	if errors.As(err, &notOurs) {
+		return err // a table of the user's: the study stops, and touches nothing
 	}
 	if err != nil && ctx.Err() == nil {
 		return g.notApplicable("load: " + oneLine(err))

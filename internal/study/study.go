@@ -35,6 +35,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -141,7 +142,8 @@ func (d *Duration) UnmarshalYAML(n *yaml.Node) error {
 		*d = Duration(time.Duration(f * float64(time.Second)))
 		return nil
 	}
-	return fmt.Errorf("line %d: %q is not a duration (like 10s)", n.Line, n.Value)
+	// A type error: the decoder goes on, and every problem is said at once.
+	return &yaml.TypeError{Errors: []string{fmt.Sprintf("line %d: cannot unmarshal !!%s `%s` into duration", n.Line, strings.TrimPrefix(n.ShortTag(), "!!"), n.Value)}}
 }
 
 // D returns the duration.
@@ -155,6 +157,9 @@ func Load(nameOrPath string) (*File, error) {
 		b, ok := studies.Lookup(nameOrPath)
 		if !ok {
 			if errors.Is(err, os.ErrNotExist) {
+				if near := workload.Nearest(nameOrPath, studies.Names()); near != "" {
+					return nil, fmt.Errorf("study %q: no such file, and not a built-in study (did you mean %q?)", nameOrPath, near)
+				}
 				return nil, fmt.Errorf("study %q: no such file, and not a built-in study (%s)", nameOrPath, strings.Join(studies.Names(), ", "))
 			}
 			return nil, fmt.Errorf("study %s: %w", nameOrPath, err)
@@ -179,25 +184,33 @@ var known = map[string][]string{
 // Parse reads and validates a study; every problem is reported at once,
 // each with its file and line.
 func Parse(source string, data []byte) (*File, error) {
+	pos := newPositions(source, data)
 	var root yaml.Node
 	if err := yaml.Unmarshal(data, &root); err != nil {
-		return nil, yamlSyntax(source, err)
+		return nil, pos.syntax(err)
 	}
 	var errs []error
 	fail := func(line int, format string, args ...any) {
-		errs = append(errs, fmt.Errorf("%s:%d: %s", source, line, fmt.Sprintf(format, args...)))
+		errs = append(errs, fmt.Errorf("%s: %s", pos.at(line, 0), fmt.Sprintf(format, args...)))
+	}
+	failAt := func(n *yaml.Node, format string, args ...any) {
+		errs = append(errs, fmt.Errorf("%s: %s", pos.at(n.Line, n.Column), fmt.Sprintf(format, args...)))
 	}
 	if len(root.Content) == 0 || root.Content[0].Kind != yaml.MappingNode {
-		return nil, fmt.Errorf("%s: a study is a YAML mapping (name:, workloads:, …)", source)
+		return nil, fmt.Errorf("%s: a study is a YAML mapping (name:, workloads:, …)", pos.at(1, 0))
 	}
-	checkKeys(root.Content[0], "", fail)
+	checkKeys(root.Content[0], "", failAt)
 	f := &File{Source: source, Raw: data}
 	dec := yaml.NewDecoder(bytes.NewReader(data))
 	if err := dec.Decode(f); err != nil {
 		var te *yaml.TypeError
 		if errors.As(err, &te) {
 			for _, e := range te.Errors {
-				errs = append(errs, fmt.Errorf("%s: %s", source, e))
+				msg := pos.typeError(&root, e)
+				at, _, _ := strings.Cut(msg, ": ")
+				if !slices.ContainsFunc(errs, func(e error) bool { return strings.HasPrefix(e.Error(), at+": ") }) {
+					errs = append(errs, errors.New(msg)) // once per place: checkKeys may have said it
+				}
 			}
 		} else {
 			errs = append(errs, fmt.Errorf("%s: %v", source, err))
@@ -212,15 +225,15 @@ func Parse(source string, data []byte) (*File, error) {
 }
 
 // checkKeys rejects unknown keys in the study's mappings, recursively.
-func checkKeys(n *yaml.Node, section string, fail func(int, string, ...any)) {
+func checkKeys(n *yaml.Node, section string, fail func(*yaml.Node, string, ...any)) {
 	allowed := known[section]
 	for i := 0; i+1 < len(n.Content); i += 2 {
 		k, v := n.Content[i], n.Content[i+1]
 		if !contains(allowed, k.Value) {
 			if s := workload.Nearest(k.Value, allowed); s != "" {
-				fail(k.Line, "unknown key %q in %s (did you mean %q?)", k.Value, sectionName(section), s)
+				fail(k, "unknown key %q in %s (did you mean %q?)", k.Value, sectionName(section), s)
 			} else {
-				fail(k.Line, "unknown key %q in %s (known: %s)", k.Value, sectionName(section), strings.Join(allowed, ", "))
+				fail(k, "unknown key %q in %s (known: %s)", k.Value, sectionName(section), strings.Join(allowed, ", "))
 			}
 			continue
 		}
@@ -230,12 +243,12 @@ func checkKeys(n *yaml.Node, section string, fail func(int, string, ...any)) {
 		switch k.Value {
 		case "targets", "workloads", "sweep", "charts", "claims", "plans":
 			if v.Kind != yaml.SequenceNode {
-				fail(v.Line, "%s: want a list", k.Value)
+				fail(v, "%s: want a list", k.Value)
 				continue
 			}
 			for _, item := range v.Content {
 				if item.Kind != yaml.MappingNode {
-					fail(item.Line, "%s: each entry is a mapping", k.Value)
+					fail(item, "%s: each entry is a mapping", k.Value)
 					continue
 				}
 				checkKeys(item, k.Value, fail)

@@ -23,13 +23,13 @@ frobnicate: yes
 		t.Fatal("accepted")
 	}
 	for _, want := range []string{
-		`broken.yaml:3: unknown key "colour" in workloads`,
-		`broken.yaml:6: sweep[1]: threads swept twice`,
-		`broken.yaml:7: rounds: -1`,
-		`broken.yaml:8: protocol: "lukewarm"`,
-		`broken.yaml:10: charts[0]: x: "clients" is not a swept property`,
-		`broken.yaml:10: charts[0]: y: "p42:READ"`,
-		`broken.yaml:11: unknown key "frobnicate" in the study`,
+		`broken.yaml:3:27: unknown key "colour" in workloads`,
+		`broken.yaml:6:5: sweep[1]: threads swept twice`,
+		`broken.yaml:7:1: rounds: -1`,
+		`broken.yaml:8:1: protocol: "lukewarm"`,
+		`broken.yaml:10:5: charts[0]: x: "clients" is not a swept property`,
+		`broken.yaml:10:5: charts[0]: y: "p42:READ"`,
+		`broken.yaml:11:1: unknown key "frobnicate" in the study`,
 	} {
 		if !strings.Contains(err.Error(), want) {
 			t.Errorf("missing %q in:\n%v", want, err)
@@ -120,7 +120,7 @@ quick:
 	if err == nil {
 		t.Fatal("accepted")
 	}
-	for _, want := range []string{"v.yaml:2: warmup: -5s: must not be negative", "v.yaml:4: thresholds:", "v.yaml:6: workloads[0]: thresholds:", "v.yaml:9: quick.values: -3"} {
+	for _, want := range []string{"v.yaml:2:1: warmup: -5s: must not be negative", "v.yaml:4:1: thresholds:", "v.yaml:6:5: workloads[0]: thresholds:", "v.yaml:9:3: quick.values: -3"} {
 		if !strings.Contains(err.Error(), want) {
 			t.Errorf("error lacks %q:\n%v", want, err)
 		}

@@ -36,6 +36,7 @@ import (
 	"errors"
 	"fmt"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -211,15 +212,30 @@ func (s *store) Close() error {
 // holds arrays (MongoDB makes that choice itself).
 func (s *store) Setup(ctx context.Context, sc db.Schema, recreate bool) error {
 	s.coll = s.database.Collection(sc.Table)
-	if recreate {
-		if err := s.coll.Drop(ctx); err != nil {
-			return fmt.Errorf("mongodb setup: drop %s: %w", sc.Table, err)
-		}
+	name := s.database.Name() + "." + sc.Table
+	m, exists, ours, err := s.mark(ctx, sc.Table)
+	if err != nil {
+		return err
 	}
-	if err := s.database.CreateCollection(ctx, sc.Table); err != nil {
-		var ce mongo.CommandError
-		if !errors.As(err, &ce) || ce.Code != 48 { // 48: NamespaceExists
-			return fmt.Errorf("mongodb setup: create collection %s: %w", sc.Table, err)
+	drop, create, err := db.Claim(s.cfg, name, m, exists, ours, recreate)
+	if drop {
+		err = s.dropCollection(ctx, sc.Table)
+	}
+	if err != nil {
+		return err
+	}
+	if create {
+		// The mark first: a collection of docbench's never goes unmarked.
+		if _, err := s.database.Collection(marks).ReplaceOne(ctx, bson.D{{Key: "_id", Value: sc.Table}},
+			bson.D{{Key: "_id", Value: sc.Table}, {Key: "mark", Value: sc.Mark.Text()}},
+			options.Replace().SetUpsert(true)); err != nil {
+			return fmt.Errorf("mongodb setup: marking %s: %w", name, err)
+		}
+		if err := s.database.CreateCollection(ctx, sc.Table); err != nil {
+			var ce mongo.CommandError
+			if !errors.As(err, &ce) || ce.Code != 48 { // 48: NamespaceExists
+				return fmt.Errorf("mongodb setup: create collection %s: %w", sc.Table, err)
+			}
 		}
 	}
 	s.indexes = s.indexes[:0]
@@ -238,6 +254,68 @@ func (s *store) Setup(ctx context.Context, sc db.Schema, recreate bool) error {
 		}
 	}
 	return nil
+}
+
+// marks is the collection where docbench records the collections it
+// created in a database (collMod, and so collection metadata, is not
+// everywhere): {_id: name, mark: db.Mark text}.
+const marks = "docbench_collections"
+
+// mark reads the mark of a collection: whether it exists (a view, too), and
+// whether docbench created it.
+func (s *store) mark(ctx context.Context, coll string) (m db.Mark, exists, ours bool, err error) {
+	names, err := s.database.ListCollectionNames(ctx, bson.D{{Key: "name", Value: coll}})
+	if err != nil {
+		return m, false, false, fmt.Errorf("mongodb: looking for %s: %w", coll, err)
+	}
+	if !slices.Contains(names, coll) { // the wire peer lists every collection
+		return m, false, false, nil
+	}
+	var doc struct {
+		Mark string `bson:"mark"`
+	}
+	err = s.database.Collection(marks).FindOne(ctx, bson.D{{Key: "_id", Value: coll}}).Decode(&doc)
+	if err != nil && !errors.Is(err, mongo.ErrNoDocuments) {
+		return m, true, false, fmt.Errorf("mongodb: reading the mark of %s: %w", coll, err)
+	}
+	m, ours = db.ParseMark(doc.Mark)
+	return m, true, ours, nil
+}
+
+// dropCollection drops a collection of docbench's, then its mark.
+func (s *store) dropCollection(ctx context.Context, coll string) error {
+	if err := s.database.Collection(coll).Drop(ctx); err != nil {
+		return fmt.Errorf("mongodb: drop %s: %w", coll, err)
+	}
+	if _, err := s.database.Collection(marks).DeleteOne(ctx, bson.D{{Key: "_id", Value: coll}}); err != nil {
+		return fmt.Errorf("mongodb: drop the mark of %s: %w", coll, err)
+	}
+	return nil
+}
+
+var _ db.TableOwner = (*store)(nil)
+
+// Owns reports *db.ErrNotOurs for a table that exists and that docbench
+// did not create.
+func (s *store) Owns(ctx context.Context, table string) error {
+	m, exists, ours, err := s.mark(ctx, table)
+	if err != nil {
+		return err
+	}
+	_, _, err = db.Claim(s.cfg, s.database.Name()+"."+table, m, exists, ours, false)
+	return err
+}
+
+// Drop drops the collection table when docbench created it.
+func (s *store) Drop(ctx context.Context, table string) error {
+	_, exists, ours, err := s.mark(ctx, table)
+	switch {
+	case err != nil || !exists:
+		return err
+	case !ours:
+		return &db.ErrNotOurs{Table: s.database.Name() + "." + table}
+	}
+	return s.dropCollection(ctx, table)
 }
 
 // Info reports the server version (buildInfo), storage engine and

@@ -339,10 +339,13 @@ func (s *store) Setup(ctx context.Context, sc db.Schema, recreate bool) error {
 	if sc.Table != "" {
 		s.setTable(sc.Table)
 	}
-	stmts := []string{"CREATE DATABASE IF NOT EXISTS " + s.database + " CHARACTER SET utf8mb4"}
-	if recreate {
-		stmts = append(stmts, "DROP TABLE IF EXISTS "+s.table)
+	if _, err := s.sqlDB.ExecContext(ctx, "CREATE DATABASE IF NOT EXISTS "+s.database+" CHARACTER SET utf8mb4"); err != nil {
+		return fmt.Errorf("%s setup: database %s: %w", s.d.flavour(), s.dbName, err)
 	}
+	if err := s.claim(ctx, s.tableNm, recreate); err != nil {
+		return err
+	}
+	var stmts []string
 	var cols string
 	if s.layout == layoutColumn {
 		cols = s.keyColumn() + ", data JSON NOT NULL"
@@ -361,7 +364,10 @@ func (s *store) Setup(ctx context.Context, sc db.Schema, recreate bool) error {
 			}
 		}
 	}
-	stmts = append(stmts, "CREATE TABLE IF NOT EXISTS "+s.table+" ("+cols+") ENGINE=InnoDB DEFAULT CHARSET=utf8mb4")
+	// The mark is the comment of a table created now; an existing table
+	// (of docbench's: claim said so) keeps its own.
+	stmts = append(stmts, "CREATE TABLE IF NOT EXISTS "+s.table+" ("+cols+") ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COMMENT="+
+		quoteLiteral(sc.Mark.Text()))
 	for _, q := range stmts {
 		if _, err := s.sqlDB.ExecContext(ctx, q); err != nil {
 			return fmt.Errorf("%s setup: %s: %w", s.d.flavour(), q, err)
@@ -391,6 +397,71 @@ func (s *store) Setup(ctx context.Context, sc db.Schema, recreate bool) error {
 	}
 	s.loaded = false
 	return s.loadIndexes(ctx)
+}
+
+// claim readies table for Setup: one docbench did not create is
+// *db.ErrNotOurs; with recreate, one of docbench's is dropped.
+func (s *store) claim(ctx context.Context, table string, recreate bool) error {
+	m, exists, ours, err := s.mark(ctx, table)
+	if err != nil {
+		return err
+	}
+	drop, _, err := db.Claim(s.cfg, s.dbName+"."+table, m, exists, ours, recreate)
+	if drop {
+		err = s.dropTable(ctx, table)
+	}
+	return err
+}
+
+// mark reads the comment of a table (a view counts as the user's).
+func (s *store) mark(ctx context.Context, table string) (m db.Mark, exists, ours bool, err error) {
+	var comment string
+	err = s.sqlDB.QueryRowContext(ctx, "SELECT COALESCE(TABLE_COMMENT, '') FROM information_schema.TABLES WHERE TABLE_SCHEMA = ? AND TABLE_NAME = ?",
+		s.dbName, table).Scan(&comment)
+	if errors.Is(err, sql.ErrNoRows) {
+		return m, false, false, nil
+	}
+	if err != nil {
+		return m, false, false, fmt.Errorf("%s: looking for %s.%s: %w", s.d.flavour(), s.dbName, table, err)
+	}
+	m, ours = db.ParseMark(comment)
+	if !ours && s.managed != nil {
+		m, ours = db.Managed, true
+	}
+	return m, true, ours, nil
+}
+
+func (s *store) dropTable(ctx context.Context, table string) error {
+	q := "DROP TABLE IF EXISTS " + s.database + "." + quoteIdent(table)
+	if _, err := s.sqlDB.ExecContext(ctx, q); err != nil {
+		return fmt.Errorf("%s: %s: %w", s.d.flavour(), q, err)
+	}
+	return nil
+}
+
+var _ db.TableOwner = (*store)(nil)
+
+// Owns reports *db.ErrNotOurs for a table that exists and that docbench
+// did not create.
+func (s *store) Owns(ctx context.Context, table string) error {
+	m, exists, ours, err := s.mark(ctx, table)
+	if err != nil {
+		return err
+	}
+	_, _, err = db.Claim(s.cfg, s.dbName+"."+table, m, exists, ours, false)
+	return err
+}
+
+// Drop drops table when docbench created it.
+func (s *store) Drop(ctx context.Context, table string) error {
+	_, exists, ours, err := s.mark(ctx, table)
+	switch {
+	case err != nil || !exists:
+		return err
+	case !ours:
+		return &db.ErrNotOurs{Table: s.dbName + "." + table}
+	}
+	return s.dropTable(ctx, table)
 }
 
 // indexDDL is the statement that indexes a secondary path: a MySQL 8

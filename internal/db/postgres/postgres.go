@@ -16,9 +16,12 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
+	"strconv"
 	"strings"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/docbench/docbench/internal/db"
 	"github.com/docbench/docbench/internal/server"
@@ -187,15 +190,25 @@ func open(ctx context.Context, cfg db.Config) (db.Store, error) {
 	s.admin, err = pgx.ConnectConfig(ctx, cc)
 	if err != nil {
 		s.Close()
-		return nil, fmt.Errorf("target %s: %s", db.Redact(cfg.Target), connectError(err))
+		return nil, fmt.Errorf("target %s: %s", db.Redact(cfg.Target), connectError(err, cc))
 	}
 	return s, nil
 }
 
-// connectError folds pgconn's multi-line connection error (one line per
-// attempt: with TLS, then without, for sslmode=prefer) into one line, each
-// distinct attempt once.
-func connectError(err error) string {
+// connectError says in one line why connecting failed. The server's own
+// answer comes first (`database "x" does not exist on 127.0.0.1:5432`),
+// whatever failed before it: with sslmode=prefer pgconn tries TLS, then
+// plaintext, and reports both. A host that does not resolve is said once.
+// Otherwise pgconn's lines (one per attempt) are folded, each distinct once.
+func connectError(err error, cc *pgx.ConnConfig) string {
+	var pe *pgconn.PgError
+	if errors.As(err, &pe) {
+		return fmt.Sprintf("%s on %s", pe.Message, net.JoinHostPort(cc.Host, strconv.Itoa(int(cc.Port))))
+	}
+	var dns *net.DNSError
+	if errors.As(err, &dns) {
+		return fmt.Sprintf("cannot resolve host %q (%s)", dns.Name, dns.Err)
+	}
 	var parts []string
 	seen := map[string]bool{}
 	for _, l := range strings.Split(err.Error(), "\n") {

@@ -61,7 +61,7 @@ func (s *store) relColumns(sc db.Schema) []relColumn {
 
 func ident(name string) string { return pgx.Identifier{name}.Sanitize() }
 
-func (s *store) relationalDDL(sc db.Schema, recreate bool) ([]string, error) {
+func (s *store) relationalDDL(sc db.Schema) []string {
 	s.cols = s.relColumns(sc)
 	var b strings.Builder
 	b.WriteString("CREATE TABLE IF NOT EXISTS " + s.table + " (ycsb_key text PRIMARY KEY")
@@ -75,16 +75,13 @@ func (s *store) relationalDDL(sc db.Schema, recreate bool) ([]string, error) {
 				cb.WriteString(", " + ident(m.Name) + " " + m.sqlType)
 			}
 			cb.WriteString(", PRIMARY KEY (ycsb_key, pos))")
-			if recreate {
-				children = append(children, "DROP TABLE IF EXISTS "+c.child)
-			}
 			children = append(children, cb.String())
 			continue
 		}
 		b.WriteString(", " + ident(c.Name) + " " + c.sqlType)
 	}
 	b.WriteString(")")
-	return append([]string{b.String()}, children...), nil
+	return append([]string{b.String()}, children...)
 }
 
 func (s *store) relColumn(name string) (*relColumn, bool) {

@@ -26,10 +26,14 @@ func (s *store) Setup(ctx context.Context, sc db.Schema, recreate bool) error {
 			return err
 		}
 	}
-	stmts := []string{"CREATE SCHEMA IF NOT EXISTS " + pgx.Identifier{s.schema}.Sanitize()}
-	if recreate {
-		stmts = append(stmts, "DROP TABLE IF EXISTS "+s.table+" CASCADE")
+	if _, err := s.admin.Exec(ctx, "CREATE SCHEMA IF NOT EXISTS "+pgx.Identifier{s.schema}.Sanitize()); err != nil {
+		return fmt.Errorf("postgres setup: schema %s: %w", s.schema, err)
 	}
+	create, err := s.claim(ctx, s.table, s.schema+"."+s.tableRaw, recreate)
+	if err != nil {
+		return err
+	}
+	var stmts []string
 	ident := func(suffix string) string { return pgx.Identifier{sc.Table + "_" + suffix}.Sanitize() }
 	switch s.v.layout {
 	case "column":
@@ -47,11 +51,27 @@ func (s *store) Setup(ctx context.Context, sc db.Schema, recreate bool) error {
 			stmts = append(stmts, "CREATE INDEX IF NOT EXISTS "+ident("gin_path_ops")+" ON "+s.table+" USING gin (data jsonb_path_ops)")
 		}
 	case "relational":
-		rel, err := s.relationalDDL(sc, recreate)
+		stmts = append(stmts, s.relationalDDL(sc)...)
+	}
+	marked := []string{}
+	if create {
+		marked = append(marked, s.table)
+	}
+	for _, c := range s.cols {
+		if c.child == "" {
+			continue
+		}
+		createChild, err := s.claim(ctx, c.child, s.schema+"."+s.tableRaw+"__"+c.Name, recreate)
 		if err != nil {
 			return err
 		}
-		stmts = append(stmts, rel...)
+		if createChild {
+			marked = append(marked, c.child)
+		}
+	}
+	mark := quoteLiteral(sc.Mark.Text())
+	for _, t := range marked {
+		stmts = append(stmts, "COMMENT ON TABLE "+t+" IS "+mark)
 	}
 	for _, q := range stmts {
 		if _, err := s.admin.Exec(ctx, q); err != nil {
@@ -73,6 +93,108 @@ func (s *store) Setup(ctx context.Context, sc db.Schema, recreate bool) error {
 		s.indexes = append(s.indexes, q)
 	}
 	return nil
+}
+
+// claim readies a table (quoted, schema-qualified; name as the user knows
+// it) for Setup: one docbench did not create is *db.ErrNotOurs; with
+// recreate, one of docbench's is dropped. It returns whether the table is
+// to be created, and marked.
+func (s *store) claim(ctx context.Context, table, name string, recreate bool) (bool, error) {
+	m, exists, ours, err := s.mark(ctx, table)
+	if err != nil {
+		return false, err
+	}
+	drop, create, err := db.Claim(s.cfg, name, m, exists, ours, recreate)
+	if drop {
+		err = s.dropOwned(ctx, table, name)
+	}
+	return create, err
+}
+
+// mark reads the mark on a table (quoted, schema-qualified): whether it
+// exists, and whether it is docbench's.
+func (s *store) mark(ctx context.Context, table string) (m db.Mark, exists, ours bool, err error) {
+	var comment string
+	err = s.admin.QueryRow(ctx, "SELECT to_regclass($1) IS NOT NULL, coalesce(obj_description(to_regclass($1), 'pg_class'), '')",
+		table).Scan(&exists, &comment)
+	if err != nil {
+		return m, false, false, fmt.Errorf("postgres: looking for %s: %w", table, err)
+	}
+	m, ours = db.ParseMark(comment)
+	if !ours && s.managed != nil {
+		m, ours = db.Managed, true
+	}
+	return m, exists, ours, nil
+}
+
+// dropOwned drops a table of docbench's and the tables of docbench's that
+// reference it (layout=relational's child tables). Without CASCADE: an
+// object of the user's that depends on it keeps it, and is named.
+func (s *store) dropOwned(ctx context.Context, table, name string) error {
+	rows, err := s.admin.Query(ctx, `SELECT quote_ident(n.nspname) || '.' || quote_ident(c.relname), coalesce(obj_description(c.oid, 'pg_class'), '')
+		FROM pg_constraint k JOIN pg_class c ON c.oid = k.conrelid JOIN pg_namespace n ON n.oid = c.relnamespace
+		WHERE k.confrelid = to_regclass($1) AND k.contype = 'f' AND k.conrelid <> k.confrelid`, table)
+	if err != nil {
+		return fmt.Errorf("postgres: tables referencing %s: %w", name, err)
+	}
+	children, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) ([2]string, error) {
+		var c [2]string
+		return c, r.Scan(&c[0], &c[1])
+	})
+	if err != nil {
+		return fmt.Errorf("postgres: tables referencing %s: %w", name, err)
+	}
+	for _, c := range children {
+		if _, ours := db.ParseMark(c[1]); ours {
+			if err := s.dropTable(ctx, c[0], c[0]); err != nil {
+				return err
+			}
+		}
+	}
+	return s.dropTable(ctx, table, name)
+}
+
+// dropTable drops one table, and names what of the user's stops it.
+func (s *store) dropTable(ctx context.Context, table, name string) error {
+	_, err := s.admin.Exec(ctx, "DROP TABLE IF EXISTS "+table)
+	var pe *pgconn.PgError
+	if errors.As(err, &pe) && pe.Code == "2BP01" { // dependent_objects_still_exist
+		detail := strings.Join(strings.Fields(pe.Detail), " ")
+		return fmt.Errorf("%s was created by docbench but cannot be dropped: %s; drop those objects yourself or choose another table (-p table=NAME)", name, detail)
+	}
+	if err != nil {
+		return fmt.Errorf("postgres: drop %s: %w", name, err)
+	}
+	return nil
+}
+
+var _ db.TableOwner = (*store)(nil)
+
+// Owns reports *db.ErrNotOurs for a table that exists and that docbench
+// did not create.
+func (s *store) Owns(ctx context.Context, table string) error {
+	m, exists, ours, err := s.mark(ctx, pgx.Identifier{s.schema, table}.Sanitize())
+	if err != nil {
+		return err
+	}
+	_, _, err = db.Claim(s.cfg, s.schema+"."+table, m, exists, ours, false)
+	return err
+}
+
+// Drop drops table (in the store's schema) when docbench created it.
+func (s *store) Drop(ctx context.Context, table string) error {
+	q := pgx.Identifier{s.schema, table}.Sanitize()
+	name := s.schema + "." + table
+	_, exists, ours, err := s.mark(ctx, q)
+	switch {
+	case err != nil:
+		return err
+	case !exists:
+		return nil
+	case !ours:
+		return &db.ErrNotOurs{Table: name}
+	}
+	return s.dropOwned(ctx, q, name)
 }
 
 // setColumnOptions applies pg.compression and pg.storage to the document

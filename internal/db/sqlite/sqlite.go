@@ -53,6 +53,7 @@ func init() {
 }
 
 type store struct {
+	cfg     db.Config
 	doctype string // jsonb or text
 	indexes []string
 	path    string
@@ -74,7 +75,7 @@ func open(ctx context.Context, cfg db.Config) (db.Store, error) {
 	if path == "" {
 		return nil, fmt.Errorf("target %q: want sqlite:PATH", cfg.Target)
 	}
-	s := &store{path: path, props: cfg.Props,
+	s := &store{cfg: cfg, path: path, props: cfg.Props,
 		sync:  strings.ToLower(cfg.Prop("sqlite.synchronous", "full")),
 		jmode: strings.ToLower(cfg.Prop("sqlite.journal_mode", "wal")),
 		table: cfg.Prop("table", "usertable"),
@@ -83,6 +84,11 @@ func open(ctx context.Context, cfg db.Config) (db.Store, error) {
 	if cfg.Existing {
 		if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
 			return nil, fmt.Errorf("target %s: %w: %s does not exist", cfg.Target, db.ErrNoTable, path)
+		}
+	}
+	if dir := filepath.Dir(path); path != ":memory:" {
+		if _, err := os.Stat(dir); errors.Is(err, fs.ErrNotExist) {
+			return nil, &db.BadTarget{Err: fmt.Errorf("target %s: directory %s does not exist: create it first (docbench creates the database file, not its directory)", cfg.Target, dir)}
 		}
 	}
 	q := url.Values{}
@@ -108,20 +114,103 @@ func quote(id string) string { return `"` + strings.ReplaceAll(id, `"`, `""`) + 
 func (s *store) Setup(ctx context.Context, sc db.Schema, recreate bool) error {
 	s.table = sc.Table
 	t := quote(sc.Table)
-	if recreate {
-		if _, err := s.db.ExecContext(ctx, "DROP TABLE IF EXISTS "+t); err != nil {
-			return fmt.Errorf("sqlite %s: drop table: %w", s.path, err)
-		}
+	m, exists, ours, err := s.mark(ctx, sc.Table)
+	if err != nil {
+		return err
+	}
+	drop, create, err := db.Claim(s.cfg, sc.Table+" in "+s.path, m, exists, ours, recreate)
+	if drop {
+		err = s.dropTable(ctx, sc.Table)
+	}
+	if err != nil {
+		return err
 	}
 	typ := "BLOB"
 	if s.doctype == "text" {
 		typ = "TEXT"
 	}
-	_, err := s.db.ExecContext(ctx, "CREATE TABLE IF NOT EXISTS "+t+" (ycsb_key TEXT PRIMARY KEY, data "+typ+" NOT NULL)")
-	if err != nil {
-		return fmt.Errorf("sqlite %s: create table: %w", s.path, err)
+	if create {
+		// The table and its mark are made together.
+		tx, err := s.db.BeginTx(ctx, nil)
+		if err != nil {
+			return fmt.Errorf("sqlite %s: %w", s.path, err)
+		}
+		defer tx.Rollback()
+		for _, q := range []string{
+			"CREATE TABLE IF NOT EXISTS " + marks + " (name TEXT PRIMARY KEY, mark TEXT NOT NULL)",
+			"CREATE TABLE " + t + " (ycsb_key TEXT PRIMARY KEY, data " + typ + " NOT NULL)",
+		} {
+			if _, err := tx.ExecContext(ctx, q); err != nil {
+				return fmt.Errorf("sqlite %s: create table: %w", s.path, err)
+			}
+		}
+		if _, err := tx.ExecContext(ctx, "INSERT OR REPLACE INTO "+marks+" (name, mark) VALUES (?, ?)", sc.Table, sc.Mark.Text()); err != nil {
+			return fmt.Errorf("sqlite %s: marking %s: %w", s.path, sc.Table, err)
+		}
+		if err := tx.Commit(); err != nil {
+			return fmt.Errorf("sqlite %s: create table: %w", s.path, err)
+		}
 	}
 	return s.createIndexes(ctx, sc)
+}
+
+// marks is the table where docbench records the tables it created in a
+// database file (SQLite has no table comments): name → db.Mark text.
+const marks = "docbench_tables"
+
+// mark reads the mark of table: whether it exists (a view, too), and
+// whether docbench created it.
+func (s *store) mark(ctx context.Context, table string) (m db.Mark, exists, ours bool, err error) {
+	var n int
+	if err := s.db.QueryRowContext(ctx, "SELECT count(*) FROM sqlite_schema WHERE name = ? AND type IN ('table', 'view')", table).Scan(&n); err != nil {
+		return m, false, false, fmt.Errorf("sqlite %s: %w", s.path, err)
+	}
+	if n == 0 {
+		return m, false, false, nil
+	}
+	var text string
+	err = s.db.QueryRowContext(ctx, "SELECT mark FROM "+marks+" WHERE name = ?", table).Scan(&text)
+	if err != nil && !errors.Is(err, sql.ErrNoRows) && !strings.Contains(err.Error(), "no such table") {
+		return m, true, false, fmt.Errorf("sqlite %s: %w", s.path, err)
+	}
+	m, ours = db.ParseMark(text)
+	return m, true, ours, nil
+}
+
+// dropTable drops a table of docbench's and its mark.
+func (s *store) dropTable(ctx context.Context, table string) error {
+	if _, err := s.db.ExecContext(ctx, "DROP TABLE IF EXISTS "+quote(table)); err != nil {
+		return fmt.Errorf("sqlite %s: drop %s: %w", s.path, table, err)
+	}
+	if _, err := s.db.ExecContext(ctx, "DELETE FROM "+marks+" WHERE name = ?", table); err != nil {
+		return fmt.Errorf("sqlite %s: drop %s: %w", s.path, table, err)
+	}
+	return nil
+}
+
+var _ db.TableOwner = (*store)(nil)
+
+// Owns reports *db.ErrNotOurs for a table that exists and that docbench
+// did not create.
+func (s *store) Owns(ctx context.Context, table string) error {
+	m, exists, ours, err := s.mark(ctx, table)
+	if err != nil {
+		return err
+	}
+	_, _, err = db.Claim(s.cfg, table+" in "+s.path, m, exists, ours, false)
+	return err
+}
+
+// Drop drops table when docbench created it.
+func (s *store) Drop(ctx context.Context, table string) error {
+	_, exists, ours, err := s.mark(ctx, table)
+	switch {
+	case err != nil || !exists:
+		return err
+	case !ours:
+		return &db.ErrNotOurs{Table: table + " in " + s.path}
+	}
+	return s.dropTable(ctx, table)
 }
 
 func (s *store) Info(ctx context.Context) (db.Info, error) {
