@@ -28,12 +28,13 @@ func WriteYCSB(w io.Writer, r *Result) error {
 	}
 	num := func(v float64) string { return strconv.FormatFloat(v, 'f', -1, 64) }
 	p("OVERALL", "RunTime(ms)", int64(r.RuntimeMS))
-	all := 0.0
+	all, ok := 0.0, 0.0
 	if r.RuntimeMS > 0 {
 		all = float64(r.Operations) * 1000 / r.RuntimeMS
+		ok = float64(r.Operations-r.Errors) * 1000 / r.RuntimeMS
 	}
 	p("OVERALL", "Throughput(ops/sec)", num(all))
-	p("OVERALL", "SuccessfulThroughput(ops/sec)", num(r.Throughput))
+	p("OVERALL", "SuccessfulThroughput(ops/sec)", num(ok))
 	whole := func(us float64) int64 { return int64(math.Round(us)) }
 	latency := func(section string, l *Latency) {
 		p(section, "AverageLatency(us)", num(l.Mean))
