@@ -120,11 +120,11 @@ type Recorder struct {
 	failed         []*hdr.Histogram
 	failedResponse []*hdr.Histogram
 	errors         []int64
-	notFound []int64 // the part of errors that were "not found"
-	ivErrors []int64
-	msgs     [][]ErrorCount
-	nf       error
-	paused   bool
+	notFound       []int64 // the part of errors that were "not found"
+	ivErrors       []int64
+	msgs           [][]ErrorCount
+	nf             error
+	paused         bool
 }
 
 // Record adds one operation: its service time, and under a target rate its
@@ -333,8 +333,8 @@ type Totals struct {
 	Failed         []*hdr.Histogram
 	FailedResponse []*hdr.Histogram // nil unless intended
 	Errors         []int64
-	NotFound []int64 // the part of Errors that were "not found"
-	Messages [][]ErrorCount
+	NotFound       []int64 // the part of Errors that were "not found"
+	Messages       [][]ErrorCount
 }
 
 // Failures returns the errors counted so far per op and their first
