@@ -120,7 +120,7 @@ func (a *app) quickstart(ctx context.Context, cmd *cobra.Command, f *quickFlags)
 	if m.Incomplete != "" {
 		fmt.Fprintf(&buf, "INCOMPLETE: %s\n\n", m.Incomplete)
 	}
-	buf.WriteString(quickLegend(st.Workloads, ran, results) + "\n")
+	buf.WriteString(quickLegend(st, ran, results) + "\n")
 	if writeSideBySide(&buf, ran, results) {
 		buf.WriteString("* an incomplete run (interrupted or failed): its figures cover only part of it\n")
 	}
@@ -199,10 +199,10 @@ func writeSideBySide(w io.Writer, targets []string, results map[string]map[strin
 
 // quickLegend says in one line what the table's workloads are: YCSB A and
 // C, and the load's batches.
-func quickLegend(wls []study.WorkloadSpec, targets []string, results map[string]map[string]*report.Result) string {
+func quickLegend(st *study.File, targets []string, results map[string]map[string]*report.Result) string {
 	var parts []string
-	for _, w := range wls {
-		parts = append(parts, w.Name+" = "+study.Describe(w))
+	for _, w := range st.Workloads {
+		parts = append(parts, w.Name+" = "+study.Describe(st, w))
 	}
 	if b := batchSizes(targets, results, "load"); b != "" {
 		parts = append(parts, "load = batches of "+b+" documents (INSERT-BATCH counts batches, [OVERALL] documents)")

@@ -255,7 +255,7 @@ func (d *Data) Report() *report.StudyReport {
 		}
 	}
 	for _, w := range f.Workloads {
-		sr.Workloads = append(sr.Workloads, report.KV{Key: w.Name, Value: Describe(w)})
+		sr.Workloads = append(sr.Workloads, report.KV{Key: w.Name, Value: Describe(f, w)})
 	}
 	sr.Audit = d.audit()
 	sr.Findings = d.Findings()
@@ -506,7 +506,7 @@ func (d *Data) markdown(rep *report.StudyReport) []byte {
 	fmt.Fprintf(&b, "Medians over %d round(s); [min–max] across rounds.\n\n", f.Rounds)
 	for _, w := range f.Workloads {
 		fmt.Fprintf(&b, "## %s\n\n", w.Name)
-		b.WriteString(workloadLine(w))
+		b.WriteString(workloadLine(f, w))
 		b.WriteString("| point | target | ops/s | op | p50 µs | p99 µs |\n|---|---|---:|---|---:|---:|\n")
 		for _, r := range d.Rows {
 			if r.Workload != w.Name || r.Op != "ALL" || r.Metric != "throughput" {
