@@ -9,6 +9,7 @@ import (
 	"image"
 	"image/png"
 	"io"
+	"math"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -345,3 +346,17 @@ func inked(img image.Image) (ink int, colours [2]int) {
 }
 
 func near(a uint32, b uint8) bool { d := int(a) - int(b); return d > -12 && d < 12 }
+
+// TestPaletteDistinct: twelve series get twelve colours, each far enough
+// from every other to tell apart (a distance in RGB of at least 60).
+func TestPaletteDistinct(t *testing.T) {
+	for i := range 12 {
+		for j := range i {
+			a, b := seriesColor(i), seriesColor(j)
+			dr, dg, db := float64(a.R)-float64(b.R), float64(a.G)-float64(b.G), float64(a.B)-float64(b.B)
+			if d := math.Sqrt(dr*dr + dg*dg + db*db); d < 60 {
+				t.Errorf("series %d and %d: colours %v and %v only %.0f apart", i, j, a, b, d)
+			}
+		}
+	}
+}
