@@ -75,6 +75,7 @@ type (
 		Findings                         []Finding
 		PlanChecks                       []string
 		Workloads                        []KV
+		Headlines, Caveats               []string
 	}
 	htmlChart struct {
 		ID, Title, XLabel, YLabel string
@@ -137,7 +138,8 @@ func buildPage(reports []*StudyReport) (*htmlPage, error) {
 	for _, r := range reports {
 		st := htmlStudy{ID: uniqueID(ids, "study-"+slug(r.Name)), Name: r.Name, Title: r.Title,
 			Cites: r.Cites, Reported: r.Reported, Rounds: r.Rounds, Quick: r.Quick, Notes: r.Notes,
-			Findings: r.Findings, PlanChecks: r.PlanChecks, Workloads: r.Workloads}
+			Findings: r.Findings, PlanChecks: r.PlanChecks, Workloads: r.Workloads,
+			Headlines: r.Headlines, Caveats: r.Caveats}
 		if st.Title == "" {
 			st.Title = r.Name
 		}
@@ -530,6 +532,8 @@ h3{font-size:17px;margin:20px 0 6px}
 h4{font-size:15px;margin:14px 0 4px}
 p{margin:6px 0}
 .meta{color:var(--muted)}
+.headlines{font-size:17px;margin:12px 0}
+.caveat{color:var(--muted);margin:4px 0}
 .warning{background:var(--warn-bg);color:var(--warn);border:1px solid #d4a72c;border-radius:6px;padding:8px 12px;margin:10px 0}
 table{border-collapse:collapse;font-size:13.5px;margin:6px 0 12px}
 caption{text-align:left;font-weight:bold;padding:4px 0}
@@ -566,6 +570,20 @@ footer{color:var(--muted);font-size:13px;padding:24px;border-top:1px solid var(-
 {{- end}}
 {{- if .Quick}}
 <p class="warning" role="note"><strong>Quick run:</strong> {{range $i, $q := .Quick}}{{if $i}}, {{end}}{{$q}}{{end}} ran with --quick, shrunk to finish in about a minute. Their numbers are a smoke test, not numbers to quote.</p>
+{{- end}}
+{{- $many := gt (len .Studies) 1}}
+{{- range .Studies}}
+{{- $s := .}}
+{{- if .Headlines}}
+<ul class="headlines" aria-label="What {{.Name}} found">
+{{- range .Headlines}}
+<li>{{if $many}}{{$s.Name}}: {{end}}{{.}}</li>
+{{- end}}
+</ul>
+{{- end}}
+{{- range .Caveats}}
+<p class="caveat" role="note">{{.}}.</p>
+{{- end}}
 {{- end}}
 </header>
 <main>

@@ -71,6 +71,8 @@ func fixedStudies() []*StudyReport {
 		Findings: []Finding{{Says: "read throughput at 16 clients ≥ 1.5× that at 1", Seed: "\"scale well on R/O workloads\"", Chart: "Workload C: throughput by clients",
 			Verdict: "inconclusive", Measured: "postgres c threads=16 / postgres c threads=1 = 35,100 / 9,800 = 3.58×", Why: "one round: the medians agree with the claim, but one round is no evidence"}},
 		PlanChecks: []string{"PLAN CONTRADICTS TARGET: sqlite c READ is meant to use usertable_pkey; its plan is SCAN usertable"},
+		Headlines:  []string{"c at threads=16: postgres 35.1k ops/s, sqlite 21.0k (postgres 1.67× sqlite); highest p99: sqlite's READ 8.6 ms, max 1.3 s"},
+		Caveats:    []string{"measured on 2 CPUs shared by docbench's client and postgres, sqlite: each figure is of client and server together, on this machine"},
 	}
 	storage := &StudyReport{
 		Name: "containment", Title: "Key=value search & index sizes <GIN vs path ops>",

@@ -298,7 +298,6 @@ func Execute(ctx context.Context, f *File, ex Executor, opts Options) (*Manifest
 	if err := WriteOutputs(opts.Out); err != nil {
 		return m, errors.Join(runErr, err)
 	}
-	logFindings(opts.Log, opts.Out)
 	if m.Incomplete != "" {
 		r.logf("INCOMPLETE: %s; every artefact in %s says so", m.Incomplete, opts.Out)
 	}
@@ -352,10 +351,11 @@ func (r *studyRun) begin() error {
 		// A relative database file lives in the study directory.
 		targets[i].Target = db.TargetInDir(t.Target, opts.Out)
 	}
-	for _, t := range opts.ExtraTargets {
-		name := defaultTargetName(t)
+	for _, arg := range opts.ExtraTargets {
+		given, t := ExtraTarget(arg)
+		name := given
 		for i := 2; hasTarget(targets, name); i++ {
-			name = fmt.Sprintf("%s-%d", defaultTargetName(t), i)
+			name = fmt.Sprintf("%s-%d", given, i)
 		}
 		targets = append(targets, TargetSpec{Name: name, Target: t})
 	}
