@@ -83,6 +83,7 @@ type (
 		Notes                     []string
 		Error                     string
 		CI                        bool
+		Spread                    bool // several rounds: a min–max to show
 		Series                    []htmlSeries
 	}
 	htmlSeries struct {
@@ -91,9 +92,10 @@ type (
 	}
 	htmlPoint struct{ X, Median, Range, CI string }
 	htmlRows  struct {
-		Keys []string // swept properties, one column each
-		CI   bool
-		Rows []htmlRow
+		Keys   []string // swept properties, one column each
+		CI     bool
+		Spread bool // several rounds: a min–max to show
+		Rows   []htmlRow
 	}
 	htmlRow struct {
 		Target, Workload, Op, Metric, Unit string
@@ -148,9 +150,12 @@ func buildPage(reports []*StudyReport) (*htmlPage, error) {
 		}
 		for _, c := range r.Charts {
 			chartN++
-			st.Charts = append(st.Charts, htmlChartOf(c, fmt.Sprintf("chart-%d", chartN)))
+			hc := htmlChartOf(c, fmt.Sprintf("chart-%d", chartN))
+			hc.Spread = r.Rounds > 1 // one round has no spread to show
+			st.Charts = append(st.Charts, hc)
 		}
 		st.Rows = rowsOf(r.Rows)
+		st.Rows.Spread = r.Rounds > 1
 		pg.Studies = append(pg.Studies, st)
 	}
 	return pg, nil
@@ -637,16 +642,17 @@ footer{color:var(--muted);font-size:13px;padding:24px;border-top:1px solid var(-
 {{- end}}
 </div>
 <div class="wide"><table class="chart-data">
-<caption>Numbers: {{.YLabel}}, median of the rounds</caption>
-<thead><tr><th scope="col">Series</th><th scope="col">{{.XLabel}}</th><th scope="col" class="num">Median</th><th scope="col" class="num">Min–max</th>{{if .CI}}<th scope="col" class="num">95% CI</th>{{end}}</tr></thead>
+<caption>Numbers: {{.YLabel}}{{if .Spread}}, median of the rounds{{else}}, one round{{end}}</caption>
+<thead><tr><th scope="col">Series</th><th scope="col">{{.XLabel}}</th><th scope="col" class="num">{{if .Spread}}Median{{else}}Value{{end}}</th>{{if .Spread}}<th scope="col" class="num">Min–max</th>{{end}}{{if .CI}}<th scope="col" class="num">95% CI</th>{{end}}</tr></thead>
 {{- $ci := .CI}}
+{{- $spread := .Spread}}
 {{- range .Series}}
 <tbody>
 {{- $s := .}}
 {{- range $i, $p := .Points}}
-<tr>{{if eq $i 0}}<th scope="rowgroup" rowspan="{{len $s.Points}}"><span class="swatch" style="background:{{$s.Color}}"></span>{{$s.Name}}</th>{{end}}<td>{{$p.X}}</td><td class="num">{{$p.Median}}</td><td class="num">{{$p.Range}}</td>{{if $ci}}<td class="num">{{$p.CI}}</td>{{end}}</tr>
+<tr>{{if eq $i 0}}<th scope="rowgroup" rowspan="{{len $s.Points}}"><span class="swatch" style="background:{{$s.Color}}"></span>{{$s.Name}}</th>{{end}}<td>{{$p.X}}</td><td class="num">{{$p.Median}}</td>{{if $spread}}<td class="num">{{$p.Range}}</td>{{end}}{{if $ci}}<td class="num">{{$p.CI}}</td>{{end}}</tr>
 {{- else}}
-<tr><th scope="row"><span class="swatch" style="background:{{$s.Color}}"></span>{{$s.Name}}</th><td colspan="{{if $ci}}4{{else}}3{{end}}">no data</td></tr>
+<tr><th scope="row"><span class="swatch" style="background:{{$s.Color}}"></span>{{$s.Name}}</th><td colspan="{{if $ci}}4{{else if $spread}}3{{else}}2{{end}}">no data</td></tr>
 {{- end}}
 </tbody>
 {{- end}}
@@ -657,11 +663,12 @@ footer{color:var(--muted);font-size:13px;padding:24px;border-top:1px solid var(-
 <details>
 <summary>All results ({{len .Rows.Rows}} rows)</summary>
 <div class="wide"><table class="results">
-<thead><tr><th scope="col">Target</th><th scope="col">Workload</th>{{range .Rows.Keys}}<th scope="col">{{.}}</th>{{end}}<th scope="col">Operation</th><th scope="col">Metric</th><th scope="col" class="num">Median</th><th scope="col" class="num">Min–max</th>{{if .Rows.CI}}<th scope="col" class="num">95% CI</th>{{end}}<th scope="col">Unit</th><th scope="col" class="num">Rounds</th></tr></thead>
+<thead><tr><th scope="col">Target</th><th scope="col">Workload</th>{{range .Rows.Keys}}<th scope="col">{{.}}</th>{{end}}<th scope="col">Operation</th><th scope="col">Metric</th><th scope="col" class="num">{{if .Rows.Spread}}Median{{else}}Value{{end}}</th>{{if .Rows.Spread}}<th scope="col" class="num">Min–max</th>{{end}}{{if .Rows.CI}}<th scope="col" class="num">95% CI</th>{{end}}<th scope="col">Unit</th><th scope="col" class="num">Rounds</th></tr></thead>
 <tbody>
 {{- $ci := .Rows.CI}}
+{{- $spread := .Rows.Spread}}
 {{- range .Rows.Rows}}
-<tr><td>{{.Target}}</td><td>{{.Workload}}</td>{{range .Point}}<td>{{.}}</td>{{end}}<td>{{.Op}}</td><td>{{.Metric}}</td><td class="num">{{.Median}}</td><td class="num">{{.Range}}</td>{{if $ci}}<td class="num">{{.CI}}</td>{{end}}<td>{{.Unit}}</td><td class="num">{{.N}}</td></tr>
+<tr><td>{{.Target}}</td><td>{{.Workload}}</td>{{range .Point}}<td>{{.}}</td>{{end}}<td>{{.Op}}</td><td>{{.Metric}}</td><td class="num">{{.Median}}</td>{{if $spread}}<td class="num">{{.Range}}</td>{{end}}{{if $ci}}<td class="num">{{.CI}}</td>{{end}}<td>{{.Unit}}</td><td class="num">{{.N}}</td></tr>
 {{- end}}
 </tbody>
 </table></div>

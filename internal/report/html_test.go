@@ -362,3 +362,19 @@ func TestPaletteDistinct(t *testing.T) {
 		}
 	}
 }
+
+// TestOneRoundShowsNoSpread: a study of one round shows its values, not a
+// min–max of one value.
+func TestOneRoundShowsNoSpread(t *testing.T) {
+	studies := fixedStudies()
+	for _, r := range studies {
+		r.Rounds = 1
+	}
+	var b bytes.Buffer
+	if err := RenderHTML(&b, studies); err != nil {
+		t.Fatal(err)
+	}
+	if page := b.String(); strings.Contains(page, "Min–max") || !strings.Contains(page, ">Value<") || !strings.Contains(page, ", one round</caption>") {
+		t.Error("a one-round report shows a min–max column, or no values")
+	}
+}
