@@ -600,8 +600,10 @@ footer{color:var(--muted);font-size:13px;padding:24px;border-top:1px solid var(-
 <li>{{.}}</li>
 {{- end}}
 </ul>
-{{- else}}
+{{- else if gt (len .Targets) 1}}
 <p>No differences between the targets were found.</p>
+{{- else}}
+<p>One target: nothing to compare.</p>
 {{- end}}
 </section>
 {{- range .Studies}}
