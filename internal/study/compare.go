@@ -66,10 +66,14 @@ func writeCompare(w io.Writer, old, cur *Data, o CompareOptions) error {
 	if len(rows) == 0 {
 		return fmt.Errorf("compare %s %s: the two studies have no series in common (same study, targets and points?)", oldDir, newDir)
 	}
-	if testable {
+	switch {
+	case testable:
 		fmt.Fprintln(w, "a row changed when the Mann–Whitney U test finds its rounds differ at α=0.05 (p below)")
-	} else {
+	case old.File.Rounds <= 1 && cur.File.Rounds <= 1:
 		fmt.Fprintln(w, "one run each: no significance test (4 or more rounds on each side make one); a row changed when its value did")
+	default:
+		fmt.Fprintf(w, "%d and %d rounds: too few for a significance test (4 or more on each side make one); a row changed when its values did\n",
+			old.File.Rounds, cur.File.Rounds)
 	}
 	fmt.Fprintln(w)
 	// Changed rows first, the largest changes first; ties keep the
