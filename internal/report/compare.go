@@ -83,13 +83,7 @@ func SetupDifferences(a, b *Result) []string {
 	diff("server", strings.TrimSpace(a.Target.Backend+" "+a.Target.Version), strings.TrimSpace(b.Target.Backend+" "+b.Target.Version))
 	diff("phase", a.Phase, b.Phase)
 	diff("workload files", strings.Join(a.Workload.Files, ", "), strings.Join(b.Workload.Files, ", "))
-	var props []string
-	for _, k := range sortedUnion(a.Workload.Properties, b.Workload.Properties) {
-		if x, y := a.Workload.Properties[k], b.Workload.Properties[k]; x != y {
-			props = append(props, fmt.Sprintf("%s %s → %s", k, orUnset(x), orUnset(y)))
-		}
-	}
-	if len(props) > 0 {
+	if props := PropertyDifferences(a.Workload.Properties, b.Workload.Properties); len(props) > 0 {
 		out = append(out, "properties: "+strings.Join(props, ", "))
 	}
 	diff("threads", strconv.Itoa(a.Options.Threads), strconv.Itoa(b.Options.Threads))
@@ -116,8 +110,9 @@ func orUnset(v string) string {
 	return v
 }
 
-// sortedUnion returns the keys of a and b, sorted, each once.
-func sortedUnion(a, b map[string]string) []string {
+// PropertyDifferences lists the properties whose values differ between a
+// and b ("recordcount 20000 → 2000", "index (unset) → gin"), by name.
+func PropertyDifferences(a, b map[string]string) []string {
 	var keys []string
 	for k := range a {
 		keys = append(keys, k)
@@ -128,7 +123,13 @@ func sortedUnion(a, b map[string]string) []string {
 		}
 	}
 	sort.Strings(keys)
-	return keys
+	var out []string
+	for _, k := range keys {
+		if x, y := a[k], b[k]; x != y {
+			out = append(out, fmt.Sprintf("%s %s → %s", k, orUnset(x), orUnset(y)))
+		}
+	}
+	return out
 }
 
 // compareLabel names the i-th result (A, B, …).

@@ -233,7 +233,14 @@ func setupDifferences(old, cur *Data) []string {
 		out = append(out, fmt.Sprintf("--quick %t → %t", old.Manifest.Quick, cur.Manifest.Quick))
 	}
 	ot, ct := old.setups(), cur.setups()
-	for _, name := range sortedKeys2(ot, ct) {
+	names := map[string]string{}
+	for n := range ot {
+		names[n] = n
+	}
+	for n := range ct {
+		names[n] = n
+	}
+	for _, name := range sortedKeys(names) {
 		a, okA := ot[name]
 		b, okB := ct[name]
 		switch {
@@ -254,36 +261,24 @@ func setupDifferences(old, cur *Data) []string {
 		}
 	}
 	ow, cw := old.workloadProps(), cur.workloadProps()
-	for _, wl := range sortedKeys2(ow, cw) {
-		a, b := ow[wl], cw[wl]
-		if a == nil || b == nil {
+	wls := map[string]string{}
+	for wl := range ow {
+		wls[wl] = wl
+	}
+	for _, wl := range sortedKeys(wls) {
+		b, ok := cw[wl]
+		if !ok {
 			continue // a workload of one study only has no series in common
 		}
-		var diffs []string
-		for _, k := range sortedKeys2(a, b) {
-			if a[k] != b[k] {
-				diffs = append(diffs, fmt.Sprintf("%s %s → %s", k, orNone(a[k]), orNone(b[k])))
-			}
-		}
-		if len(diffs) > 0 {
+		if diffs := report.PropertyDifferences(ow[wl], b); len(diffs) > 0 {
 			out = append(out, "workload "+wl+": "+strings.Join(diffs, ", "))
 		}
 	}
-	return appendOnceAll(nil, out)
-}
-
-func appendOnceAll(dst, xs []string) []string {
-	for _, x := range xs {
-		dst = appendOnce(dst, x)
+	var once []string
+	for _, x := range out {
+		once = appendOnce(once, x) // docbench's version, said once for all targets
 	}
-	return dst
-}
-
-func orNone(v string) string {
-	if v == "" {
-		return "(unset)"
-	}
-	return v
+	return once
 }
 
 // targetSetup is what a study's results say of one of its targets.
@@ -334,20 +329,4 @@ func (d *Data) workloadProps() map[string]map[string]string {
 		out[run.Workload] = props
 	}
 	return out
-}
-
-// sortedKeys2 returns the keys of a and b, sorted, each once.
-func sortedKeys2[V any](a, b map[string]V) []string {
-	seen := map[string]bool{}
-	var keys []string
-	for _, m := range []map[string]V{a, b} {
-		for k := range m {
-			if !seen[k] {
-				seen[k] = true
-				keys = append(keys, k)
-			}
-		}
-	}
-	sort.Strings(keys)
-	return keys
 }
