@@ -3,7 +3,9 @@ package cli
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -130,7 +132,11 @@ throughput and p99 second by second.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			path := args[0]
-			if fi, err := os.Stat(path); err == nil && !fi.IsDir() {
+			fi, err := os.Stat(path)
+			switch {
+			case errors.Is(err, fs.ErrNotExist):
+				return &ExitError{Code: exitUsage, Err: fmt.Errorf("%s: no such study directory or result file", path)}
+			case err == nil && !fi.IsDir():
 				return a.reportResult(path)
 			}
 			if err := study.WriteOutputs(path); err != nil {
