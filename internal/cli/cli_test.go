@@ -275,6 +275,16 @@ func TestQuickstart(t *testing.T) {
 	if len(matches) != 6 { // per target: load, workloada, workloadc
 		t.Fatalf("%d result files: %v", len(matches), matches)
 	}
+	// --quick is said in every output file.
+	for _, f := range append(matches, filepath.Join(out, "summary.txt"), filepath.Join(out, "summary.md"), filepath.Join(out, "report.html"), filepath.Join(out, "results.csv")) {
+		b, _ := os.ReadFile(f)
+		if !strings.Contains(strings.ToLower(string(b)), "quick") {
+			t.Errorf("%s does not say it is of a quick run", f)
+		}
+	}
+	if !strings.HasPrefix(stdout, "QUICK RUN") {
+		t.Errorf("stdout does not open with the quick marker:\n%s", stdout)
+	}
 }
 
 const testStudy = `name: tiny

@@ -30,7 +30,10 @@ type Result struct {
 	Complete bool   `json:"complete"`
 	// Failed marks a phase that failed (Error says why): too many failed
 	// operations, a failure streak or a panic.
-	Failed  bool   `json:"failed,omitempty"`
+	Failed bool `json:"failed,omitempty"`
+	// Quick marks a phase of a study run with --quick: a smoke test, not
+	// figures to quote.
+	Quick   bool   `json:"quick,omitempty"`
 	Stopped string `json:"stopped,omitempty"`
 	// EndedBy names the limit that ended the phase: "operationcount" (a
 	// run), "insertcount" (a load), "duration" or "interrupted".

@@ -525,7 +525,7 @@ func (g *group) load(ctx context.Context, round int) error {
 			name = fmt.Sprintf("load-r%d.json", round)
 		}
 		run.File = filepath.Join(g.dir, name)
-		if werr := writeResult(g.opts.Out, run.File, res); werr != nil {
+		if werr := writeResult(g.opts, run.File, res); werr != nil {
 			return werr
 		}
 	}
@@ -639,7 +639,7 @@ func (g *group) runWorkload(ctx context.Context, round int, pt []KV, i int) erro
 			}
 		}
 		run.File = filepath.Join("results", unsafeChars.ReplaceAllString(t.Name, "_"), pointID(pt), fmt.Sprintf("%s-r%d.json", w.Name, round))
-		if werr := writeResult(g.opts.Out, run.File, res); werr != nil {
+		if werr := writeResult(g.opts, run.File, res); werr != nil {
 			return werr
 		}
 	}
@@ -674,12 +674,13 @@ func oneLine(err error) string {
 	return db.Redact(strings.Join(strings.Fields(err.Error()), " "))
 }
 
-func writeResult(out, rel string, res *report.Result) error {
+func writeResult(opts Options, rel string, res *report.Result) error {
+	res.Quick = opts.Quick // every file of a quick study says so
 	b, err := report.Marshal(res)
 	if err != nil {
 		return err
 	}
-	return report.WriteFileAtomic(filepath.Join(out, rel), b)
+	return report.WriteFileAtomic(filepath.Join(opts.Out, rel), b)
 }
 
 // dropCaches asks the kernel to drop the page cache before a cold round, or
