@@ -105,11 +105,9 @@ func (a *app) runStudy(ctx context.Context, f *study.File, out string, quick boo
 	if m == nil && err != nil {
 		return &ExitError{Code: 2, Err: err} // the study's properties: nothing ran
 	}
-	// What the study found comes first, as in its summaries.
+	// What the study found first, then its tables: summary.txt.
 	if d, rerr := study.Read(out); rerr == nil {
-		for _, l := range d.FirstScreen() {
-			fmt.Fprintln(a.stdout, l)
-		}
+		a.stdout.Write(append(d.Text(), '\n'))
 	}
 	if err != nil {
 		return err
