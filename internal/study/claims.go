@@ -277,7 +277,7 @@ func bounds(r report.Row) (lo, hi float64, basis string, ok bool) {
 }
 
 func figure(r report.Row) string {
-	return strconv.FormatFloat(r.Median, 'g', 3, 64) + " " + r.Unit
+	return plainNumber(r.Median) + " " + r.Unit
 }
 
 // planProblem is a plan check that failed: the target's plan of Op in
