@@ -28,7 +28,7 @@ type status struct {
 	start    time.Time
 	lastLine time.Time
 	lastOps  int64
-	failed   int64            // failures since the last status line
+	failed   int64            // failed operations so far
 	acc      []*hdr.Histogram // merged since the last status line
 	reg      *measure.Registry
 }
@@ -104,7 +104,7 @@ func (s *status) printLine(now time.Time, ops int64) {
 		h.Reset()
 	}
 	fmt.Fprintln(s.w, b.String())
-	s.lastLine, s.lastOps, s.failed = now, ops, 0
+	s.lastLine, s.lastOps = now, ops
 }
 
 // progress returns the share of the phase done and the time left, when a
