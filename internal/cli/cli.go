@@ -115,6 +115,7 @@ target rate) and results that record everything they ran under.`,
 		a.studyCommand(), a.reportCommand(), a.compareCommand(),
 		a.mergeCommand(), a.kubeCommand(), a.cacheCommand(), propertiesTopic())
 	addExamples(root)
+	addCompletions(root)
 	return root
 }
 

@@ -13,7 +13,7 @@ import (
 )
 
 func (a *app) compareCommand() *cobra.Command {
-	var strict bool
+	var strict, all bool
 	var metrics []string
 	cmd := &cobra.Command{
 		Use:   "compare RESULT.json RESULT.json... | compare OLD_DIR NEW_DIR",
@@ -25,17 +25,20 @@ comparison (durability, key index, secondary indexes, compression, memory,
 clients). With --strict a difference in durability class or key-index class
 makes the command fail.
 
-Given two study directories, compare prints, benchstat-style, each series of
-the new study against the same series of the old one: medians with their
-spread, the change, and the Mann-Whitney U test's p-value ("~" when the
-difference is not significant).`,
+Given two study directories, compare prints the series that changed from the
+old study to the new one first: medians (with the range across rounds when
+there are several), the change in percent and, with enough rounds on both
+sides, the Mann-Whitney U test's p-value ("~" when the difference is not
+significant). Unchanged series are counted (--all prints them). A warning
+comes first when the two setups differ (targets, server versions, workload
+properties, docbench's version).`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if dirs := countDirs(args); dirs > 0 {
 				if dirs != 2 || len(args) != 2 {
 					return &ExitError{Code: 2, Err: fmt.Errorf("compare: give two study directories (OLD_DIR NEW_DIR) or result files, not a mix")}
 				}
-				return study.Compare(a.stdout, args[0], args[1], metrics)
+				return study.Compare(a.stdout, args[0], args[1], study.CompareOptions{Metrics: metrics, All: all})
 			}
 			var results []*report.Result
 			for _, path := range args {
@@ -53,6 +56,7 @@ difference is not significant).`,
 		},
 	}
 	cmd.Flags().BoolVar(&strict, "strict", false, "fail when the targets' durability class or key-index class differ")
+	cmd.Flags().BoolVar(&all, "all", false, "study directories: print the unchanged series too")
 	cmd.Flags().StringSliceVar(&metrics, "metric", nil, "study directories: only these metrics (throughput, p99, wal_bytes_per_update, …)")
 	return cmd
 }

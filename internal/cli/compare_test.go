@@ -113,3 +113,28 @@ func TestCompareBadInput(t *testing.T) {
 		t.Errorf("compare missing.json: exit %d, stderr %q, want one line naming the file", code, stderr)
 	}
 }
+
+// TestReportOfOneResult: a run says where its result went, and `docbench
+// report RESULT.json` makes its HTML report beside it.
+func TestReportOfOneResult(t *testing.T) {
+	res := filepath.Join(t.TempDir(), "run.json")
+	_, stderr, code := docbench(t, "run", "-t", "null:", "-P", "workloada", "-p", "recordcount=100",
+		"--duration", "1500ms", "-p", "operationcount=0", "--status", "0", "--out", res)
+	if code != 0 || !strings.Contains(stderr, "result: "+res) {
+		t.Fatalf("run: exit %d, stderr %q: want the result's path", code, stderr)
+	}
+	out, stderr, code := docbench(t, "report", res)
+	html := strings.TrimSuffix(res, ".json") + ".html"
+	if code != 0 || strings.TrimSpace(out) != html {
+		t.Fatalf("report %s: exit %d, stdout %q, stderr %q", res, code, out, stderr)
+	}
+	b, err := os.ReadFile(html)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{`<ul class="headlines"`, "ops/s over", "s on null:", "READ p99", "Operations per second, each second", "<svg"} {
+		if !strings.Contains(string(b), want) {
+			t.Errorf("%s lacks %q", html, want)
+		}
+	}
+}

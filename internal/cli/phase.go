@@ -428,7 +428,11 @@ func (a *app) emit(res *report.Result, format, out string) error {
 	if f := strings.ToLower(format); f == "" || f == "text" {
 		probe.WriteText(a.stdout, res.Server, res.Audit)
 	}
+	// Where the result went, on stderr: stdout stays the format asked for.
 	if out == "" {
+		if f := strings.ToLower(format); f != "json" && f != "jsonl" {
+			fmt.Fprintln(a.stderr, "result: printed above only (--out FILE.json keeps the whole result, for `docbench report` and `docbench compare`)")
+		}
 		return nil
 	}
 	b, err := report.Marshal(res)
@@ -437,6 +441,7 @@ func (a *app) emit(res *report.Result, format, out string) error {
 	}
 	werr := report.WriteFileAtomic(out, b)
 	if werr == nil {
+		fmt.Fprintf(a.stderr, "result: %s (docbench report %s makes its HTML report)\n", out, out)
 		return nil
 	}
 	fallback := filepath.Join(os.TempDir(), fmt.Sprintf("docbench-result-%s.json", time.Now().Format("20060102-150405.000")))

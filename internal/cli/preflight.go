@@ -41,7 +41,10 @@ func (a *app) preflight(ctx context.Context, f *study.File, extra []string) erro
 	for _, t := range f.Targets {
 		urls = append(urls, t.Target)
 	}
-	urls = append(urls, extra...)
+	for _, arg := range extra {
+		_, t := study.ExtraTarget(arg)
+		urls = append(urls, t)
+	}
 	var errs []error
 	for _, u := range urls {
 		if !strings.Contains(u, "://") {

@@ -53,7 +53,7 @@ func (a *app) quickstartCommand() *cobra.Command {
 	fl.DurationVar(&f.warmup, "warmup", 3*time.Second, "discarded warm-up per workload")
 	fl.BoolVar(&f.quick, "quick", false, quickUsage)
 	fl.BoolVar(&f.force, "force", false, "write into a --out directory that is not empty")
-	fl.StringArrayVarP(&f.targets, "target", "t", nil, "also run on this target (repeatable), e.g. mysql://… or mongodb://…")
+	fl.StringArrayVarP(&f.targets, "target", "t", nil, "also run on this target (repeatable), e.g. mysql://… or mongodb://…; NAME=TARGET names it in the report, else it is named as written")
 	return cmd
 }
 
@@ -90,8 +90,12 @@ func (a *app) quickstart(ctx context.Context, cmd *cobra.Command, f *quickFlags)
 	if err := a.preflight(ctx, st, f.targets); err != nil {
 		return err
 	}
-	fmt.Fprintf(a.stderr, "docbench quickstart: %s records, workloads A and C, %s each (+%s warm-up), %d threads; results in %s\n",
-		st.Properties["recordcount"], st.Duration.D(), st.Warmup.D(), st.Threads, f.out)
+	quick := ""
+	if f.quick {
+		quick = " (--quick: a smoke test, not figures to quote)"
+	}
+	fmt.Fprintf(a.stderr, "docbench quickstart%s: %s records, workloads A and C, %s each (+%s warm-up), %d threads; results in %s\n",
+		quick, st.Properties["recordcount"], st.Duration.D(), st.Warmup.D(), st.Threads, f.out)
 	m, runErr := study.Execute(ctx, st, executor{a}, study.Options{Out: f.out, Quick: f.quick, ExtraTargets: f.targets, Log: a.stderr})
 	if m == nil {
 		return &ExitError{Code: 2, Err: runErr}
@@ -116,13 +120,22 @@ func (a *app) quickstart(ctx context.Context, cmd *cobra.Command, f *quickFlags)
 	if len(ran) == 0 {
 		return errors.Join(runErr, fmt.Errorf("quickstart: no target could run"))
 	}
+	// What the study found first, then the table, then its caveats.
 	var buf bytes.Buffer
-	if m.Incomplete != "" {
-		fmt.Fprintf(&buf, "INCOMPLETE: %s\n\n", m.Incomplete)
+	for _, l := range append(d.Markers(), d.Headlines()...) {
+		buf.WriteString(l + "\n")
 	}
-	buf.WriteString(quickLegend(st.Workloads, ran, results) + "\n")
-	if writeSideBySide(&buf, ran, results) {
+	buf.WriteString("\n" + quickLegend(st, ran, results) + "\n")
+	var skipped []string
+	for _, s := range d.Skipped() {
+		name, _, _ := strings.Cut(s, ": ")
+		skipped = append(skipped, name)
+	}
+	if writeSideBySide(&buf, append(ran, skipped...), results) {
 		buf.WriteString("* an incomplete run (interrupted or failed): its figures cover only part of it\n")
+	}
+	if c := d.Caveats(); len(c) > 0 {
+		buf.WriteString("\n" + strings.Join(c, "\n") + "\n")
 	}
 	if m.Incomplete != "" {
 		fmt.Fprintf(&buf, "\nINCOMPLETE after %s (%s); results in %s\n", time.Since(started).Round(time.Second), m.Incomplete, f.out)
@@ -182,6 +195,8 @@ func writeSideBySide(w io.Writer, targets []string, results map[string]map[strin
 			for _, t := range targets {
 				op, ok := r.byTarget[t]
 				switch {
+				case results[t] == nil && r.op == "[OVERALL]":
+					fmt.Fprint(tw, "skipped\t\t\t\t") // the reason is under the table
 				case !ok:
 					fmt.Fprint(tw, "-\t-\t-\t-\t")
 				case op.Service == nil:
@@ -199,10 +214,10 @@ func writeSideBySide(w io.Writer, targets []string, results map[string]map[strin
 
 // quickLegend says in one line what the table's workloads are: YCSB A and
 // C, and the load's batches.
-func quickLegend(wls []study.WorkloadSpec, targets []string, results map[string]map[string]*report.Result) string {
+func quickLegend(st *study.File, targets []string, results map[string]map[string]*report.Result) string {
 	var parts []string
-	for _, w := range wls {
-		parts = append(parts, w.Name+" = "+study.Describe(w))
+	for _, w := range st.Workloads {
+		parts = append(parts, w.Name+" = "+study.Describe(st, w))
 	}
 	if b := batchSizes(targets, results, "load"); b != "" {
 		parts = append(parts, "load = batches of "+b+" documents (INSERT-BATCH counts batches, [OVERALL] documents)")

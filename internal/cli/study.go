@@ -1,8 +1,12 @@
 package cli
 
 import (
+	"bytes"
 	"context"
+	"errors"
 	"fmt"
+	"io/fs"
+	"os"
 	"path/filepath"
 	"strings"
 	"time"
@@ -100,7 +104,7 @@ round), results.csv, summary.md and report.html.`,
 	fl.BoolVar(&quick, "quick", false, quickUsage)
 	fl.BoolVar(&force, "force", false, "write into a --out directory that is not empty")
 	fl.BoolVar(&keep, "keep", false, "keep the study's tables on its targets (by default each is dropped when the study is done with it)")
-	fl.StringArrayVarP(&targets, "target", "t", nil, "also run on this target (repeatable)")
+	fl.StringArrayVarP(&targets, "target", "t", nil, "also run on this target (repeatable); NAME=TARGET names it in the report, else it is named as written")
 	return cmd
 }
 
@@ -109,6 +113,10 @@ func (a *app) runStudy(ctx context.Context, f *study.File, out string, quick, ke
 	m, err := study.Execute(ctx, f, executor{a}, study.Options{Out: out, Quick: quick, Keep: keep, ExtraTargets: targets, Log: a.stderr})
 	if m == nil && err != nil {
 		return &ExitError{Code: 2, Err: err} // the study's properties: nothing ran
+	}
+	// What the study found first, then its tables: summary.txt.
+	if d, rerr := study.Read(out); rerr == nil {
+		a.stdout.Write(append(d.Text(), '\n'))
 	}
 	if err != nil {
 		return err
@@ -122,15 +130,46 @@ func (a *app) runStudy(ctx context.Context, f *study.File, out string, quick, ke
 
 func (a *app) reportCommand() *cobra.Command {
 	return &cobra.Command{
-		Use:   "report DIR",
-		Short: "Re-render results.csv, summary.md and report.html of a study directory from its result files",
-		Args:  cobra.ExactArgs(1),
+		Use:   "report DIR | report RESULT.json",
+		Short: "Re-render the summaries and report.html of a study directory, or make the HTML report of one result",
+		Long: `Given a study directory, report re-renders its results.csv, summary.txt, summary.md
+and report.html from its result files. Given the result file of one load or run
+(--out), it writes RESULT.html beside it: the figures per operation and their
+throughput and p99 second by second.`,
+		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if err := study.WriteOutputs(args[0]); err != nil {
+			path := args[0]
+			fi, err := os.Stat(path)
+			switch {
+			case errors.Is(err, fs.ErrNotExist):
+				return &ExitError{Code: exitUsage, Err: fmt.Errorf("%s: no such study directory or result file", path)}
+			case err == nil && !fi.IsDir():
+				return a.reportResult(path)
+			}
+			if err := study.WriteOutputs(path); err != nil {
 				return err
 			}
-			fmt.Fprintln(a.stdout, filepath.Join(args[0], "report.html"))
+			fmt.Fprintln(a.stdout, filepath.Join(path, "report.html"))
 			return nil
 		},
 	}
+}
+
+// reportResult writes the HTML report of one result file beside it and
+// prints its path.
+func (a *app) reportResult(path string) error {
+	res, err := report.ReadResult(path)
+	if err != nil {
+		return &ExitError{Code: 2, Err: err}
+	}
+	var b bytes.Buffer
+	if err := report.RenderHTML(&b, []*report.StudyReport{report.SingleRun(res, filepath.Base(path))}); err != nil {
+		return err
+	}
+	out := strings.TrimSuffix(path, filepath.Ext(path)) + ".html"
+	if err := report.WriteFileAtomic(out, b.Bytes()); err != nil {
+		return err
+	}
+	fmt.Fprintln(a.stdout, out)
+	return nil
 }

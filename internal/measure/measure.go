@@ -82,6 +82,7 @@ func (r *Registry) NewRecorder() *Recorder {
 		service:  make([]*hdr.Histogram, n),
 		interval: make([]*hdr.Histogram, n),
 		spare:    make([]*hdr.Histogram, n),
+		failed:   make([]*hdr.Histogram, n),
 		errors:   make([]int64, n),
 		notFound: make([]int64, n),
 		ivErrors: make([]int64, n),
@@ -95,6 +96,7 @@ func (r *Registry) NewRecorder() *Recorder {
 	}
 	if r.intended {
 		rec.response = make([]*hdr.Histogram, n)
+		rec.failedResponse = make([]*hdr.Histogram, n)
 		for i := range n {
 			rec.response[i] = NewHistogram()
 		}
@@ -112,17 +114,23 @@ type Recorder struct {
 	response []*hdr.Histogram // cumulative response time from intended start (open loop)
 	interval []*hdr.Histogram // since the last tick (response time if open loop)
 	spare    []*hdr.Histogram // the other interval buffer: swapped in at each tick
-	errors   []int64
-	notFound []int64 // the part of errors that were "not found"
-	ivErrors []int64
-	msgs     [][]ErrorCount
-	nf       error
-	paused   bool
+	// failed and failedResponse time the failed operations per op (as
+	// YCSB's [OP-FAILED] blocks do); an op's histogram is made at its
+	// first failure, so a run without failures pays nothing for them.
+	failed         []*hdr.Histogram
+	failedResponse []*hdr.Histogram
+	errors         []int64
+	notFound       []int64 // the part of errors that were "not found"
+	ivErrors       []int64
+	msgs           [][]ErrorCount
+	nf             error
+	paused         bool
 }
 
 // Record adds one operation: its service time, and under a target rate its
 // response time measured from the intended start. A failed operation is
-// counted as an error and its latency is not recorded.
+// counted as an error and its latency recorded apart from the successful
+// ones' (the first failure of an op allocates its histograms).
 func (r *Recorder) Record(op int, service, response time.Duration, err error) {
 	r.mu.Lock()
 	if r.paused {
@@ -136,6 +144,16 @@ func (r *Recorder) Record(op int, service, response time.Duration, err error) {
 			r.notFound[op]++
 		}
 		r.keepError(op, err)
+		if r.failed[op] == nil {
+			r.failed[op] = NewHistogram()
+		}
+		record(r.failed[op], service)
+		if r.failedResponse != nil {
+			if r.failedResponse[op] == nil {
+				r.failedResponse[op] = NewHistogram()
+			}
+			record(r.failedResponse[op], response)
+		}
 		r.mu.Unlock()
 		return
 	}
@@ -175,6 +193,12 @@ func (r *Recorder) reset() {
 		r.spare[i].Reset()
 		if r.response != nil {
 			r.response[i].Reset()
+		}
+		if r.failed[i] != nil {
+			r.failed[i].Reset()
+		}
+		if r.failedResponse != nil && r.failedResponse[i] != nil {
+			r.failedResponse[i].Reset()
 		}
 		r.errors[i] = 0
 		r.notFound[i] = 0
@@ -304,9 +328,13 @@ func (r *Registry) Merged(op int) *hdr.Histogram { return r.merged[op] }
 type Totals struct {
 	Service  []*hdr.Histogram
 	Response []*hdr.Histogram // nil unless intended
-	Errors   []int64
-	NotFound []int64 // the part of Errors that were "not found"
-	Messages [][]ErrorCount
+	// Failed and FailedResponse time the failed operations (service time,
+	// and response time when intended); an op without failures has nil.
+	Failed         []*hdr.Histogram
+	FailedResponse []*hdr.Histogram // nil unless intended
+	Errors         []int64
+	NotFound       []int64 // the part of Errors that were "not found"
+	Messages       [][]ErrorCount
 }
 
 // Failures returns the errors counted so far per op and their first
@@ -332,13 +360,14 @@ func (r *Registry) Failures() (errs []int64, msgs [][]ErrorCount) {
 // recording afterwards.
 func (r *Registry) Totals() Totals {
 	n := len(r.names)
-	t := Totals{Service: make([]*hdr.Histogram, n), Errors: make([]int64, n), NotFound: make([]int64, n),
-		Messages: make([][]ErrorCount, n)}
+	t := Totals{Service: make([]*hdr.Histogram, n), Failed: make([]*hdr.Histogram, n), Errors: make([]int64, n),
+		NotFound: make([]int64, n), Messages: make([][]ErrorCount, n)}
 	for i := range n {
 		t.Service[i] = NewHistogram()
 	}
 	if r.intended {
 		t.Response = make([]*hdr.Histogram, n)
+		t.FailedResponse = make([]*hdr.Histogram, n)
 		for i := range n {
 			t.Response[i] = NewHistogram()
 		}
@@ -350,7 +379,9 @@ func (r *Registry) Totals() Totals {
 			t.Service[i].Merge(rec.service[i])
 			if r.intended {
 				t.Response[i].Merge(rec.response[i])
+				t.FailedResponse[i] = mergeInto(t.FailedResponse[i], rec.failedResponse[i])
 			}
+			t.Failed[i] = mergeInto(t.Failed[i], rec.failed[i])
 			t.Errors[i] += rec.errors[i]
 			t.NotFound[i] += rec.notFound[i]
 			for _, m := range rec.msgs[i] {
@@ -360,6 +391,18 @@ func (r *Registry) Totals() Totals {
 		rec.mu.Unlock()
 	}
 	return t
+}
+
+// mergeInto merges h into dst, making dst at the first h that is not nil.
+func mergeInto(dst, h *hdr.Histogram) *hdr.Histogram {
+	if h == nil {
+		return dst
+	}
+	if dst == nil {
+		dst = NewHistogram()
+	}
+	dst.Merge(h)
+	return dst
 }
 
 func addMessage(list []ErrorCount, m ErrorCount) []ErrorCount {

@@ -45,7 +45,13 @@ func TestErrorsCountedWithDistinctMessages(t *testing.T) {
 	}
 	tot := reg.Totals()
 	if tot.Errors[1] != 50 || tot.Service[1].TotalCount() != 0 {
-		t.Fatalf("errors %d, latencies %d: want 50 errors and no latency recorded for them", tot.Errors[1], tot.Service[1].TotalCount())
+		t.Fatalf("errors %d, latencies %d: want 50 errors and none among the successful operations' latencies", tot.Errors[1], tot.Service[1].TotalCount())
+	}
+	if f := tot.Failed[1]; f == nil || f.TotalCount() != 50 || f.Max() < int64(time.Millisecond)-int64(time.Microsecond) {
+		t.Fatalf("failed latencies %v: want the 50 failures timed apart (max 1 ms)", f)
+	}
+	if tot.Failed[0] != nil {
+		t.Fatal("an op without failures has a failure histogram")
 	}
 	if len(tot.Messages[1]) != maxErrs || tot.Messages[1][0].Message != "deadlock" || tot.Messages[1][0].Count != 10 {
 		t.Fatalf("messages %+v", tot.Messages[1])

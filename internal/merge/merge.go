@@ -243,8 +243,9 @@ func summary(x Input) report.ShardSummary {
 // histograms merged.
 func mergeOps(in []Input, window time.Duration) ([]report.Op, error) {
 	type acc struct {
-		op                report.Op
-		service, response *hdr.Histogram
+		op                     report.Op
+		service, response      *hdr.Histogram
+		failed, failedResponse *hdr.Histogram
 	}
 	var order []string
 	all := map[string]*acc{}
@@ -268,6 +269,12 @@ func mergeOps(in []Input, window time.Duration) ([]report.Op, error) {
 			if a.response, err = mergeLatency(a.response, op.Response, x.Source, op.Name, "response"); err != nil {
 				return nil, err
 			}
+			if a.failed, err = mergeLatency(a.failed, op.Failed, x.Source, op.Name, "failed"); err != nil {
+				return nil, err
+			}
+			if a.failedResponse, err = mergeLatency(a.failedResponse, op.FailedResponse, x.Source, op.Name, "failed response"); err != nil {
+				return nil, err
+			}
 		}
 	}
 	ops := make([]report.Op, 0, len(order))
@@ -281,6 +288,12 @@ func mergeOps(in []Input, window time.Duration) ([]report.Op, error) {
 		}
 		if a.response != nil {
 			a.op.Response = report.Summarize(a.response, true)
+		}
+		if a.failed != nil {
+			a.op.Failed = report.Summarize(a.failed, true)
+		}
+		if a.failedResponse != nil {
+			a.op.FailedResponse = report.Summarize(a.failedResponse, true)
 		}
 		ops = append(ops, a.op)
 	}

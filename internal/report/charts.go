@@ -36,7 +36,9 @@ const (
 )
 
 // palette is Okabe and Ito's colour-blind safe palette (without its yellow,
-// too pale on white); series also differ by glyph shape.
+// too pale on white), then four of Paul Tol's "muted" colours and
+// Tableau's grey, each far from the others (TestPaletteDistinct): twelve
+// series get twelve colours. Series also differ by glyph shape.
 var palette = []color.RGBA{
 	{0x00, 0x72, 0xB2, 0xff}, // blue
 	{0xE6, 0x9F, 0x00, 0xff}, // orange
@@ -45,11 +47,17 @@ var palette = []color.RGBA{
 	{0xCC, 0x79, 0xA7, 0xff}, // reddish purple
 	{0x56, 0xB4, 0xE9, 0xff}, // sky blue
 	{0x00, 0x00, 0x00, 0xff}, // black
+	{0x33, 0x22, 0x88, 0xff}, // indigo (Tol)
+	{0x99, 0x99, 0x33, 0xff}, // olive (Tol)
+	{0x88, 0x22, 0x55, 0xff}, // wine (Tol)
+	{0x44, 0xAA, 0x99, 0xff}, // teal (Tol)
+	{0x7F, 0x7F, 0x7F, 0xff}, // grey (Tableau)
 }
 
 var glyphs = []draw.GlyphDrawer{
 	draw.CircleGlyph{}, draw.SquareGlyph{}, draw.TriangleGlyph{},
 	draw.PlusGlyph{}, draw.CrossGlyph{}, draw.RingGlyph{}, draw.BoxGlyph{},
+	draw.PyramidGlyph{},
 }
 
 // seriesColor is the colour of the i-th series; the HTML tables reuse it.

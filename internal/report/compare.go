@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"sort"
+	"strconv"
 	"strings"
 	"text/tabwriter"
 
@@ -58,9 +60,76 @@ func WriteCompare(w io.Writer, names []string, rs []*Result) []probe.Finding {
 		}
 		fmt.Fprintf(w, "%s = %s: %s %s · %s · %d thread(s)%s\n", compareLabel(i), names[i], r.Phase, r.Target.Target, ver, r.Options.Threads, state)
 	}
+	if len(rs) == 2 {
+		WriteSetupWarning(w, SetupDifferences(rs[0], rs[1]))
+	}
 	fmt.Fprintln(w)
 	writeCompareTable(w, rs)
 	return writeAudit(w, rs)
+}
+
+// SetupDifferences lists what differs between the setups of two results
+// beyond the target's kind (which the fairness audit judges): the target,
+// the server's version, the phase, the workload files and properties, the
+// threads and docbench's version.
+func SetupDifferences(a, b *Result) []string {
+	var out []string
+	diff := func(what, x, y string) {
+		if x != y {
+			out = append(out, fmt.Sprintf("%s %s → %s", what, orUnset(x), orUnset(y)))
+		}
+	}
+	diff("target", a.Target.Target, b.Target.Target)
+	diff("server", strings.TrimSpace(a.Target.Backend+" "+a.Target.Version), strings.TrimSpace(b.Target.Backend+" "+b.Target.Version))
+	diff("phase", a.Phase, b.Phase)
+	diff("workload files", strings.Join(a.Workload.Files, ", "), strings.Join(b.Workload.Files, ", "))
+	if props := PropertyDifferences(a.Workload.Properties, b.Workload.Properties); len(props) > 0 {
+		out = append(out, "properties: "+strings.Join(props, ", "))
+	}
+	diff("threads", strconv.Itoa(a.Options.Threads), strconv.Itoa(b.Options.Threads))
+	diff("docbench", a.Tool.Version, b.Tool.Version)
+	return out
+}
+
+// WriteSetupWarning prints the differences of setup under one warning,
+// one a line; nothing when there are none.
+func WriteSetupWarning(w io.Writer, diffs []string) {
+	if len(diffs) == 0 {
+		return
+	}
+	fmt.Fprintln(w, "warning: the setups differ, so a change may not be the one you made:")
+	for _, d := range diffs {
+		fmt.Fprintln(w, "  "+d)
+	}
+}
+
+func orUnset(v string) string {
+	if v == "" {
+		return "(unset)"
+	}
+	return v
+}
+
+// PropertyDifferences lists the properties whose values differ between a
+// and b ("recordcount 20000 → 2000", "index (unset) → gin"), by name.
+func PropertyDifferences(a, b map[string]string) []string {
+	var keys []string
+	for k := range a {
+		keys = append(keys, k)
+	}
+	for k := range b {
+		if _, ok := a[k]; !ok {
+			keys = append(keys, k)
+		}
+	}
+	sort.Strings(keys)
+	var out []string
+	for _, k := range keys {
+		if x, y := a[k], b[k]; x != y {
+			out = append(out, fmt.Sprintf("%s %s → %s", k, orUnset(x), orUnset(y)))
+		}
+	}
+	return out
 }
 
 // compareLabel names the i-th result (A, B, …).
@@ -92,11 +161,41 @@ func (t *compareTable) foot(why string) string {
 }
 
 func (t *compareTable) row(name string, cell func(r *Result) string) {
+	t.rowChange(name, cell, nil)
+}
+
+// rowChange is a row that, between two results, ends with B's change
+// from A in percent (values gives each result's figures; nil, or a figure
+// absent on either side, leaves the cell empty).
+func (t *compareTable) rowChange(name string, cell func(r *Result) string, values func(r *Result) []float64) {
 	cells := []string{name}
 	for _, r := range t.rs {
 		cells = append(cells, cell(r))
 	}
+	if len(t.rs) == 2 {
+		var ch []string
+		if values != nil {
+			a, b := values(t.rs[0]), values(t.rs[1])
+			for i := range a {
+				if i < len(b) {
+					ch = append(ch, pctChange(a[i], b[i]))
+				}
+			}
+		}
+		cells = append(cells, strings.Join(ch, " / "))
+	}
 	fmt.Fprintln(t.tw, strings.Join(cells, "\t")+"\t")
+}
+
+// pctChange is the change from a to b in percent ("+4.2%").
+func pctChange(a, b float64) string {
+	switch {
+	case a == b:
+		return "0"
+	case a == 0:
+		return "from 0"
+	}
+	return fmt.Sprintf("%+.1f%%", (b/a-1)*100)
 }
 
 // server makes a cell of a server-side figure.
@@ -121,16 +220,31 @@ func writeCompareTable(w io.Writer, rs []*Result) {
 	for i := range rs {
 		head = append(head, compareLabel(i))
 	}
+	if len(rs) == 2 {
+		head = append(head, "B vs A")
+	}
 	fmt.Fprintln(t.tw, strings.Join(head, "\t")+"\t")
-	t.row("throughput ops/s", func(r *Result) string { return fmt.Sprintf("%.1f", r.Throughput) })
+	t.rowChange("throughput ops/s", func(r *Result) string { return fmt.Sprintf("%.1f", r.Throughput) },
+		func(r *Result) []float64 { return []float64{r.Throughput} })
 	for _, name := range opNamesOf(rs) {
-		t.row(name+" p50/p99 µs", func(r *Result) string {
+		service := func(r *Result) *Latency {
 			for _, op := range r.Ops {
-				if op.Name == name && op.Service != nil {
-					return fmt.Sprintf("%.1f / %.1f", op.Service.P50, op.Service.P99)
+				if op.Name == name {
+					return op.Service
 				}
 			}
+			return nil
+		}
+		t.rowChange(name+" p50/p99 µs", func(r *Result) string {
+			if l := service(r); l != nil {
+				return fmt.Sprintf("%.1f / %.1f", l.P50, l.P99)
+			}
 			return "-"
+		}, func(r *Result) []float64 {
+			if l := service(r); l != nil {
+				return []float64{l.P50, l.P99}
+			}
+			return nil
 		})
 	}
 	t.row("write volume/op", t.writeVolumePerOp)

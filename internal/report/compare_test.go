@@ -89,3 +89,17 @@ func TestReadResult(t *testing.T) {
 		}
 	}
 }
+
+// TestWriteCompareTwo: two results get B's change from A in percent and
+// a warning for each difference of setup.
+func TestWriteCompareTwo(t *testing.T) {
+	names, rs := readCompareResults(t)
+	var out bytes.Buffer
+	WriteCompare(&out, names[:2], rs[:2])
+	golden(t, "compare-two.golden", out.Bytes())
+	for _, want := range []string{"warning: the setups differ", "\n  target postgres://", "B vs A", "-45.8%"} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("compare of two lacks %q:\n%s", want, out.String())
+		}
+	}
+}

@@ -75,6 +75,7 @@ type (
 		Findings                         []Finding
 		PlanChecks                       []string
 		Workloads                        []KV
+		Headlines, Caveats               []string
 	}
 	htmlChart struct {
 		ID, Title, XLabel, YLabel string
@@ -82,6 +83,7 @@ type (
 		Notes                     []string
 		Error                     string
 		CI                        bool
+		Spread                    bool // several rounds: a min–max to show
 		Series                    []htmlSeries
 	}
 	htmlSeries struct {
@@ -90,9 +92,10 @@ type (
 	}
 	htmlPoint struct{ X, Median, Range, CI string }
 	htmlRows  struct {
-		Keys []string // swept properties, one column each
-		CI   bool
-		Rows []htmlRow
+		Keys   []string // swept properties, one column each
+		CI     bool
+		Spread bool // several rounds: a min–max to show
+		Rows   []htmlRow
 	}
 	htmlRow struct {
 		Target, Workload, Op, Metric, Unit string
@@ -137,7 +140,8 @@ func buildPage(reports []*StudyReport) (*htmlPage, error) {
 	for _, r := range reports {
 		st := htmlStudy{ID: uniqueID(ids, "study-"+slug(r.Name)), Name: r.Name, Title: r.Title,
 			Cites: r.Cites, Reported: r.Reported, Rounds: r.Rounds, Quick: r.Quick, Notes: r.Notes,
-			Findings: r.Findings, PlanChecks: r.PlanChecks, Workloads: r.Workloads}
+			Findings: r.Findings, PlanChecks: r.PlanChecks, Workloads: r.Workloads,
+			Headlines: r.Headlines, Caveats: r.Caveats}
 		if st.Title == "" {
 			st.Title = r.Name
 		}
@@ -146,9 +150,12 @@ func buildPage(reports []*StudyReport) (*htmlPage, error) {
 		}
 		for _, c := range r.Charts {
 			chartN++
-			st.Charts = append(st.Charts, htmlChartOf(c, fmt.Sprintf("chart-%d", chartN)))
+			hc := htmlChartOf(c, fmt.Sprintf("chart-%d", chartN))
+			hc.Spread = r.Rounds > 1 // one round has no spread to show
+			st.Charts = append(st.Charts, hc)
 		}
 		st.Rows = rowsOf(r.Rows)
+		st.Rows.Spread = r.Rounds > 1
 		pg.Studies = append(pg.Studies, st)
 	}
 	return pg, nil
@@ -530,6 +537,8 @@ h3{font-size:17px;margin:20px 0 6px}
 h4{font-size:15px;margin:14px 0 4px}
 p{margin:6px 0}
 .meta{color:var(--muted)}
+.headlines{font-size:17px;margin:12px 0}
+.caveat{color:var(--muted);margin:4px 0}
 .warning{background:var(--warn-bg);color:var(--warn);border:1px solid #d4a72c;border-radius:6px;padding:8px 12px;margin:10px 0}
 table{border-collapse:collapse;font-size:13.5px;margin:6px 0 12px}
 caption{text-align:left;font-weight:bold;padding:4px 0}
@@ -567,6 +576,20 @@ footer{color:var(--muted);font-size:13px;padding:24px;border-top:1px solid var(-
 {{- if .Quick}}
 <p class="warning" role="note"><strong>Quick run:</strong> {{range $i, $q := .Quick}}{{if $i}}, {{end}}{{$q}}{{end}} ran with --quick, shrunk to finish in about a minute. Their numbers are a smoke test, not numbers to quote.</p>
 {{- end}}
+{{- $many := gt (len .Studies) 1}}
+{{- range .Studies}}
+{{- $s := .}}
+{{- if .Headlines}}
+<ul class="headlines" aria-label="What {{.Name}} found">
+{{- range .Headlines}}
+<li>{{if $many}}{{$s.Name}}: {{end}}{{.}}</li>
+{{- end}}
+</ul>
+{{- end}}
+{{- range .Caveats}}
+<p class="caveat" role="note">{{.}}.</p>
+{{- end}}
+{{- end}}
 </header>
 <main>
 <section id="audit" aria-labelledby="audit-h">
@@ -577,8 +600,10 @@ footer{color:var(--muted);font-size:13px;padding:24px;border-top:1px solid var(-
 <li>{{.}}</li>
 {{- end}}
 </ul>
-{{- else}}
+{{- else if gt (len .Targets) 1}}
 <p>No differences between the targets were found.</p>
+{{- else}}
+<p>One target: nothing to compare.</p>
 {{- end}}
 </section>
 {{- range .Studies}}
@@ -619,16 +644,17 @@ footer{color:var(--muted);font-size:13px;padding:24px;border-top:1px solid var(-
 {{- end}}
 </div>
 <div class="wide"><table class="chart-data">
-<caption>Numbers: {{.YLabel}}, median of the rounds</caption>
-<thead><tr><th scope="col">Series</th><th scope="col">{{.XLabel}}</th><th scope="col" class="num">Median</th><th scope="col" class="num">Min–max</th>{{if .CI}}<th scope="col" class="num">95% CI</th>{{end}}</tr></thead>
+<caption>Numbers: {{.YLabel}}{{if .Spread}}, median of the rounds{{else}}, one round{{end}}</caption>
+<thead><tr><th scope="col">Series</th><th scope="col">{{.XLabel}}</th><th scope="col" class="num">{{if .Spread}}Median{{else}}Value{{end}}</th>{{if .Spread}}<th scope="col" class="num">Min–max</th>{{end}}{{if .CI}}<th scope="col" class="num">95% CI</th>{{end}}</tr></thead>
 {{- $ci := .CI}}
+{{- $spread := .Spread}}
 {{- range .Series}}
 <tbody>
 {{- $s := .}}
 {{- range $i, $p := .Points}}
-<tr>{{if eq $i 0}}<th scope="rowgroup" rowspan="{{len $s.Points}}"><span class="swatch" style="background:{{$s.Color}}"></span>{{$s.Name}}</th>{{end}}<td>{{$p.X}}</td><td class="num">{{$p.Median}}</td><td class="num">{{$p.Range}}</td>{{if $ci}}<td class="num">{{$p.CI}}</td>{{end}}</tr>
+<tr>{{if eq $i 0}}<th scope="rowgroup" rowspan="{{len $s.Points}}"><span class="swatch" style="background:{{$s.Color}}"></span>{{$s.Name}}</th>{{end}}<td>{{$p.X}}</td><td class="num">{{$p.Median}}</td>{{if $spread}}<td class="num">{{$p.Range}}</td>{{end}}{{if $ci}}<td class="num">{{$p.CI}}</td>{{end}}</tr>
 {{- else}}
-<tr><th scope="row"><span class="swatch" style="background:{{$s.Color}}"></span>{{$s.Name}}</th><td colspan="{{if $ci}}4{{else}}3{{end}}">no data</td></tr>
+<tr><th scope="row"><span class="swatch" style="background:{{$s.Color}}"></span>{{$s.Name}}</th><td colspan="{{if $ci}}4{{else if $spread}}3{{else}}2{{end}}">no data</td></tr>
 {{- end}}
 </tbody>
 {{- end}}
@@ -639,11 +665,12 @@ footer{color:var(--muted);font-size:13px;padding:24px;border-top:1px solid var(-
 <details>
 <summary>All results ({{len .Rows.Rows}} rows)</summary>
 <div class="wide"><table class="results">
-<thead><tr><th scope="col">Target</th><th scope="col">Workload</th>{{range .Rows.Keys}}<th scope="col">{{.}}</th>{{end}}<th scope="col">Operation</th><th scope="col">Metric</th><th scope="col" class="num">Median</th><th scope="col" class="num">Min–max</th>{{if .Rows.CI}}<th scope="col" class="num">95% CI</th>{{end}}<th scope="col">Unit</th><th scope="col" class="num">Rounds</th></tr></thead>
+<thead><tr><th scope="col">Target</th><th scope="col">Workload</th>{{range .Rows.Keys}}<th scope="col">{{.}}</th>{{end}}<th scope="col">Operation</th><th scope="col">Metric</th><th scope="col" class="num">{{if .Rows.Spread}}Median{{else}}Value{{end}}</th>{{if .Rows.Spread}}<th scope="col" class="num">Min–max</th>{{end}}{{if .Rows.CI}}<th scope="col" class="num">95% CI</th>{{end}}<th scope="col">Unit</th><th scope="col" class="num">Rounds</th></tr></thead>
 <tbody>
 {{- $ci := .Rows.CI}}
+{{- $spread := .Rows.Spread}}
 {{- range .Rows.Rows}}
-<tr><td>{{.Target}}</td><td>{{.Workload}}</td>{{range .Point}}<td>{{.}}</td>{{end}}<td>{{.Op}}</td><td>{{.Metric}}</td><td class="num">{{.Median}}</td><td class="num">{{.Range}}</td>{{if $ci}}<td class="num">{{.CI}}</td>{{end}}<td>{{.Unit}}</td><td class="num">{{.N}}</td></tr>
+<tr><td>{{.Target}}</td><td>{{.Workload}}</td>{{range .Point}}<td>{{.}}</td>{{end}}<td>{{.Op}}</td><td>{{.Metric}}</td><td class="num">{{.Median}}</td>{{if $spread}}<td class="num">{{.Range}}</td>{{end}}{{if $ci}}<td class="num">{{.CI}}</td>{{end}}<td>{{.Unit}}</td><td class="num">{{.N}}</td></tr>
 {{- end}}
 </tbody>
 </table></div>

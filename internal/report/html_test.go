@@ -9,6 +9,7 @@ import (
 	"image"
 	"image/png"
 	"io"
+	"math"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -70,6 +71,8 @@ func fixedStudies() []*StudyReport {
 		Findings: []Finding{{Says: "read throughput at 16 clients ≥ 1.5× that at 1", Seed: "\"scale well on R/O workloads\"", Chart: "Workload C: throughput by clients",
 			Verdict: "inconclusive", Measured: "postgres c threads=16 / postgres c threads=1 = 35,100 / 9,800 = 3.58×", Why: "one round: the medians agree with the claim, but one round is no evidence"}},
 		PlanChecks: []string{"PLAN CONTRADICTS TARGET: sqlite c READ is meant to use usertable_pkey; its plan is SCAN usertable"},
+		Headlines:  []string{"c at threads=16: postgres 35.1k ops/s, sqlite 21.0k (postgres 1.67× sqlite); highest p99: sqlite's READ 8.6 ms, max 1.3 s"},
+		Caveats:    []string{"measured on 2 CPUs shared by docbench's client and postgres, sqlite: each figure is of client and server together, on this machine"},
 	}
 	storage := &StudyReport{
 		Name: "containment", Title: "Key=value search & index sizes <GIN vs path ops>",
@@ -345,3 +348,33 @@ func inked(img image.Image) (ink int, colours [2]int) {
 }
 
 func near(a uint32, b uint8) bool { d := int(a) - int(b); return d > -12 && d < 12 }
+
+// TestPaletteDistinct: twelve series get twelve colours, each far enough
+// from every other to tell apart (a distance in RGB of at least 60).
+func TestPaletteDistinct(t *testing.T) {
+	for i := range 12 {
+		for j := range i {
+			a, b := seriesColor(i), seriesColor(j)
+			dr, dg, db := float64(a.R)-float64(b.R), float64(a.G)-float64(b.G), float64(a.B)-float64(b.B)
+			if d := math.Sqrt(dr*dr + dg*dg + db*db); d < 60 {
+				t.Errorf("series %d and %d: colours %v and %v only %.0f apart", i, j, a, b, d)
+			}
+		}
+	}
+}
+
+// TestOneRoundShowsNoSpread: a study of one round shows its values, not a
+// min–max of one value.
+func TestOneRoundShowsNoSpread(t *testing.T) {
+	studies := fixedStudies()
+	for _, r := range studies {
+		r.Rounds = 1
+	}
+	var b bytes.Buffer
+	if err := RenderHTML(&b, studies); err != nil {
+		t.Fatal(err)
+	}
+	if page := b.String(); strings.Contains(page, "Min–max") || !strings.Contains(page, ">Value<") || !strings.Contains(page, ", one round</caption>") {
+		t.Error("a one-round report shows a min–max column, or no values")
+	}
+}

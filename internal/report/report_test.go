@@ -19,7 +19,8 @@ import (
 var update = flag.Bool("update", false, "rewrite the golden files")
 
 // outcome builds a phase outcome with known measurements: 1000 READs of
-// 100..1099 µs, 100 UPDATEs of 2 ms with 3 errors, over exactly 2 s.
+// 100..1099 µs, 100 UPDATEs of 2 ms and 3 failed ones of 5 ms, over
+// exactly 2 s.
 func outcome(intended bool) *runner.Outcome {
 	names := []string{"READ", "UPDATE", "INSERT", "SCAN", "READ-MODIFY-WRITE"}
 	reg := measure.NewRegistry(names, intended)
@@ -32,7 +33,7 @@ func outcome(intended bool) *runner.Outcome {
 		rec.Record(1, 2*time.Millisecond, 3*time.Millisecond, nil)
 	}
 	for range 3 {
-		rec.Record(1, 0, 0, errors.New("deadlock detected"))
+		rec.Record(1, 5*time.Millisecond, 6*time.Millisecond, errors.New("deadlock detected"))
 	}
 	start := time.Date(2026, 11, 22, 1, 0, 0, 0, time.UTC)
 	o := &runner.Outcome{Phase: runner.Run, Start: start, End: start.Add(2 * time.Second), Names: names,
@@ -116,17 +117,46 @@ func TestBuild(t *testing.T) {
 }
 
 func TestGoldenYCSB(t *testing.T) {
-	for _, intended := range []bool{false, true} {
+	for _, c := range []struct {
+		name     string
+		rate     bool
+		interval string // measurement.interval
+	}{
+		{"ycsb.golden", false, ""},
+		{"ycsb-rate.golden", true, ""}, // YCSB's default: no [Intended-*]
+		{"ycsb-rate-both.golden", true, "both"},
+		{"ycsb-rate-intended.golden", true, "intended"},
+	} {
+		r := result(c.rate)
+		if c.interval != "" {
+			r.Workload.Properties = map[string]string{"measurement.interval": c.interval}
+		}
 		var b bytes.Buffer
-		if err := WriteYCSB(&b, result(intended)); err != nil {
+		if err := WriteYCSB(&b, r); err != nil {
 			t.Fatal(err)
 		}
-		name := "ycsb.golden"
-		if intended {
-			name = "ycsb-rate.golden"
-		}
-		golden(t, name, b.Bytes())
+		golden(t, c.name, b.Bytes())
 	}
+}
+
+// TestYCSBBatchedLoad: a batched load prints [INSERT] with one operation
+// per record, as YCSB's JDBC binding counts them, and the batches apart.
+func TestYCSBBatchedLoad(t *testing.T) {
+	names := []string{"INSERT", "INSERT-BATCH"}
+	reg := measure.NewRegistry(names, false)
+	rec := reg.NewRecorder()
+	for range 10 {
+		rec.Record(1, 4*time.Millisecond, 0, nil)
+	}
+	rec.Record(1, 9*time.Millisecond, 0, errors.New("connection reset"))
+	start := time.Date(2026, 11, 22, 1, 0, 0, 0, time.UTC)
+	o := &runner.Outcome{Phase: runner.Load, Start: start, End: start.Add(time.Second), Names: names,
+		Totals: reg.Totals(), Ops: 1100, Failed: 100, Complete: true, Batch: 100}
+	var b bytes.Buffer
+	if err := WriteYCSB(&b, Build(o, db.Info{Backend: "postgres"}, "postgres:embedded")); err != nil {
+		t.Fatal(err)
+	}
+	golden(t, "ycsb-batched.golden", b.Bytes())
 }
 
 func TestGoldenText(t *testing.T) {

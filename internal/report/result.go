@@ -30,7 +30,10 @@ type Result struct {
 	Complete bool   `json:"complete"`
 	// Failed marks a phase that failed (Error says why): too many failed
 	// operations, a failure streak or a panic.
-	Failed  bool   `json:"failed,omitempty"`
+	Failed bool `json:"failed,omitempty"`
+	// Quick marks a phase of a study run with --quick: a smoke test, not
+	// figures to quote.
+	Quick   bool   `json:"quick,omitempty"`
 	Stopped string `json:"stopped,omitempty"`
 	// EndedBy names the limit that ended the phase: "operationcount" (a
 	// run), "insertcount" (a load), "duration" or "interrupted".
@@ -140,16 +143,20 @@ type ThresholdResult struct {
 // issued; Errors the failed ones (NotFound those of them that found no
 // record); Throughput counts only the successful ones.
 type Op struct {
-	Name       string               `json:"name"`
-	Count      int64                `json:"count"`
-	Errors     int64                `json:"errors"`
-	NotFound   int64                `json:"not_found,omitempty"`
-	ErrorRate  float64              `json:"errors_per_sec,omitempty"`
-	ErrorShare float64              `json:"error_share,omitempty"`
-	Throughput float64              `json:"throughput_ops_per_sec"`
-	Service    *Latency             `json:"service"`
-	Response   *Latency             `json:"response,omitempty"`
-	Messages   []measure.ErrorCount `json:"error_messages,omitempty"`
+	Name       string   `json:"name"`
+	Count      int64    `json:"count"`
+	Errors     int64    `json:"errors"`
+	NotFound   int64    `json:"not_found,omitempty"`
+	ErrorRate  float64  `json:"errors_per_sec,omitempty"`
+	ErrorShare float64  `json:"error_share,omitempty"`
+	Throughput float64  `json:"throughput_ops_per_sec"`
+	Service    *Latency `json:"service"`
+	Response   *Latency `json:"response,omitempty"`
+	// Failed and FailedResponse time the failed operations (service time,
+	// and response time under a target rate); absent when none failed.
+	Failed         *Latency             `json:"failed,omitempty"`
+	FailedResponse *Latency             `json:"failed_response,omitempty"`
+	Messages       []measure.ErrorCount `json:"error_messages,omitempty"`
 }
 
 // Latency summarises a histogram in microseconds and carries it encoded
@@ -285,6 +292,12 @@ func Build(o *runner.Outcome, info db.Info, target string) *Result {
 		}
 		if o.Totals.Response != nil {
 			op.Response = Summarize(o.Totals.Response[i], true)
+		}
+		if f := o.Totals.Failed; f != nil && f[i] != nil {
+			op.Failed = Summarize(f[i], true)
+		}
+		if f := o.Totals.FailedResponse; f != nil && f[i] != nil {
+			op.FailedResponse = Summarize(f[i], true)
 		}
 		r.Ops = append(r.Ops, op)
 	}

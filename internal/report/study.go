@@ -27,6 +27,12 @@ type StudyReport struct {
 	Notes      []string  // points not applicable, warnings, …
 	Findings   []Finding // the seed's claims and their verdicts
 	PlanChecks []string  // targets whose plans contradict what they are named for
+	// Headlines are what the study found, shown first with the findings:
+	// a line per comparison of the targets on a workload (and point).
+	Headlines []string
+	// Caveats are what a reader must know before quoting the figures (one
+	// round, CPUs shared by client and servers, targets without figures).
+	Caveats []string
 }
 
 // TargetInfo describes one target of a study.

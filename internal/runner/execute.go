@@ -293,6 +293,11 @@ func (p *execution) measure(ctx context.Context) {
 	go func() { p.running.Wait(); close(p.finished) }()
 	p.out.Start = base
 	p.last = base
+	count := "operationcount"
+	if p.o.Phase == Load {
+		count = "insertcount"
+	}
+	p.st.begin(base, count)
 
 	var deadline <-chan time.Time
 	if p.o.Duration > 0 {

@@ -1,6 +1,8 @@
 package study
 
 import (
+	"math"
+	"strconv"
 	"strings"
 
 	"github.com/docbench/docbench/internal/db"
@@ -102,31 +104,41 @@ func (d *Data) missingTargets(c ChartSpec, metric, op string) []string {
 	return out
 }
 
-// workloadLine says in one line what a study's workload runs: the YCSB
-// workload it starts from and the properties that change it, so that an
-// update-only workload is not read as workload C.
-func workloadLine(w WorkloadSpec) string {
-	line := "Workload file `" + w.Workload + "`"
-	if d, ok := ycsbWorkloads[w.Workload]; ok {
-		line += " (" + d + ")"
-	}
-	return line + changedBy(w) + ".\n\n"
+// workloadLine says in one line what a study's workload runs: the mix of
+// operations it makes and the file and properties it comes from, so that
+// an update-only workload is not read as workload C.
+func workloadLine(f *File, w WorkloadSpec) string {
+	return "Workload `" + w.Name + "`: " + Describe(f, w) + ".\n\n"
 }
 
-// Describe says in a few words what a study's workload runs: the YCSB
-// workload it starts from ("YCSB A: 50% reads, 50% updates") and the
-// properties that change it.
-func Describe(w WorkloadSpec) string {
-	d, ok := ycsbWorkloads[w.Workload]
-	if !ok {
+// Describe says in a few words what a study's workload runs: its mix of
+// operations ("YCSB A: 50% reads, 50% updates"; "queries only") from its
+// file and the proportions the study and the workload set, then the
+// properties the workload sets over its file.
+func Describe(f *File, w WorkloadSpec) string {
+	mix, changed := operationMix(f, w)
+	d, ycsb := ycsbWorkloads[w.Workload]
+	switch {
+	case ycsb && !changed:
+	case mix != "" && ycsb:
+		d = mix + " (YCSB " + strings.ToUpper(strings.TrimPrefix(w.Workload, "workload")) + "'s file"
+	case mix != "":
+		d = mix + " (workload file " + w.Workload
+	default:
 		d = "workload file " + w.Workload
 	}
-	return d + changedBy(w)
+	if changed && mix != "" {
+		return d + withProps(w) + ")"
+	}
+	if len(w.Properties) > 0 {
+		return d + ", with " + strings.TrimPrefix(withProps(w), " with ")
+	}
+	return d
 }
 
-// changedBy lists the properties a study's workload sets over its file
-// (", changed by k=v, …"), or "" when it sets none.
-func changedBy(w WorkloadSpec) string {
+// withProps lists the properties a workload sets over its file
+// (" with k=v, …"), or "" when it sets none.
+func withProps(w WorkloadSpec) string {
 	if len(w.Properties) == 0 {
 		return ""
 	}
@@ -134,7 +146,67 @@ func changedBy(w WorkloadSpec) string {
 	for _, k := range sortedKeys(w.Properties) {
 		kv = append(kv, k+"="+w.Properties[k])
 	}
-	return ", changed by " + strings.Join(kv, ", ")
+	return " with " + strings.Join(kv, ", ")
+}
+
+// proportions are the operation proportions, in YCSB's order, with what a
+// person calls the operations.
+var proportions = []struct{ prop, words string }{
+	{"readproportion", "reads"}, {"updateproportion", "updates"}, {"insertproportion", "inserts"},
+	{"scanproportion", "scans"}, {"readmodifywriteproportion", "read-modify-writes"},
+	{"queryproportion", "queries"}, {"statementproportion", "statements"},
+}
+
+// ycsbMixes are the proportions of YCSB's core workload files.
+var ycsbMixes = map[string]map[string]float64{
+	"workloada": {"readproportion": 0.5, "updateproportion": 0.5},
+	"workloadb": {"readproportion": 0.95, "updateproportion": 0.05},
+	"workloadc": {"readproportion": 1},
+	"workloadd": {"readproportion": 0.95, "insertproportion": 0.05},
+	"workloade": {"scanproportion": 0.95, "insertproportion": 0.05},
+	"workloadf": {"readproportion": 0.5, "readmodifywriteproportion": 0.5},
+}
+
+// operationMix says what share of each operation a workload makes ("50%
+// reads, 50% updates", "queries only"), from its file's proportions and
+// those the study and the workload set (the workload's win); changed says
+// that some were set. mix is "" when the file is not one of YCSB's and
+// sets nothing.
+func operationMix(f *File, w WorkloadSpec) (mix string, changed bool) {
+	p := map[string]float64{}
+	for k, v := range ycsbMixes[w.Workload] {
+		p[k] = v
+	}
+	for _, props := range []map[string]string{f.Properties, w.Properties} {
+		for _, op := range proportions {
+			if v, ok := props[op.prop]; ok {
+				x, err := strconv.ParseFloat(strings.TrimSpace(v), 64)
+				if err != nil {
+					continue // validation names it
+				}
+				p[op.prop], changed = x, true
+			}
+		}
+	}
+	total := 0.0
+	for _, v := range p {
+		total += v
+	}
+	if total <= 0 {
+		return "", changed
+	}
+	var parts []string
+	for _, op := range proportions {
+		v := p[op.prop] / total
+		switch {
+		case v <= 0:
+		case v >= 1:
+			return op.words + " only", changed
+		default:
+			parts = append(parts, strconv.FormatFloat(math.Round(v*1000)/10, 'f', -1, 64)+"% "+op.words)
+		}
+	}
+	return strings.Join(parts, ", "), changed
 }
 
 // ycsbWorkloads says what YCSB's core workloads do.

@@ -34,3 +34,28 @@ func TestMissingTargetsSayWhy(t *testing.T) {
 		t.Error("axis words")
 	}
 }
+
+// TestDescribe: a workload is described by the mix of operations it
+// makes, whatever file it starts from.
+func TestDescribe(t *testing.T) {
+	f := &File{Properties: map[string]string{}}
+	for _, c := range []struct {
+		study map[string]string
+		w     WorkloadSpec
+		want  string
+	}{
+		{nil, WorkloadSpec{Workload: "workloadc"}, "YCSB C: reads only"},
+		{nil, WorkloadSpec{Workload: "workloada", Properties: map[string]string{"fieldcount": "20"}}, "YCSB A: 50% reads, 50% updates, with fieldcount=20"},
+		{nil, WorkloadSpec{Workload: "workloadc", Properties: map[string]string{"readproportion": "0", "updateproportion": "1"}},
+			"updates only (YCSB C's file with readproportion=0, updateproportion=1)"},
+		{map[string]string{"readproportion": "0", "queryproportion": "1"}, WorkloadSpec{Workload: "workloadc"}, "queries only (YCSB C's file)"},
+		{nil, WorkloadSpec{Workload: "mine.properties", Properties: map[string]string{"readproportion": "0.9", "insertproportion": "0.1"}},
+			"90% reads, 10% inserts (workload file mine.properties with insertproportion=0.1, readproportion=0.9)"},
+		{nil, WorkloadSpec{Workload: "mine.properties"}, "workload file mine.properties"},
+	} {
+		f.Properties = c.study
+		if got := Describe(f, c.w); got != c.want {
+			t.Errorf("Describe(%+v) = %q, want %q", c.w, got, c.want)
+		}
+	}
+}

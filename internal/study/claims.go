@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -278,7 +277,7 @@ func bounds(r report.Row) (lo, hi float64, basis string, ok bool) {
 }
 
 func figure(r report.Row) string {
-	return strconv.FormatFloat(r.Median, 'g', 3, 64) + " " + r.Unit
+	return plainNumber(r.Median) + " " + r.Unit
 }
 
 // planProblem is a plan check that failed: the target's plan of Op in
@@ -556,40 +555,5 @@ func verdictChanges(w io.Writer, old, cur *Data) {
 			first = false
 		}
 		fmt.Fprintf(w, "  %s: %s → %s (was: %s; now: %s)\n", f.Says, o.Verdict, f.Verdict, o.Measured, f.Measured)
-	}
-}
-
-// logFindings prints the plan contradictions and verdicts of a finished
-// study (findings.json) to the terminal, as summary.md opens with them.
-func logFindings(w io.Writer, dir string) {
-	if w == nil {
-		return
-	}
-	b, err := os.ReadFile(filepath.Join(dir, "findings.json"))
-	if err != nil {
-		return // a study without claims or plan checks
-	}
-	var f struct {
-		Findings   []report.Finding `json:"findings"`
-		PlanChecks []string         `json:"plan_checks"`
-	}
-	if json.Unmarshal(b, &f) != nil {
-		return
-	}
-	for _, p := range f.PlanChecks {
-		fmt.Fprintln(w, p)
-	}
-	for _, x := range f.Findings {
-		fmt.Fprintf(w, "%s: %s", strings.ToUpper(x.Verdict), x.Says)
-		if x.Measured != "" {
-			fmt.Fprintf(w, " — measured %s", x.Measured)
-		}
-		if x.Seed != "" {
-			fmt.Fprintf(w, "; the source: %s", x.Seed)
-		}
-		if x.Why != "" {
-			fmt.Fprintf(w, " (%s)", x.Why)
-		}
-		fmt.Fprintln(w)
 	}
 }

@@ -320,7 +320,6 @@ func Execute(ctx context.Context, f *File, ex Executor, opts Options) (*Manifest
 	if err := WriteOutputs(opts.Out); err != nil {
 		return m, errors.Join(runErr, err)
 	}
-	logFindings(opts.Log, opts.Out)
 	if m.Incomplete != "" {
 		r.logf("INCOMPLETE: %s; every artefact in %s says so", m.Incomplete, opts.Out)
 	}
@@ -420,10 +419,11 @@ func (r *studyRun) begin() {
 		// A relative database file lives in the study directory.
 		targets[i].Target = db.TargetInDir(t.Target, opts.Out)
 	}
-	for _, t := range opts.ExtraTargets {
-		name := defaultTargetName(t)
+	for _, arg := range opts.ExtraTargets {
+		given, t := ExtraTarget(arg)
+		name := given
 		for i := 2; hasTarget(targets, name); i++ {
-			name = fmt.Sprintf("%s-%d", defaultTargetName(t), i)
+			name = fmt.Sprintf("%s-%d", given, i)
 		}
 		targets = append(targets, TargetSpec{Name: name, Target: t})
 	}
@@ -613,7 +613,7 @@ func (g *group) load(ctx context.Context, round int) error {
 			name = fmt.Sprintf("load-r%d.json", round)
 		}
 		run.File = filepath.Join(g.dir, name)
-		if werr := writeResult(g.opts.Out, run.File, res); werr != nil {
+		if werr := writeResult(g.opts, run.File, res); werr != nil {
 			return werr
 		}
 	}
@@ -731,7 +731,7 @@ func (g *group) runWorkload(ctx context.Context, round int, pt []KV, i int) erro
 			}
 		}
 		run.File = filepath.Join("results", unsafeChars.ReplaceAllString(t.Name, "_"), pointID(pt), fmt.Sprintf("%s-r%d.json", w.Name, round))
-		if werr := writeResult(g.opts.Out, run.File, res); werr != nil {
+		if werr := writeResult(g.opts, run.File, res); werr != nil {
 			return werr
 		}
 	}
@@ -766,12 +766,13 @@ func oneLine(err error) string {
 	return db.Redact(strings.Join(strings.Fields(err.Error()), " "))
 }
 
-func writeResult(out, rel string, res *report.Result) error {
+func writeResult(opts Options, rel string, res *report.Result) error {
+	res.Quick = opts.Quick // every file of a quick study says so
 	b, err := report.Marshal(res)
 	if err != nil {
 		return err
 	}
-	return report.WriteFileAtomic(filepath.Join(out, rel), b)
+	return report.WriteFileAtomic(filepath.Join(opts.Out, rel), b)
 }
 
 // dropCaches asks the kernel to drop the page cache before a cold round, or

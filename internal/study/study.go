@@ -43,6 +43,7 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
+	"github.com/docbench/docbench/internal/db"
 	"github.com/docbench/docbench/internal/report"
 	"github.com/docbench/docbench/internal/workload"
 	"github.com/docbench/docbench/studies"
@@ -453,6 +454,20 @@ func defaultTargetName(target string) string {
 	scheme, _, _ := strings.Cut(target, ":")
 	return scheme
 }
+
+// ExtraTarget splits a -t argument of a study: "NAME=TARGET" names the
+// target; a bare target is named as the user wrote it (its password
+// hidden, its query parameters dropped), so that the report shows their
+// own server under the name they know it by.
+func ExtraTarget(arg string) (name, target string) {
+	if n, t, ok := strings.Cut(arg, "="); ok && targetNameRE.MatchString(n) && strings.Contains(t, ":") {
+		return n, t
+	}
+	name, _, _ = strings.Cut(db.Redact(arg), "?")
+	return name, arg
+}
+
+var targetNameRE = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9_.-]*$`)
 
 // Names lists the built-in studies.
 func Names() []string {

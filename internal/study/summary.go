@@ -11,6 +11,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"text/tabwriter"
 
 	"golang.org/x/perf/benchmath"
 
@@ -255,11 +256,13 @@ func (d *Data) Report() *report.StudyReport {
 		}
 	}
 	for _, w := range f.Workloads {
-		sr.Workloads = append(sr.Workloads, report.KV{Key: w.Name, Value: Describe(w)})
+		sr.Workloads = append(sr.Workloads, report.KV{Key: w.Name, Value: Describe(f, w)})
 	}
 	sr.Audit = d.audit()
 	sr.Findings = d.Findings()
 	sr.PlanChecks = d.PlanChecks()
+	sr.Headlines = d.Comparisons()
+	sr.Caveats = d.Caveats()
 	return sr
 }
 
@@ -437,6 +440,9 @@ func WriteOutputs(dir string) error {
 	if err := report.WriteFileAtomic(filepath.Join(dir, "summary.md"), d.markdown(rep)); err != nil {
 		return err
 	}
+	if err := report.WriteFileAtomic(filepath.Join(dir, "summary.txt"), d.Text()); err != nil {
+		return err
+	}
 	if err := writeFindings(dir, rep); err != nil {
 		return err
 	}
@@ -459,7 +465,8 @@ func (d *Data) sweepKeys() []string {
 func (d *Data) writeCSV(w *bytes.Buffer) error {
 	cw := csv.NewWriter(w)
 	header := append([]string{"study", "target", "workload"}, d.sweepKeys()...)
-	header = append(header, "op", "metric", "unit", "median", "min", "max", "ci_low", "ci_high", "rounds")
+	// quick: the row is of a --quick run, a smoke test not to quote.
+	header = append(header, "op", "metric", "unit", "median", "min", "max", "ci_low", "ci_high", "rounds", "quick")
 	cw.Write(header)
 	num := func(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) }
 	for _, r := range d.Rows {
@@ -477,22 +484,73 @@ func (d *Data) writeCSV(w *bytes.Buffer) error {
 		if r.CILo != 0 || r.CIHi != 0 {
 			ci = []string{num(r.CILo), num(r.CIHi)}
 		}
-		rec = append(rec, r.Op, r.Metric, r.Unit, num(r.Median), num(r.Min), num(r.Max), ci[0], ci[1], strconv.Itoa(r.N))
+		rec = append(rec, r.Op, r.Metric, r.Unit, num(r.Median), num(r.Min), num(r.Max), ci[0], ci[1], strconv.Itoa(r.N),
+			strconv.FormatBool(d.Manifest.Quick))
 		cw.Write(rec)
 	}
 	cw.Flush()
 	return cw.Error()
 }
 
-// markdown is summary.md: per workload, throughput and p99 per point and target.
+// Text is summary.txt: the first screen (markers, what the study found,
+// caveats), then per workload throughput and latency per point, target
+// and operation.
+func (d *Data) Text() []byte {
+	var b bytes.Buffer
+	for _, l := range d.FirstScreen() {
+		b.WriteString(l + "\n")
+	}
+	spread := d.File.Rounds > 1
+	for _, w := range d.File.Workloads {
+		fmt.Fprintf(&b, "\n%s: %s\n", w.Name, Describe(d.File, w))
+		tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', tabwriter.AlignRight)
+		fmt.Fprintln(tw, "point\ttarget\top\tops/s\tp50 µs\tp99 µs\tmax µs\t")
+		for _, r := range d.Rows {
+			if r.Workload != w.Name || r.Metric != "throughput" || r.Op == serverOp {
+				continue
+			}
+			pid := pointID(r.Point)
+			tp := fmt.Sprintf("%.0f", r.Median)
+			if spread {
+				tp += fmt.Sprintf(" [%.0f–%.0f]", r.Min, r.Max)
+			}
+			cell := func(metric string) string {
+				if x, ok := d.row(r.Target, w.Name, pid, r.Op, metric); ok {
+					return fmt.Sprintf("%.0f", x.Median)
+				}
+				return ""
+			}
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t\n", pid, r.Target, r.Op, tp, cell("p50"), cell("p99"), cell("max"))
+		}
+		for _, s := range d.Skipped() {
+			name, why, _ := strings.Cut(s, ": ")
+			fmt.Fprintf(tw, "\t%s\t\t%s\t\t\t\t\n", name, why)
+		}
+		tw.Flush()
+	}
+	return b.Bytes()
+}
+
+// markdown is summary.md: what the study found first (markers, a line
+// per comparison, claims), its caveats, then per workload throughput and
+// latency per point and target.
 func (d *Data) markdown(rep *report.StudyReport) []byte {
 	var b bytes.Buffer
 	f := d.File
 	fmt.Fprintf(&b, "# %s\n\n", f.Name)
-	if d.Manifest.Incomplete != "" {
-		fmt.Fprintf(&b, "**INCOMPLETE: %s.** The figures below cover only the runs that finished; runs cut short are listed in the notes and left out of every figure.\n\n", d.Manifest.Incomplete)
+	for _, m := range d.Markers() {
+		fmt.Fprintf(&b, "**%s.**\n\n", m)
 	}
 	fmt.Fprintf(&b, "%s\n\n", f.Title)
+	for _, h := range rep.Headlines {
+		fmt.Fprintf(&b, "- %s\n", h)
+	}
+	if len(rep.Headlines) > 0 {
+		b.WriteString("\n")
+	}
+	for _, c := range rep.Caveats {
+		fmt.Fprintf(&b, "> %s.\n\n", c)
+	}
 	markdownFindings(&b, rep, d.Manifest.Quick)
 	if f.Cites != "" {
 		fmt.Fprintf(&b, "Reproduces: %s\n\n", f.Cites)
@@ -500,13 +558,14 @@ func (d *Data) markdown(rep *report.StudyReport) []byte {
 	if f.Reported != "" {
 		fmt.Fprintf(&b, "The source reported: %s\n\n", f.Reported)
 	}
-	if d.Manifest.Quick {
-		b.WriteString("**Quick run** (`--quick`): a smoke run, not numbers to quote.\n\n")
+	spread := f.Rounds > 1
+	if spread {
+		fmt.Fprintf(&b, "Medians over %d rounds; [min–max] across rounds.\n\n", f.Rounds)
 	}
-	fmt.Fprintf(&b, "Medians over %d round(s); [min–max] across rounds.\n\n", f.Rounds)
+	skipped := d.Skipped()
 	for _, w := range f.Workloads {
 		fmt.Fprintf(&b, "## %s\n\n", w.Name)
-		b.WriteString(workloadLine(w))
+		b.WriteString(workloadLine(f, w))
 		b.WriteString("| point | target | ops/s | op | p50 µs | p99 µs |\n|---|---|---:|---|---:|---:|\n")
 		for _, r := range d.Rows {
 			if r.Workload != w.Name || r.Op != "ALL" || r.Metric != "throughput" {
@@ -521,11 +580,18 @@ func (d *Data) markdown(rep *report.StudyReport) []byte {
 				p99, _ := d.row(r.Target, w.Name, pid, op.Op, "p99")
 				tp := ""
 				if first {
-					tp = fmt.Sprintf("%.0f [%.0f–%.0f]", r.Median, r.Min, r.Max)
+					tp = fmt.Sprintf("%.0f", r.Median)
+					if spread {
+						tp += fmt.Sprintf(" [%.0f–%.0f]", r.Min, r.Max)
+					}
 					first = false
 				}
 				fmt.Fprintf(&b, "| %s | %s | %s | %s | %.0f | %.0f |\n", pid, r.Target, tp, op.Op, op.Median, p99.Median)
 			}
+		}
+		for _, s := range skipped {
+			name, why, _ := strings.Cut(s, ": ")
+			fmt.Fprintf(&b, "| | %s | %s | | | |\n", name, why)
 		}
 		b.WriteString("\n")
 	}

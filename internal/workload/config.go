@@ -82,11 +82,14 @@ type Config struct {
 	OperationCount int64 // operationcount (0: no limit, run until maxexecutiontime)
 
 	MaxExecutionTime time.Duration // maxexecutiontime in seconds, fractions allowed (0: no limit)
-	ThreadCount      int           // threadcount (1)
-	Target           float64       // target ops/s over all threads (0: unthrottled)
-	BatchSize        int           // batchsize (1)
-	Status           bool          // status (false): print status while running
-	Label            string        // label (""): prefix of status lines
+	// MeasurementInterval is YCSB's measurement.interval (op, intended or
+	// both): which latencies --format ycsb prints, as YCSB would.
+	MeasurementInterval string
+	ThreadCount         int     // threadcount (1)
+	Target              float64 // target ops/s over all threads (0: unthrottled)
+	BatchSize           int     // batchsize (1)
+	Status              bool    // status (false): print status while running
+	Label               string  // label (""): prefix of status lines
 
 	InsertionRetryLimit       int           // core_workload_insertion_retry_limit (0)
 	InsertionRetryInterval    time.Duration // core_workload_insertion_retry_interval in seconds (3)
@@ -121,7 +124,7 @@ func (c *Config) EffectiveRecordCount() int64 {
 // export, driver, JVM and tracing machinery) and have no effect in docbench.
 var ycsbOnly = []string{
 	"workload", "db", "exporter", "exportfile", "dotransactions", "jvm-args",
-	"measurementtype", "measurement.interval", "measurement.trackjvm",
+	"measurementtype", "measurement.trackjvm",
 	"measurement.histogram.verbose", "measurement.raw.output_file",
 	"measurement.raw.no_summary", "histogram.buckets", "hdrhistogram.percentiles",
 	"hdrhistogram.fileoutput", "hdrhistogram.output.path", "timeseries.granularity",
@@ -399,6 +402,7 @@ func (c *configParser) runSettings(cfg *Config) {
 	cfg.BatchSize = int(c.int("batchsize", 1, 1, maxInt32))
 	cfg.Status = c.bool("status", false)
 	cfg.Label = c.str("label", "")
+	cfg.MeasurementInterval = c.enum("measurement.interval", "op", "measurement interval", "op", "intended", "both")
 
 	cfg.InsertionRetryLimit = int(c.int("core_workload_insertion_retry_limit", 0, 0, maxInt32))
 	cfg.InsertionRetryInterval = time.Duration(c.int("core_workload_insertion_retry_interval", 3, 0, maxInt32)) * time.Second

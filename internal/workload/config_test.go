@@ -70,7 +70,7 @@ func TestConfigDefaults(t *testing.T) {
 		RequestDistribution: "uniform", ZipfianConstant: 0.99, HotspotDataFraction: 0.2, HotspotOpnFraction: 0.8,
 		ExponentialPercentile: 95, ExponentialFrac: 0.8571428571,
 		MinScanLength: 1, MaxScanLength: 1000, ScanLengthDistribution: "uniform", ZeroPadding: 1,
-		InsertCount: 2147483647, ThreadCount: 1, BatchSize: 1, InsertionRetryInterval: 3 * time.Second,
+		InsertCount: 2147483647, ThreadCount: 1, BatchSize: 1, MeasurementInterval: "op", InsertionRetryInterval: 3 * time.Second,
 		Doc: DocOps{UpdateMode: "merge", QueryKind: "field", QueryForm: "path", QueryLimit: 10, QueryFunc: "avg"},
 	}
 	cfg.Props, cfg.Notes, cfg.defaults = nil, nil, nil // defaults: TestHelpCoversEveryProperty
