@@ -617,6 +617,12 @@ func (g *group) coldRestart(ctx context.Context, round int) error {
 // runWorkload runs workload i at point pt and records the run.
 func (g *group) runWorkload(ctx context.Context, round int, pt []KV, i int) error {
 	f, t, w := g.f, g.t, &g.f.Workloads[i]
+	if len(w.Targets) > 0 && !contains(w.Targets, t.Name) {
+		g.done++
+		g.m.Runs = append(g.m.Runs, Run{Target: t.Name, Workload: w.Name, Point: pt, Round: round,
+			NotApplicable: fmt.Sprintf("workload %s runs on %s only", w.Name, strings.Join(w.Targets, ", "))})
+		return g.save()
+	}
 	props, files, err := f.runProps(t, w, pt, f.Source)
 	if err != nil {
 		return err

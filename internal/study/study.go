@@ -94,6 +94,9 @@ type WorkloadSpec struct {
 	Workload   string            `yaml:"workload"`
 	Properties map[string]string `yaml:"properties"`
 	Thresholds []string          `yaml:"thresholds"`
+	// Targets, when given, are the only targets that run it (a statement
+	// in one dialect); the others record it as not applicable.
+	Targets []string `yaml:"targets"`
 }
 
 // SweepSpec is one swept property (or "threads") and its values; several
@@ -170,7 +173,7 @@ var known = map[string][]string{
 	"claims":    {"says", "seed", "chart", "y", "workload", "target", "a", "b", "ratio", "order"},
 	"plans":     {"target", "workload", "op", "index"},
 	"targets":   {"name", "target", "properties", "thresholds"},
-	"workloads": {"name", "workload", "properties", "thresholds"},
+	"workloads": {"name", "workload", "properties", "thresholds", "targets"},
 	"sweep":     {"property", "values"},
 	"charts":    {"title", "x", "y", "workload", "kind", "xlog", "ylog"},
 	"quick":     {"duration", "warmup", "rounds", "properties", "values"},
@@ -351,6 +354,16 @@ func (f *File) validate(root *yaml.Node, fail func(int, string, ...any)) {
 			fail(lineOf(root, "targets", i), "targets[%d]: name %q used twice; give each target a name", i, f.Targets[i].Name)
 		}
 		tnames[f.Targets[i].Name] = true
+	}
+	if len(f.Targets) == 0 {
+		tnames = map[string]bool{"postgres": true, "sqlite": true} // the default targets
+	}
+	for i, w := range f.Workloads {
+		for _, t := range w.Targets {
+			if !tnames[t] {
+				fail(lineOf(root, "workloads", i), "workloads[%d]: targets: %q is not one of the study's targets", i, t)
+			}
+		}
 	}
 	swept := map[string]bool{}
 	for i, s := range f.Sweep {
