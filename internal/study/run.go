@@ -47,7 +47,7 @@ type Options struct {
 // Run is one entry of runs.json: a phase run and where its result is.
 type Run struct {
 	Target   string `json:"target"`
-	Workload string `json:"workload"` // "load" for the load phase
+	Workload string `json:"workload"` // loadWorkload for the load phase
 	Point    []KV   `json:"point"`
 	Round    int    `json:"round"`
 	File     string `json:"file,omitempty"` // relative to the study directory
@@ -518,7 +518,7 @@ func (g *group) notApplicable(reason string) error {
 func (g *group) load(ctx context.Context, round int) error {
 	g.logf("%s %s: loading", g.t.Name, pointID(g.points[0]))
 	res, err := g.ex.Phase(ctx, g.store, g.t.Target, []string{g.f.Workloads[0].Workload}, g.loadProps, runner.Load, 0)
-	run := Run{Target: g.t.Name, Workload: "load", Point: g.points[0], Round: round}
+	run := Run{Target: g.t.Name, Workload: loadWorkload, Point: g.points[0], Round: round}
 	if res != nil {
 		name := "load.json"
 		if round > 1 {
@@ -650,6 +650,11 @@ func (g *group) runWorkload(ctx context.Context, round int, pt []KV, i int) erro
 	g.m.Runs = append(g.m.Runs, run)
 	return g.save()
 }
+
+// loadWorkload names the load phase in runs.json and in the rows of a
+// study: claims on a load's figures (its throughput, the sizes it left)
+// name it as their workload.
+const loadWorkload = "load"
 
 // errSkip ends a group whose points were recorded as not applicable.
 var errSkip = errors.New("not applicable")

@@ -167,7 +167,7 @@ func Load(nameOrPath string) (*File, error) {
 // known lists the keys each mapping of a study file may have.
 var known = map[string][]string{
 	"":          {"name", "title", "cites", "reported", "targets", "workloads", "properties", "sweep", "rounds", "warmup", "duration", "threads", "protocol", "charts", "quick", "claims", "plans", "thresholds"},
-	"claims":    {"says", "seed", "chart", "y", "workload", "target", "a", "b", "ratio", "order"},
+	"claims":    {"says", "source", "seed", "chart", "y", "workload", "target", "a", "b", "ratio", "order"},
 	"plans":     {"target", "workload", "op", "index"},
 	"targets":   {"name", "target", "properties", "thresholds"},
 	"workloads": {"name", "workload", "properties", "thresholds"},
@@ -333,6 +333,9 @@ func (f *File) validate(root *yaml.Node, fail func(int, string, ...any)) {
 		}
 		if w.Name == "" {
 			f.Workloads[i].Name = strings.TrimSuffix(filepath.Base(w.Workload), filepath.Ext(w.Workload))
+		}
+		if f.Workloads[i].Name == loadWorkload {
+			fail(lineOf(root, "workloads", i), "workloads[%d]: name %q names the load phase; choose another", i, loadWorkload)
 		}
 		if names[f.Workloads[i].Name] {
 			fail(lineOf(root, "workloads", i), "workloads[%d]: name %q used twice", i, f.Workloads[i].Name)
