@@ -88,7 +88,7 @@ func evaluateSynthetic(f *File, c Claim, tc absentCase) report.Finding {
 	}
 	one := *f
 	one.Claims, one.Plans = []Claim{c}, nil
-	d := &Data{File: &one, Manifest: &Manifest{}, Results: map[string]*report.Result{}}
+	d := &Data{File: &one, Manifest: &Manifest{Targets: map[string]string{}}, Results: map[string]*report.Result{}}
 	seen := map[string]bool{}
 	for i, s := range sides {
 		s = c.resolve(s)
@@ -96,6 +96,7 @@ func evaluateSynthetic(f *File, c Claim, tc absentCase) report.Finding {
 			continue
 		}
 		seen[s.String()] = true
+		d.Manifest.Targets[s.Target] = s.Target
 		r := tc.row(i, len(sides))
 		r.Target, r.Workload, r.Op, r.Metric, r.Unit = s.Target, s.Workload, op, metric, "u"
 		if r.Workload == "" && len(f.Workloads) == 1 {

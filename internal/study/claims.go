@@ -174,6 +174,9 @@ func (f *File) validateClaims(root *yaml.Node, fail func(int, string, ...any)) {
 	for _, t := range f.Targets {
 		targets[t.Name] = true
 	}
+	for _, t := range f.With {
+		targets[t.Name] = true // opt-in: not measurable here when not given
+	}
 	for _, w := range f.Workloads {
 		workloads[w.Name] = true
 	}
@@ -303,6 +306,25 @@ func (c *Claim) threshold() string {
 	return fmt.Sprintf("%s / %s %s (%s)", c.resolve(c.A), c.resolve(c.B), rr, c.Y)
 }
 
+// absentOptIn says why target did not run when it is one of the study's
+// opt-in targets (with:) and the run had none; else "".
+func (d *Data) absentOptIn(target string) string {
+	for key, t := range d.File.With {
+		if t.Name != target {
+			continue
+		}
+		if _, ran := d.Manifest.Targets[target]; ran {
+			return ""
+		}
+		how := "--with " + key
+		if t.Target == "" {
+			how += "=URL"
+		}
+		return fmt.Sprintf("%s is an opt-in target and this run had none (add it with %s)", target, how)
+	}
+	return ""
+}
+
 // resolve fills a side's defaults from its claim.
 func (c *Claim) resolve(s Side) Side {
 	if s.Target == "" {
@@ -389,6 +411,9 @@ const planPrefix = "PLAN CONTRADICTS TARGET: "
 func (d *Data) planProblems() []planProblem {
 	var out []planProblem
 	for _, pc := range d.File.Plans {
+		if d.absentOptIn(pc.Target) != "" {
+			continue // its claims say why
+		}
 		seen, bad := false, ""
 		for _, run := range d.Manifest.Runs {
 			res := d.Results[run.File]
@@ -447,6 +472,10 @@ func (d *Data) Findings() []report.Finding {
 		var why []string
 		for _, s := range sides {
 			s = c.resolve(s)
+			if why1 := d.absentOptIn(s.Target); why1 != "" {
+				why = append(why, why1)
+				continue
+			}
 			affected := false
 			for _, p := range problems {
 				if p.affects(c.Y, s) {
