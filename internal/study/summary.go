@@ -110,8 +110,8 @@ func Read(dir string) (*Data, error) {
 			return nil, err
 		}
 		d.Results[run.File] = res
-		if run.Workload == "load" || !res.Complete {
-			continue
+		if !res.Complete {
+			continue // a load's figures go in as workload "load", for claims on it
 		}
 		pid := pointID(run.Point)
 		d.points[pid] = run.Point
@@ -237,7 +237,7 @@ func (d *Data) Report() *report.StudyReport {
 			sr.Environment = res.Environment
 		}
 		for _, n := range res.Notes {
-			if run.Workload != "load" {
+			if run.Workload != loadWorkload {
 				sr.Notes = appendOnce(sr.Notes, run.Target+": "+n)
 			}
 		}
@@ -271,7 +271,7 @@ func (d *Data) audit() []string {
 	seen := map[string]bool{}
 	for _, run := range d.Manifest.Runs {
 		res := d.Results[run.File]
-		if res == nil || run.Workload == "load" || seen[run.Target] {
+		if res == nil || run.Workload == loadWorkload || seen[run.Target] {
 			continue
 		}
 		seen[run.Target] = true
@@ -319,7 +319,7 @@ func (d *Data) chart(c ChartSpec) (report.Chart, string) {
 	bySeries := map[string]*report.Series{}
 	var names []string
 	for _, r := range d.Rows {
-		if r.Metric != metricName || (c.Workload != "" && r.Workload != c.Workload) {
+		if r.Metric != metricName || (c.Workload != "" && r.Workload != c.Workload) || (c.Workload == "" && r.Workload == loadWorkload) {
 			continue
 		}
 		if everyOp && (r.Op == "ALL" || r.Op == serverOp) || !everyOp && r.Op != op {
@@ -498,7 +498,7 @@ func (d *Data) markdown(rep *report.StudyReport) []byte {
 		fmt.Fprintf(&b, "Reproduces: %s\n\n", f.Cites)
 	}
 	if f.Reported != "" {
-		fmt.Fprintf(&b, "The seed reported: %s\n\n", f.Reported)
+		fmt.Fprintf(&b, "The source reported: %s\n\n", f.Reported)
 	}
 	if d.Manifest.Quick {
 		b.WriteString("**Quick run** (`--quick`): a smoke run, not numbers to quote.\n\n")
