@@ -219,7 +219,7 @@ var runOnly = map[string]bool{
 	"readmodifywriteproportion": true, "queryproportion": true, "requestdistribution": true,
 	"readallfields": true, "readallfieldsbyname": true, "writeallfields": true, "readfields": true, "readpath": true,
 	"updatemode": true, "updatefields": true, "updatepath": true, "querykind": true, "query.path": true,
-	"query.limit": true, "query.offset": true, "query.aggpath": true, "query.func": true,
+	"query.value": true, "query.limit": true, "query.offset": true, "query.aggpath": true, "query.func": true,
 	"minscanlength": true, "maxscanlength": true, "scanlengthdistribution": true, "hotspotdatafraction": true,
 	"hotspotopnfraction": true, "exponential.percentile": true, "exponential.frac": true, "dataintegrity": true,
 }
