@@ -702,7 +702,10 @@ func logFindings(w io.Writer, dir string) {
 		fmt.Fprintln(w, p)
 	}
 	for _, x := range f.Findings {
-		fmt.Fprintf(w, "%s: %s%s", strings.ToUpper(x.Verdict), x.Says, thresholdText(x, ""))
+		fmt.Fprintf(w, "%s: %s", strings.ToUpper(x.Verdict), x.Says)
+		if t := strings.TrimSpace(thresholdText(x, "")); t != "" {
+			fmt.Fprintf(w, " [%s]", t)
+		}
 		if x.Measured != "" {
 			fmt.Fprintf(w, " — measured %s", x.Measured)
 		}
