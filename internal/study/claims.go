@@ -367,6 +367,11 @@ func (d *Data) find(y string, s Side) (report.Row, error) {
 	}
 	switch len(found) {
 	case 0:
+		for _, k := range [][2]string{{s.Target, metric}, {s.Target, ""}} {
+			if why, ok := d.absent[k]; ok {
+				return report.Row{}, fmt.Errorf("the results have no %s for %s: %s", y, s, why)
+			}
+		}
 		return report.Row{}, fmt.Errorf("the results have no %s for %s", y, s)
 	case 1:
 		return found[0], nil

@@ -77,6 +77,9 @@ type Data struct {
 	Rows     []report.Row
 	points   map[string][]KV
 	values   map[seriesKey][]float64 // the per-round values behind each row
+	// absent says why a target's server figure is missing ("the protocol
+	// peer reports storageSize 0"), by target and figure name.
+	absent map[[2]string]string
 }
 
 // Read loads a study directory and computes its statistics.
@@ -132,6 +135,7 @@ func Read(dir string) (*Data, error) {
 				}
 			}
 		}
+		d.noteAbsent(run.Target, res)
 		figs := serverFigures(res)
 		for _, name := range probe.SortedKeys(figs) {
 			add(serverOp, name, figs[name].Unit, figs[name].Value)
@@ -177,6 +181,27 @@ func serverFigures(res *report.Result) map[string]db.Figure {
 		}
 	}
 	return out
+}
+
+// noteAbsent records why target's result lacks server figures.
+func (d *Data) noteAbsent(target string, res *report.Result) {
+	s := res.Server
+	if s == nil {
+		return
+	}
+	if d.absent == nil {
+		d.absent = map[[2]string]string{}
+	}
+	if s.Absent != "" {
+		d.absent[[2]string{target, ""}] = s.Absent
+	}
+	for _, m := range []map[string]db.Figure{s.PerOp, s.Storage} {
+		for name, f := range m {
+			if !f.OK() {
+				d.absent[[2]string{target, name}] = f.Absent
+			}
+		}
+	}
 }
 
 func readResult(path string) (*report.Result, error) {
