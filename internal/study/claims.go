@@ -152,7 +152,8 @@ func parseRatio(s string) (ratioRange, bool) {
 	return rr, rr.Lo < rr.Hi
 }
 
-// Equivalence reports whether the range bounds the ratio on both sides.
+// equivalence reports whether the range bounds the ratio on both sides:
+// the claim is that the figures are about equal.
 func (rr ratioRange) equivalence() bool { return rr.Lo > 0 && !math.IsInf(rr.Hi, 1) }
 
 func (rr ratioRange) holds(r float64) bool { return r >= rr.Lo && r <= rr.Hi }

@@ -73,7 +73,7 @@ func (r *studyRun) estimate() (*estimate, error) {
 				docs, _ = strconv.ParseInt(v, 10, 64)
 			}
 			b := int64(size * float64(docs))
-			loadBytes += b * int64(r.loadsPerGroup())
+			loadBytes += b * int64(r.loadsPerGroup(t, pts[0]))
 			e.bytes = max(e.bytes, b)
 			largest = max(largest, b)
 			peak = max(peak, int64(storeFactor*float64(b)))
@@ -93,11 +93,17 @@ func (r *studyRun) estimate() (*estimate, error) {
 	return e, nil
 }
 
-// loadsPerGroup is how many times a group loads: every round when a
-// workload inserts (rounds start from the same data), else once.
-func (r *studyRun) loadsPerGroup() int {
+// loadsPerGroup is how many times target t's group at point pt loads:
+// every round when a workload inserts (rounds start from the same data),
+// else once.
+func (r *studyRun) loadsPerGroup(t TargetSpec, pt []KV) int {
 	for i := range r.f.Workloads {
-		if v := r.f.Workloads[i].Properties["insertproportion"]; v != "" && v != "0" {
+		p, _, err := r.f.props(t, &r.f.Workloads[i], pt, r.f.Source)
+		if err != nil {
+			continue
+		}
+		v, _ := p.Get("insertproportion")
+		if x, _ := strconv.ParseFloat(v, 64); x > 0 {
 			return r.f.Rounds
 		}
 	}

@@ -528,6 +528,9 @@ func (d *Data) markdown(rep *report.StudyReport) []byte {
 	if d.Manifest.Quick {
 		b.WriteString("**Quick run** (`--quick`): a smoke run, not numbers to quote.\n\n")
 	}
+	if sc := d.Manifest.Scale; sc != "" {
+		fmt.Fprintf(&b, "**Scale `%s`** (`--scale %s`): %s.\n\n", sc, sc, f.Scale[sc].Says)
+	}
 	fmt.Fprintf(&b, "Medians over %d round(s); [min–max] across rounds.\n\n", f.Rounds)
 	for _, w := range f.Workloads {
 		fmt.Fprintf(&b, "## %s\n\n", w.Name)
