@@ -154,6 +154,9 @@ opt-in target the study declares (with: section), such as --with mariadb or
 func (a *app) runStudy(ctx context.Context, f *study.File, opts study.Options) error {
 	out := opts.Out
 	fmt.Fprintf(a.stderr, "docbench study %s → %s\n", f.Name, out)
+	if f.ScaleName != "" {
+		fmt.Fprintf(a.stderr, "scale %s: %s\n", f.ScaleName, f.Scale[f.ScaleName].Says)
+	}
 	m, err := study.Execute(ctx, f, executor{a}, opts)
 	if m == nil && err != nil {
 		return &ExitError{Code: 2, Err: err} // the study's properties: nothing ran

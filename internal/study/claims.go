@@ -152,7 +152,8 @@ func parseRatio(s string) (ratioRange, bool) {
 	return rr, rr.Lo < rr.Hi
 }
 
-// Equivalence reports whether the range bounds the ratio on both sides.
+// equivalence reports whether the range bounds the ratio on both sides:
+// the claim is that the figures are about equal.
 func (rr ratioRange) equivalence() bool { return rr.Lo > 0 && !math.IsInf(rr.Hi, 1) }
 
 func (rr ratioRange) holds(r float64) bool { return r >= rr.Lo && r <= rr.Hi }
@@ -367,6 +368,11 @@ func (d *Data) find(y string, s Side) (report.Row, error) {
 	}
 	switch len(found) {
 	case 0:
+		for _, k := range [][2]string{{s.Target, metric}, {s.Target, ""}} {
+			if why, ok := d.absent[k]; ok {
+				return report.Row{}, fmt.Errorf("the results have no %s for %s: %s", y, s, why)
+			}
+		}
 		return report.Row{}, fmt.Errorf("the results have no %s for %s", y, s)
 	case 1:
 		return found[0], nil
@@ -702,7 +708,10 @@ func logFindings(w io.Writer, dir string) {
 		fmt.Fprintln(w, p)
 	}
 	for _, x := range f.Findings {
-		fmt.Fprintf(w, "%s: %s%s", strings.ToUpper(x.Verdict), x.Says, thresholdText(x, ""))
+		fmt.Fprintf(w, "%s: %s", strings.ToUpper(x.Verdict), x.Says)
+		if t := strings.TrimSpace(thresholdText(x, "")); t != "" {
+			fmt.Fprintf(w, " [%s]", t)
+		}
 		if x.Measured != "" {
 			fmt.Fprintf(w, " — measured %s", x.Measured)
 		}

@@ -23,7 +23,8 @@ type DocSizer interface {
 
 // Rules of the estimate, stated with it: a target's data takes storeFactor
 // times its documents' JSON (table, TOAST, indexes), a PostgreSQL server
-// also up to walAllowance of WAL, and loads go at loadRate bytes/s.
+// also twice that JSON of WAL, up to walAllowance (max_wal_size), and
+// loads go at loadRate bytes/s.
 const (
 	storeFactor  = 2.5
 	walAllowance = 1 << 30
@@ -31,8 +32,8 @@ const (
 )
 
 // estimate is what a study will take: the disk each file system must hold
-// at once (the largest data set of each target there: one target's data
-// at a time, as groups run in turn), and the time it runs.
+// at once (in each directory, the largest target's data: targets run in
+// turn), and the time it runs.
 type estimate struct {
 	need  map[string]int64 // bytes by directory whose file system holds them
 	what  map[string][]string
@@ -57,7 +58,7 @@ func (r *studyRun) estimate() (*estimate, error) {
 			return nil, err
 		}
 		dir, isPG := dataDir(t, r.opts.Out)
-		var peak int64
+		var peak, largest int64
 		for _, pts := range groups {
 			p, _, err := f.props(t, &f.Workloads[0], pts[0], f.Source)
 			if err != nil {
@@ -72,28 +73,37 @@ func (r *studyRun) estimate() (*estimate, error) {
 				docs, _ = strconv.ParseInt(v, 10, 64)
 			}
 			b := int64(size * float64(docs))
-			loadBytes += b * int64(r.loadsPerGroup())
+			loadBytes += b * int64(r.loadsPerGroup(t, pts[0]))
 			e.bytes = max(e.bytes, b)
+			largest = max(largest, b)
 			peak = max(peak, int64(storeFactor*float64(b)))
 		}
 		if isPG {
-			peak += walAllowance
+			peak += min(2*largest, walAllowance) // WAL of the load, recycled past max_wal_size
 		}
 		if dir == "" {
 			continue // a server docbench does not manage: its disk is its own
 		}
-		e.need[dir] += peak
+		// Targets run in turn and a managed server's temporary cluster goes
+		// with it: a directory holds the largest target's data at once.
+		e.need[dir] = max(e.need[dir], peak)
 		e.what[dir] = append(e.what[dir], t.Name)
 	}
 	e.time = runs + time.Duration(float64(loadBytes)/loadRate*float64(time.Second))
 	return e, nil
 }
 
-// loadsPerGroup is how many times a group loads: every round when a
-// workload inserts (rounds start from the same data), else once.
-func (r *studyRun) loadsPerGroup() int {
+// loadsPerGroup is how many times target t's group at point pt loads:
+// every round when a workload inserts (rounds start from the same data),
+// else once.
+func (r *studyRun) loadsPerGroup(t TargetSpec, pt []KV) int {
 	for i := range r.f.Workloads {
-		if v := r.f.Workloads[i].Properties["insertproportion"]; v != "" && v != "0" {
+		p, _, err := r.f.props(t, &r.f.Workloads[i], pt, r.f.Source)
+		if err != nil {
+			continue
+		}
+		v, _ := p.Get("insertproportion")
+		if x, _ := strconv.ParseFloat(v, 64); x > 0 {
 			return r.f.Rounds
 		}
 	}
@@ -172,7 +182,7 @@ func (e *estimate) check(r *studyRun) error {
 				r.f.Name, scaleWords(r.f), gib(fs.need), fs.dir, strings.Join(fs.what, ", "), gib(fs.free)))
 		}
 	}
-	r.logf("estimate: %s of documents in the largest data set; disk %s; about %s (%d runs of %s, loads at an assumed %d MB/s; %.1f× the documents' JSON per target, +1 GiB WAL per PostgreSQL)",
+	r.logf("estimate: %s of documents in the largest data set; disk %s; about %s (%d runs of %s, loads at an assumed %d MB/s; %.1f× the documents' JSON per target, and 2× in WAL up to 1 GiB for PostgreSQL)",
 		gib(e.bytes), strings.Join(parts, ", "), e.time.Round(time.Minute), r.total, (r.f.Warmup.D() + r.f.Duration.D()), loadRate>>20, storeFactor)
 	return errors.Join(errs...)
 }

@@ -165,6 +165,13 @@ func (f *File) ApplyScale(name string) error {
 	for k, v := range sc.Properties {
 		f.Properties[k] = v
 	}
+	for _, sw := range sc.Sweep {
+		for i := range f.Sweep {
+			if f.Sweep[i].Property == sw.Property {
+				f.Sweep[i].Values = sw.Values
+			}
+		}
+	}
 	return nil
 }
 

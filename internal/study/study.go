@@ -100,6 +100,9 @@ type ScaleSpec struct {
 	Warmup     Duration          `yaml:"warmup"`
 	Duration   Duration          `yaml:"duration"`
 	Properties map[string]string `yaml:"properties"`
+	// Sweep replaces the values of swept properties (a property the
+	// study sweeps cannot be set by Properties).
+	Sweep []SweepSpec `yaml:"sweep"`
 }
 
 // TargetSpec is one target: a backend URL and the properties choosing its
@@ -201,7 +204,7 @@ var known = map[string][]string{
 	"sweep":     {"property", "values"},
 	"charts":    {"title", "x", "y", "workload", "kind", "xlog", "ylog"},
 	"quick":     {"duration", "warmup", "rounds", "properties", "values"},
-	"scale":     {"says", "rounds", "warmup", "duration", "properties"},
+	"scale":     {"says", "rounds", "warmup", "duration", "properties", "sweep"},
 	"with":      {"name", "target", "properties", "thresholds"},
 }
 
@@ -449,6 +452,16 @@ func (f *File) validate(root *yaml.Node, fail func(int, string, ...any)) {
 		negative(line, "scale."+name+".rounds", sc.Rounds < 0, sc.Rounds)
 		negative(line, "scale."+name+".duration", sc.Duration < 0, sc.Duration.D())
 		negative(line, "scale."+name+".warmup", sc.Warmup < 0, sc.Warmup.D())
+		for _, sw := range sc.Sweep {
+			if !swept[sw.Property] || len(sw.Values) == 0 {
+				fail(line, "scale.%s.sweep: %q: give values of a property the study sweeps", name, sw.Property)
+			}
+		}
+		for k := range sc.Properties {
+			if swept[k] {
+				fail(line, "scale.%s.properties: %s is swept: give its values in scale.%s.sweep", name, k, name)
+			}
+		}
 	}
 	for _, name := range sortedNames(f.With) {
 		w := f.With[name]
@@ -489,8 +502,8 @@ func (f *File) validate(root *yaml.Node, fail func(int, string, ...any)) {
 		if !contains(chartMetrics, metric) && (op != "" || !serverFigure.MatchString(metric)) {
 			fail(line, "charts[%d]: y: %q: want METRIC or METRIC:OP with METRIC one of %s, or a server figure (wal_bytes_per_update, bytes_per_document, …)", i, c.Y, strings.Join(chartMetrics, ", "))
 		}
-		if c.Workload != "" && !names[c.Workload] {
-			fail(line, "charts[%d]: workload: %q is not one of the study's workloads", i, c.Workload)
+		if c.Workload != "" && c.Workload != loadWorkload && !names[c.Workload] {
+			fail(line, "charts[%d]: workload: %q is not one of the study's workloads (nor load, the load phase)", i, c.Workload)
 		}
 		switch c.Kind {
 		case "":

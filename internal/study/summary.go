@@ -77,6 +77,9 @@ type Data struct {
 	Rows     []report.Row
 	points   map[string][]KV
 	values   map[seriesKey][]float64 // the per-round values behind each row
+	// absent says why a target's server figure is missing ("the protocol
+	// peer reports storageSize 0"), by target and figure name.
+	absent map[[2]string]string
 }
 
 // Read loads a study directory and computes its statistics.
@@ -132,6 +135,7 @@ func Read(dir string) (*Data, error) {
 				}
 			}
 		}
+		d.noteAbsent(run.Target, res)
 		figs := serverFigures(res)
 		for _, name := range probe.SortedKeys(figs) {
 			add(serverOp, name, figs[name].Unit, figs[name].Value)
@@ -177,6 +181,27 @@ func serverFigures(res *report.Result) map[string]db.Figure {
 		}
 	}
 	return out
+}
+
+// noteAbsent records why target's result lacks server figures.
+func (d *Data) noteAbsent(target string, res *report.Result) {
+	s := res.Server
+	if s == nil {
+		return
+	}
+	if d.absent == nil {
+		d.absent = map[[2]string]string{}
+	}
+	if s.Absent != "" {
+		d.absent[[2]string{target, ""}] = s.Absent
+	}
+	for _, m := range []map[string]db.Figure{s.PerOp, s.Storage} {
+		for name, f := range m {
+			if !f.OK() {
+				d.absent[[2]string{target, name}] = f.Absent
+			}
+		}
+	}
 }
 
 func readResult(path string) (*report.Result, error) {
@@ -502,6 +527,9 @@ func (d *Data) markdown(rep *report.StudyReport) []byte {
 	}
 	if d.Manifest.Quick {
 		b.WriteString("**Quick run** (`--quick`): a smoke run, not numbers to quote.\n\n")
+	}
+	if sc := d.Manifest.Scale; sc != "" {
+		fmt.Fprintf(&b, "**Scale `%s`** (`--scale %s`): %s.\n\n", sc, sc, f.Scale[sc].Says)
 	}
 	fmt.Fprintf(&b, "Medians over %d round(s); [min–max] across rounds.\n\n", f.Rounds)
 	for _, w := range f.Workloads {
