@@ -179,4 +179,7 @@ duration: 100ms
 		!strings.Contains(err.Error(), `bad.yaml:3: workloads[0]: targets: "nowhere" is not one of the study's targets`) {
 		t.Errorf("unknown target: got %v", err)
 	}
+	if _, err := Parse("with.yaml", []byte("name: w\nwith:\n  maria: {target: \"mariadb:local\"}\nworkloads:\n  - {name: r, workload: workloadc, targets: [maria]}\n")); err != nil {
+		t.Errorf("a workload on an opt-in target: %v", err)
+	}
 }

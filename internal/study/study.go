@@ -399,12 +399,22 @@ func (f *File) validate(root *yaml.Node, fail func(int, string, ...any)) {
 		}
 		tnames[f.Targets[i].Name] = true
 	}
+	runs := map[string]bool{} // the targets a workload may name: the study's (or the default ones) and its opt-in ones
+	for n := range tnames {
+		runs[n] = true
+	}
 	if len(f.Targets) == 0 {
-		tnames = map[string]bool{"postgres": true, "sqlite": true} // the default targets
+		runs["postgres"], runs["sqlite"] = true, true
+	}
+	for key, w := range f.With {
+		runs[key] = true
+		if w.Name != "" {
+			runs[w.Name] = true
+		}
 	}
 	for i, w := range f.Workloads {
 		for _, t := range w.Targets {
-			if !tnames[t] {
+			if !runs[t] {
 				fail(lineOf(root, "workloads", i), "workloads[%d]: targets: %q is not one of the study's targets", i, t)
 			}
 		}
