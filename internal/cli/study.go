@@ -14,6 +14,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/docbench/docbench/internal/db"
+	"github.com/docbench/docbench/internal/document"
 	"github.com/docbench/docbench/internal/report"
 	"github.com/docbench/docbench/internal/runner"
 	"github.com/docbench/docbench/internal/study"
@@ -45,6 +46,34 @@ func (e executor) Open(ctx context.Context, target string, props *workload.Prope
 	return e.a.open(ctx, target, cfg, false)
 }
 
+// DocBytes is the mean size of the documents props generate (64 of them,
+// spread over the key space), for the study's disk estimate.
+func (e executor) DocBytes(props map[string]string) (float64, error) {
+	p := workload.NewProperties()
+	for k, v := range props {
+		p.Set(k, v, "study")
+	}
+	cfg, err := config(p)
+	if err != nil {
+		return 0, err
+	}
+	_, plan, err := buildPlan(cfg, 1)
+	if err != nil {
+		return 0, err
+	}
+	const n = 64
+	r := document.NewRand()
+	var buf, key []byte
+	total := 0
+	for i := range int64(n) {
+		k := i * max(cfg.RecordCount/n, 1)
+		key = workload.AppendKey(key[:0], k, false, 0)
+		buf = plan.Shape.AppendDoc(buf[:0], key, k, r)
+		total += len(buf)
+	}
+	return float64(total) / n, nil
+}
+
 func (e executor) Phase(ctx context.Context, store db.Store, target string, files []string, props *workload.Properties,
 	phase runner.Phase, warmup time.Duration) (*report.Result, error) {
 	cfg, err := config(props)
@@ -61,21 +90,45 @@ func (e executor) Phase(ctx context.Context, store db.Store, target string, file
 }
 
 func (a *app) studyCommand() *cobra.Command {
-	var out string
+	var out, scale string
 	var quick, force, keep bool
-	var targets []string
+	var targets, with []string
 	var prof profileFlags
 	cmd := &cobra.Command{
-		Use:   "study FILE|NAME [--quick] [--out DIR] [-t TARGET]...",
+		Use:   "study FILE|NAME [--quick | --scale PROFILE] [--with NAME[=URL]]... [--out DIR] [-t TARGET]...",
 		Short: "Run a study (a matrix of targets, workloads, sweeps and rounds) and write its report",
 		Long: "Runs a study file, or a built-in study: " + strings.Join(study.Names(), ", ") + `.
 Built-in studies run on postgres:embedded and SQLite plus every target named with -t.
 The study directory gets the study file as run, one result JSON per (target, point,
-round), results.csv, summary.md and report.html.`,
+round), results.csv, summary.md and report.html. --scale source runs a study at its
+source's own sizes (a profile in its scale: section); before it starts, the study prints
+the disk and time it expects and refuses when the disks cannot hold it. --with adds an
+opt-in target the study declares (with: section), such as --with mariadb or
+--with mongodb=mongodb://host/db; claims on one that is not given are "not measurable here".`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			f, err := study.Load(args[0])
 			if err != nil {
+				return &ExitError{Code: 2, Err: err}
+			}
+			if scale != "" {
+				if quick {
+					return &ExitError{Code: 2, Err: fmt.Errorf("--scale %s and --quick: choose one", scale)}
+				}
+				if err := f.ApplyScale(scale); err != nil {
+					return &ExitError{Code: 2, Err: err}
+				}
+			}
+			withURLs := map[string]string{}
+			reach := append([]string(nil), targets...) // checked before anything runs
+			for _, w := range with {
+				name, url, _ := strings.Cut(w, "=")
+				withURLs[name] = url
+				if url != "" {
+					reach = append(reach, url)
+				}
+			}
+			if _, err := f.WithTargets(withURLs); err != nil {
 				return &ExitError{Code: 2, Err: err}
 			}
 			if out == "" {
@@ -86,16 +139,17 @@ round), results.csv, summary.md and report.html.`,
 			if err := checkOutDir(out, force); err != nil {
 				return err
 			}
-			if err := study.Validate(f, executor{a}, study.Options{Out: out, Quick: quick, ExtraTargets: targets}); err != nil {
+			opts := study.Options{Out: out, Quick: quick, Keep: keep, ExtraTargets: targets, With: withURLs, Log: a.stderr}
+			if err := study.Validate(f, executor{a}, opts); err != nil {
 				return &ExitError{Code: exitUsage, Err: err}
 			}
-			if err := a.preflight(cmd.Context(), f, targets); err != nil {
+			if err := a.preflight(cmd.Context(), f, reach); err != nil {
 				return err
 			}
-			if err := study.CheckTables(cmd.Context(), f, executor{a}, study.Options{Out: out, Quick: quick, ExtraTargets: targets}); err != nil {
+			if err := study.CheckTables(cmd.Context(), f, executor{a}, opts); err != nil {
 				return notOurs(err)
 			}
-			return prof.profiled(func() error { return a.runStudy(cmd.Context(), f, out, quick, keep, targets) })
+			return prof.profiled(func() error { return a.runStudy(cmd.Context(), f, opts) })
 		},
 	}
 	fl := cmd.Flags()
@@ -105,12 +159,18 @@ round), results.csv, summary.md and report.html.`,
 	fl.BoolVar(&force, "force", false, "write into a --out directory that is not empty")
 	fl.BoolVar(&keep, "keep", false, "keep the study's tables on its targets (by default each is dropped when the study is done with it)")
 	fl.StringArrayVarP(&targets, "target", "t", nil, "also run on this target (repeatable); NAME=TARGET names it in the report, else it is named as written")
+	fl.StringVar(&scale, "scale", "", "run at the study's scale profile PROFILE (e.g. source: the source's own sizes)")
+	fl.StringArrayVar(&with, "with", nil, "add the study's opt-in target NAME, at URL or its default (repeatable; e.g. mariadb, mongodb=URL)")
 	return cmd
 }
 
-func (a *app) runStudy(ctx context.Context, f *study.File, out string, quick, keep bool, targets []string) error {
+func (a *app) runStudy(ctx context.Context, f *study.File, opts study.Options) error {
+	out := opts.Out
 	fmt.Fprintf(a.stderr, "docbench study %s → %s\n", f.Name, out)
-	m, err := study.Execute(ctx, f, executor{a}, study.Options{Out: out, Quick: quick, Keep: keep, ExtraTargets: targets, Log: a.stderr})
+	if f.ScaleName != "" {
+		fmt.Fprintf(a.stderr, "scale %s: %s\n", f.ScaleName, f.Scale[f.ScaleName].Says)
+	}
+	m, err := study.Execute(ctx, f, executor{a}, opts)
 	if m == nil && err != nil {
 		return &ExitError{Code: 2, Err: err} // the study's properties: nothing ran
 	}

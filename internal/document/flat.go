@@ -53,6 +53,19 @@ func newPool(seed uint64) []byte {
 	return pool
 }
 
+// newTextPool returns the pool of fieldvalues=text: words of a small
+// vocabulary (Zipf-skewed, space-separated), so that values compress as
+// text does (pglz, lz4) where random characters do not.
+func newTextPool(seed uint64) []byte {
+	r := rand.New(rand.NewPCG(seed, 0x74657874)) // "text"
+	pool := make([]byte, 0, poolSize+maxPoolValue+16)
+	for len(pool) < poolSize+maxPoolValue {
+		pool = append(pool, wordList[pick(wordsZipf, r)]...)
+		pool = append(pool, ' ')
+	}
+	return pool[:poolSize+maxPoolValue]
+}
+
 // maxPoolValue is the longest value cut from the pool without repetition.
 const maxPoolValue = 1 << 14
 

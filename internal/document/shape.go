@@ -195,6 +195,9 @@ func New(spec Spec, seed uint64) (Shape, error) {
 		root.fields = append(root.fields, arrayFields(spec)...)
 	}
 	t := newTree(spec.Shape, root, seed, spec.Size)
+	if spec.TextValues {
+		t.pool = newTextPool(seed)
+	}
 	if spec.Size > 0 {
 		if err := t.checkSize(); err != nil {
 			return nil, fmt.Errorf("document.size=%d: %w", spec.Size, err)
@@ -284,6 +287,9 @@ func newFlatShape(spec Spec, seed uint64) *flatShape {
 		names[i] = spec.FieldNamePrefix + strconv.Itoa(i)
 	}
 	s := &flatShape{f: NewFlat(names, spec.FieldLengths, spec.Integrity, seed)}
+	if spec.TextValues {
+		s.f.pool = newTextPool(seed)
+	}
 	for _, n := range names {
 		s.paths = append(s.paths, PathInfo{Path: n, Type: TypeString, Depth: 1, Leaf: true, Presence: 1})
 	}

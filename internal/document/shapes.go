@@ -171,9 +171,26 @@ func (n *node) orNull(p float64) *node { n.nullable = p; return n }
 
 const hex32 = "%%%%%%%%%%%%%%%%%%%%%%%%%%%%%%%%"
 
+// Rare tag terms of the bookmarks shape: the first tag's term of one
+// document in 10,000 (RareTerm10000) and of another one in 100
+// (RareTerm100), chosen by a hash of (seed, key number), so that a search
+// for them has a known, low selectivity, where an index is meant to win.
+const (
+	RareTerm10000 = "rare-1-in-10000"
+	RareTerm100   = "rare-1-in-100"
+)
+
+// plant makes the enumeration n take value in one document in every (in
+// an array: in its first element); rem tells plantings apart (documents
+// with hash % every == rem), so those of different values never meet.
+func (n *node) plant(value string, every, rem uint64) *node {
+	n.planted = append(n.planted, planted{val: jsonString(value), every: every, rem: rem})
+	return n
+}
+
 // bookmarksRoot is like the Delicious bookmarks of the seeds (the "js" set
 // of the jsonb talks): mostly strings, short keys, two arrays of
-// three-field objects (tags, links).
+// three-field objects (tags, links). Its tags carry the rare terms.
 func bookmarksRoot() *node {
 	return obj("",
 		pattern("id", "http://delicious.com/url/"+hex32+`\#~`, userNames),
@@ -190,7 +207,7 @@ func bookmarksRoot() *node {
 		boolean("guidislink", 0.02),
 		date("updated", "2005-01-01", "2009-12-31", dateTime),
 		arr("tags", zipf(1, 12), obj("",
-			enum("term", true, wordList),
+			enum("term", true, wordList).plant(RareTerm10000, 10000, 1).plant(RareTerm100, 100, 2),
 			pattern("scheme", "http://delicious.com/~/", userNames),
 			null("label"),
 		)),

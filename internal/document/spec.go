@@ -56,7 +56,14 @@ type Spec struct {
 	FieldNamePrefix string  // fieldnameprefix: flat field names, complex leaf names
 	FieldLengths    Lengths // fieldlength, fieldlengthdistribution: flat and complex values
 	Integrity       bool    // dataintegrity: YCSB's deterministic flat values
+	TextValues      bool    // fieldvalues=text: values cut from words of a vocabulary (compressible), not random characters
 }
+
+// Field value kinds (fieldvalues): random characters (YCSB's) or text.
+const (
+	FieldValuesRandom = "random"
+	FieldValuesText   = "text"
+)
 
 // Keys returns every document.* property ParseSpec understands.
 func Keys() []string {
@@ -85,6 +92,7 @@ func ParseSpec(props map[string]string, fieldLengths Lengths, fieldCount int, pr
 	p := specParser{props: props}
 	s := Spec{FieldCount: fieldCount, FieldNamePrefix: prefix, FieldLengths: fieldLengths}
 	s.Integrity = strings.EqualFold(strings.TrimSpace(props["dataintegrity"]), "true")
+	s.TextValues = strings.EqualFold(strings.TrimSpace(props["fieldvalues"]), FieldValuesText) // values checked by the workload's validator
 	known := map[string]bool{}
 	for _, k := range Keys() {
 		known[k] = true

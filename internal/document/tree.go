@@ -57,6 +57,24 @@ type node struct {
 	format string  // kDate: a time layout; kPattern: the pattern
 
 	categorical bool // kEnum: few distinct values (PathInfo.Categorical)
+
+	// kEnum in arrays: values planted in the first element of a known share
+	// of the documents, chosen by the document's plant hash.
+	planted []planted
+}
+
+// planted is a value set in the documents whose plant hash h has
+// h % every == rem: one document in every.
+type planted struct {
+	val        []byte // encoded JSON
+	every, rem uint64
+}
+
+// plantHash is the hash of (seed, keynum) that decides planted values,
+// independent of the key's random source (which it leaves untouched).
+func plantHash(seed uint64, keynum int64) uint64 {
+	h := seed ^ uint64(keynum)*0x9e3779b97f4a7c15
+	return splitmix64(&h)
 }
 
 // gen is the state of generating one document.
@@ -64,6 +82,9 @@ type gen struct {
 	r    *rand.Rand
 	pool []byte
 	seq  int64 // index of the current array element, from 1
+
+	planting bool   // generating a document (not a fresh value): plant values
+	plant    uint64 // the document's plantHash
 
 	// aScale scales array lengths (out of 1<<16) to shrink documents whose
 	// structure alone exceeds document.size; elems counts array elements.
@@ -169,10 +190,21 @@ func (n *node) appendValue(dst []byte, g *gen) []byte {
 		dst = appendWords(dst, n.list, h, l)
 		return append(dst, '"')
 	case kEnum:
+		var v []byte
 		if n.cdf != nil {
-			return append(dst, n.vals[pick(n.cdf, r)]...)
+			v = n.vals[pick(n.cdf, r)]
+		} else {
+			v = n.vals[r.IntN(len(n.vals))]
 		}
-		return append(dst, n.vals[r.IntN(len(n.vals))]...)
+		if g.planting && g.seq == 1 {
+			for _, p := range n.planted {
+				if g.plant%p.every == p.rem {
+					v = p.val
+					break
+				}
+			}
+		}
+		return append(dst, v...)
 	case kInt:
 		return strconv.AppendInt(dst, n.min+r.Int64N(n.max-n.min+1), 10)
 	case kMoney:
@@ -398,7 +430,7 @@ func (t *tree) AppendDoc(dst, key []byte, keynum int64, r *Rand) []byte {
 	if t.size == 0 || g.nText == 0 {
 		return dst
 	}
-	g2 := gen{r: r.r, pool: t.pool, aScale: g.aScale}
+	g2 := gen{r: r.r, pool: t.pool, aScale: g.aScale, planting: true, plant: g.plant}
 	g2.resizeTo(uint64(max(t.size-fixed, 0)), g.sumL, g.nText)
 	r.src.Seed(t.seed, uint64(keynum))
 	return t.root.appendObject(dst[:start], &g2)
@@ -412,7 +444,7 @@ func (t *tree) firstPass(dst []byte, keynum int64, r *Rand) ([]byte, gen, int64)
 	scale := int64(fullScale)
 	for try := 0; ; try++ {
 		r.src.Seed(t.seed, uint64(keynum))
-		g := gen{r: r.r, pool: t.pool, aScale: scale}
+		g := gen{r: r.r, pool: t.pool, aScale: scale, planting: true, plant: plantHash(t.seed, keynum)}
 		dst = t.root.appendObject(dst[:start], &g)
 		fixed := int64(len(dst)-start) - int64(g.sumL)
 		if t.size > 0 && g.nText > 0 && fixed > t.size && g.elems > 0 && try < 8 {
@@ -427,7 +459,7 @@ func (t *tree) firstPass(dst []byte, keynum int64, r *Rand) ([]byte, gen, int64)
 // text (with arrays scaled by aScale) and how many strings are resizable.
 func (t *tree) fixedSize(keynum int64, aScale int64, r *Rand, buf []byte) (fixed int64, nText uint64) {
 	r.src.Seed(t.seed, uint64(keynum))
-	g := gen{r: r.r, pool: t.pool, aScale: aScale}
+	g := gen{r: r.r, pool: t.pool, aScale: aScale, planting: true, plant: plantHash(t.seed, keynum)}
 	buf = t.root.appendObject(buf[:0], &g)
 	return int64(len(buf)) - int64(g.sumL), g.nText
 }

@@ -99,10 +99,11 @@ type KV struct{ Key, Value string }
 // Finding is one of a study's claims with its verdict: reproduced, not
 // reproduced, inconclusive or not measurable here, and why.
 type Finding struct {
-	Says     string `json:"says"`               // the claim
-	Seed     string `json:"seed,omitempty"`     // what the seed reported
-	Chart    string `json:"chart,omitempty"`    // the chart that shows it
-	Verdict  string `json:"verdict"`            // reproduced, not reproduced, inconclusive, not measurable here
-	Measured string `json:"measured,omitempty"` // the figures measured here
-	Why      string `json:"why,omitempty"`      // the reason of an inconclusive or unmeasurable verdict
+	Says      string `json:"says"`                // the claim
+	Threshold string `json:"threshold,omitempty"` // the comparison checked: "a / b ≥ 10×", "a < b < c by p50:READ"
+	Source    string `json:"source,omitempty"`    // the source's own figure
+	Chart     string `json:"chart,omitempty"`     // the chart that shows it
+	Verdict   string `json:"verdict"`             // reproduced, not reproduced, inconclusive, not measurable here
+	Measured  string `json:"measured,omitempty"`  // the figures measured here
+	Why       string `json:"why,omitempty"`       // the reason of an inconclusive or unmeasurable verdict
 }

@@ -285,9 +285,15 @@ func (p *Plan) planQueries(wl *workload.Workload, seed uint64) error {
 		p.Notes = append(p.Notes, fmt.Sprintf("%s groups every document by %s: it reads the whole table", p.queryName, d.QueryPath))
 		return nil
 	}
-	values, err := p.sampleValues(wl, seed, d.QueryPath, kind == db.QueryArray)
-	if err != nil {
-		return err
+	var values [][]byte
+	if d.QueryValue != "" {
+		values = [][]byte{jsonValue(d.QueryValue)}
+		p.Notes = append(p.Notes, fmt.Sprintf("%s looks for %s=%s only (query.value)", p.queryName, d.QueryPath, values[0]))
+	} else {
+		var err error
+		if values, err = p.sampleValues(wl, seed, d.QueryPath, kind == db.QueryArray); err != nil {
+			return err
+		}
 	}
 	root := arrayRoot(p.paths, d.QueryPath)
 	for _, v := range values {
@@ -413,6 +419,16 @@ func (p *Plan) sampleValues(wl *workload.Workload, seed uint64, path string, ele
 	}
 	sort.Slice(out, func(i, j int) bool { return string(out[i]) < string(out[j]) })
 	return out, nil
+}
+
+// jsonValue is v as a JSON value: v itself when it is one (a number,
+// "quoted", true…), else v as a JSON string.
+func jsonValue(v string) []byte {
+	if json.Valid([]byte(v)) {
+		return []byte(v)
+	}
+	b, _ := json.Marshal(v)
+	return b
 }
 
 // valuesAt walks a decoded document along segs, descending into every

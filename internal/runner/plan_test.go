@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/docbench/docbench/internal/db"
+	"github.com/docbench/docbench/internal/document"
 	"github.com/docbench/docbench/internal/testutil"
 	"github.com/docbench/docbench/internal/workload"
 )
@@ -204,5 +205,39 @@ func TestWrapFragment(t *testing.T) {
 		if got := string(wrapFragment(c.path, []byte(c.frag))); got != c.want {
 			t.Errorf("wrapFragment(%q, %s) = %s, want %s", c.path, c.frag, got, c.want)
 		}
+	}
+}
+
+// TestQueryValueFindsTheRareTerm: query.value makes every query look for one
+// value; a search for the bookmarks' planted term finds exactly the
+// documents the generator planted it in.
+func TestQueryValueFindsTheRareTerm(t *testing.T) {
+	props := map[string]string{"recordcount": "5000", "batchsize": "500", "document.shape": "bookmarks",
+		"queryproportion": "1", "readproportion": "0", "updateproportion": "0",
+		"querykind": "contains", "query.path": "tags.term", "query.limit": "0", "query.value": document.RareTerm100}
+	store, wl, plan := setup(t, "sqlite:"+filepath.Join(t.TempDir(), "rare.db"), props)
+	if _, err := Execute(context.Background(), store, wl, plan, Options{Phase: Load, Threads: 1}); err != nil {
+		t.Fatal(err)
+	}
+	if len(plan.queries) != 1 || !strings.Contains(string(plan.queries[0].Value), `"`+document.RareTerm100+`"`) {
+		t.Fatalf("queries: %+v", plan.queries)
+	}
+	want := 0
+	r := document.NewRand()
+	var buf []byte
+	for k := range int64(5000) {
+		buf = plan.Shape.AppendDoc(buf[:0], nil, k, r)
+		if strings.Contains(string(buf), `"term":"`+document.RareTerm100+`"`) {
+			want++
+		}
+	}
+	s, err := store.NewSession(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	n, err := s.(db.Querier).Query(context.Background(), &plan.queries[0])
+	if err != nil || n != want || want < 25 || want > 80 {
+		t.Errorf("found %d documents (%v); the generator planted it in %d of 5000 (≈ 50)", n, err, want)
 	}
 }

@@ -74,7 +74,7 @@ func (d *Data) missingTargets(c ChartSpec, metric, op string) []string {
 	var out []string
 	seen := map[string]bool{}
 	for _, run := range d.Manifest.Runs {
-		if seen[run.Target] || has[run.Target] || run.Workload == "load" || (c.Workload != "" && run.Workload != c.Workload) {
+		if seen[run.Target] || has[run.Target] || run.Workload == loadWorkload || (c.Workload != "" && run.Workload != c.Workload) {
 			continue
 		}
 		seen[run.Target] = true

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"math"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -20,7 +21,7 @@ import (
 //
 //	claims:
 //	  - says: "jsonb_path_ops index ≤ 0.6× the jsonb_ops index"
-//	    seed: "295 MB vs 636 MB (0.46×)"
+//	    source: "295 MB vs 636 MB (0.46×)"
 //	    chart: Index size by target
 //	    y: index_bytes
 //	    workload: tags
@@ -28,12 +29,16 @@ import (
 //	    b: pg-gin
 //	    ratio: "<= 0.6"
 //	  - says: "query latency: GIN jsonb_path_ops < GIN jsonb_ops < seq scan"
-//	    y: "mean:QUERY-CONTAINS"
+//	    y: "p50:QUERY-CONTAINS"
 //	    workload: tags
 //	    order: [pg-gin-path-ops, pg-gin, pg-json]
+//
+// A claim's chart, when named, must plot its y. Order claims over skewed
+// latencies compare medians (p50), as the sources did, not means.
 type Claim struct {
 	Says     string `yaml:"says"`     // the claim, in words
-	Seed     string `yaml:"seed"`     // the figure the seed reported
+	Source   string `yaml:"source"`   // the source's own figure, shown beside the threshold
+	Seed     string `yaml:"seed"`     // older name of source (accepted)
 	Chart    string `yaml:"chart"`    // the title of the chart that shows it
 	Y        string `yaml:"y"`        // the figure: METRIC:OP or a server figure
 	Workload string `yaml:"workload"` // default workload of the sides
@@ -107,16 +112,59 @@ func sortedKeys(m map[string]string) []string {
 	return ks
 }
 
-// parseRatio reads ">= 10" or "<= 0.6".
-func parseRatio(s string) (op string, k float64, ok bool) {
-	s = strings.TrimSpace(s)
-	for _, o := range []string{">=", "<="} {
-		if rest, found := strings.CutPrefix(s, o); found {
+// ratioRange is the range a claim's ratio must fall in: [Lo, Hi], Hi
+// +Inf for ">= K", Lo 0 for "<= K".
+type ratioRange struct{ Lo, Hi float64 }
+
+// parseRatio reads ">= 10", "<= 0.6", or ">= 0.8 and <= 1.25" (the figures
+// about equal: an equivalence claim).
+func parseRatio(s string) (ratioRange, bool) {
+	rr := ratioRange{0, math.Inf(1)}
+	parts := strings.Split(s, " and ")
+	if len(parts) > 2 {
+		return rr, false
+	}
+	seen := map[string]bool{}
+	for _, part := range parts {
+		part = strings.TrimSpace(part)
+		ok := false
+		for _, o := range []string{">=", "<="} {
+			rest, found := strings.CutPrefix(part, o)
+			if !found || seen[o] {
+				continue
+			}
 			v, err := strconv.ParseFloat(strings.TrimSpace(rest), 64)
-			return o, v, err == nil && v > 0
+			if err != nil || v <= 0 || math.IsInf(v, 0) {
+				return rr, false
+			}
+			seen[o], ok = true, true
+			if o == ">=" {
+				rr.Lo = v
+			} else {
+				rr.Hi = v
+			}
+		}
+		if !ok {
+			return rr, false
 		}
 	}
-	return "", 0, false
+	return rr, rr.Lo < rr.Hi
+}
+
+// equivalence reports whether the range bounds the ratio on both sides:
+// the claim is that the figures are about equal.
+func (rr ratioRange) equivalence() bool { return rr.Lo > 0 && !math.IsInf(rr.Hi, 1) }
+
+func (rr ratioRange) holds(r float64) bool { return r >= rr.Lo && r <= rr.Hi }
+
+func (rr ratioRange) String() string {
+	switch {
+	case rr.equivalence():
+		return fmt.Sprintf("between %g× and %g×", rr.Lo, rr.Hi)
+	case rr.Lo > 0:
+		return fmt.Sprintf("≥ %g×", rr.Lo)
+	}
+	return fmt.Sprintf("≤ %g×", rr.Hi)
 }
 
 // validateClaims checks the claims and plan checks against the study's
@@ -126,9 +174,13 @@ func (f *File) validateClaims(root *yaml.Node, fail func(int, string, ...any)) {
 	for _, t := range f.Targets {
 		targets[t.Name] = true
 	}
+	for _, t := range f.With {
+		targets[t.Name] = true // opt-in: not measurable here when not given
+	}
 	for _, w := range f.Workloads {
 		workloads[w.Name] = true
 	}
+	workloads[loadWorkload] = true // the load phase: its throughput, the sizes it left
 	for _, s := range f.Sweep {
 		swept[s.Property] = true
 	}
@@ -177,6 +229,17 @@ func (f *File) validateClaims(root *yaml.Node, fail func(int, string, ...any)) {
 			fail(line, "%s: workload %q is not one of the study's workloads", what, c.Workload)
 		}
 		switch {
+		case c.Source != "" && c.Seed != "":
+			fail(line, "%s: give source: (seed: is its older name), not both", what)
+		case c.Source == "":
+			c.Source = c.Seed
+		}
+		if c.Chart != "" && c.Y != "" {
+			if msg := f.chartPlots(c.Chart, c.Y); msg != "" {
+				fail(line, "%s (%q): %s", what, c.Says, msg)
+			}
+		}
+		switch {
 		case len(c.Order) > 0 && c.Ratio != "":
 			fail(line, "%s: give ratio: (with a: and b:) or order:, not both", what)
 		case len(c.Order) > 0:
@@ -187,8 +250,8 @@ func (f *File) validateClaims(root *yaml.Node, fail func(int, string, ...any)) {
 				checkSide(line, fmt.Sprintf("%s: order[%d]", what, j), s, c)
 			}
 		case c.Ratio != "":
-			if _, _, ok := parseRatio(c.Ratio); !ok {
-				fail(line, "%s: ratio: %q: want \">= K\" or \"<= K\" with K > 0 (a's figure / b's)", what, c.Ratio)
+			if _, ok := parseRatio(c.Ratio); !ok {
+				fail(line, "%s: ratio: %q: want \">= K\", \"<= K\" or \">= K1 and <= K2\" with 0 < K1 < K2 (a's figure / b's)", what, c.Ratio)
 			}
 			checkSide(line, what+": a", c.A, c)
 			checkSide(line, what+": b", c.B, c)
@@ -209,6 +272,57 @@ func (f *File) validateClaims(root *yaml.Node, fail func(int, string, ...any)) {
 			fail(line, "%s: workload %q is not one of the study's workloads", what, p.Workload)
 		}
 	}
+}
+
+// chartPlots says why the study's chart titled title does not plot y, or
+// "" when it does: the same metric, and the same operation (a chart of a
+// latency metric without one plots every operation).
+func (f *File) chartPlots(title, y string) string {
+	for _, ch := range f.Charts {
+		if ch.Title != title {
+			continue
+		}
+		cm, cop, _ := strings.Cut(ch.Y, ":")
+		m, op, _ := strings.Cut(y, ":")
+		if cm == m && (cop == op || cop == "" && m != "throughput" && contains(chartMetrics, m)) {
+			return ""
+		}
+		return fmt.Sprintf("chart %q plots %s, not the claim's y %s", title, ch.Y, y)
+	}
+	return fmt.Sprintf("chart %q is not one of the study's charts", title)
+}
+
+// threshold states the comparison a claim checks, for every rendering of
+// its verdict: "a / b ≥ 10×" or "a < b < c (p50:READ)".
+func (c *Claim) threshold() string {
+	if len(c.Order) > 0 {
+		var names []string
+		for _, s := range c.Order {
+			names = append(names, c.resolve(s).String())
+		}
+		return strings.Join(names, " < ") + " (" + c.Y + ")"
+	}
+	rr, _ := parseRatio(c.Ratio)
+	return fmt.Sprintf("%s / %s %s (%s)", c.resolve(c.A), c.resolve(c.B), rr, c.Y)
+}
+
+// absentOptIn says why target did not run when it is one of the study's
+// opt-in targets (with:) and the run had none; else "".
+func (d *Data) absentOptIn(target string) string {
+	for key, t := range d.File.With {
+		if t.Name != target {
+			continue
+		}
+		if _, ran := d.Manifest.Targets[target]; ran {
+			return ""
+		}
+		how := "--with " + key
+		if t.Target == "" {
+			how += "=URL"
+		}
+		return fmt.Sprintf("%s is an opt-in target and this run had none (add it with %s)", target, how)
+	}
+	return ""
 }
 
 // resolve fills a side's defaults from its claim.
@@ -253,6 +367,11 @@ func (d *Data) find(y string, s Side) (report.Row, error) {
 	}
 	switch len(found) {
 	case 0:
+		for _, k := range [][2]string{{s.Target, metric}, {s.Target, ""}} {
+			if why, ok := d.absent[k]; ok {
+				return report.Row{}, fmt.Errorf("the results have no %s for %s: %s", y, s, why)
+			}
+		}
 		return report.Row{}, fmt.Errorf("the results have no %s for %s", y, s)
 	case 1:
 		return found[0], nil
@@ -297,10 +416,13 @@ const planPrefix = "PLAN CONTRADICTS TARGET: "
 func (d *Data) planProblems() []planProblem {
 	var out []planProblem
 	for _, pc := range d.File.Plans {
+		if d.absentOptIn(pc.Target) != "" {
+			continue // its claims say why
+		}
 		seen, bad := false, ""
 		for _, run := range d.Manifest.Runs {
 			res := d.Results[run.File]
-			if res == nil || run.Target != pc.Target || run.Workload == "load" || (pc.Workload != "" && run.Workload != pc.Workload) || res.Server == nil {
+			if res == nil || run.Target != pc.Target || run.Workload == loadWorkload || (pc.Workload != "" && run.Workload != pc.Workload) || res.Server == nil {
 				continue
 			}
 			// Index names begin with their table's name: a study's own
@@ -354,7 +476,7 @@ func (d *Data) Findings() []report.Finding {
 	var out []report.Finding
 	for i := range d.File.Claims {
 		c := &d.File.Claims[i]
-		fd := report.Finding{Says: c.Says, Seed: c.Seed, Chart: c.Chart}
+		fd := report.Finding{Says: c.Says, Threshold: c.threshold(), Source: c.Source, Chart: c.Chart}
 		sides := c.Order
 		if len(sides) == 0 {
 			sides = []Side{c.A, c.B}
@@ -363,6 +485,10 @@ func (d *Data) Findings() []report.Finding {
 		var why []string
 		for _, s := range sides {
 			s = c.resolve(s)
+			if why1 := d.absentOptIn(s.Target); why1 != "" {
+				why = append(why, why1)
+				continue
+			}
 			affected := false
 			for _, p := range problems {
 				if p.affects(c.Y, s) {
@@ -395,7 +521,7 @@ func (d *Data) Findings() []report.Finding {
 }
 
 func (d *Data) ratioVerdict(c *Claim, a, b report.Row, fd *report.Finding) {
-	op, k, _ := parseRatio(c.Ratio)
+	rr, _ := parseRatio(c.Ratio)
 	ra, rb := c.resolve(c.A), c.resolve(c.B)
 	if b.Median == 0 {
 		fd.Verdict, fd.Why = NotMeasurable, fmt.Sprintf("%s of %s is 0: no ratio", c.Y, rb)
@@ -403,24 +529,23 @@ func (d *Data) ratioVerdict(c *Claim, a, b report.Row, fd *report.Finding) {
 	}
 	r := a.Median / b.Median
 	fd.Measured = fmt.Sprintf("%s / %s = %s / %s = %.3g×", ra, rb, figure(a), figure(b), r)
-	holds := op == ">=" && r >= k || op == "<=" && r <= k
 	alo, ahi, basis, okA := bounds(a)
 	blo, bhi, _, okB := bounds(b)
 	if !okA || !okB || blo <= 0 {
 		fd.Verdict = Inconclusive
-		fd.Why = fmt.Sprintf("one round: the medians %s the claim (ratio %s %g), but one round is no evidence", agree(holds), op, k)
+		fd.Why = fmt.Sprintf("one round: the medians %s the claim (ratio %s), but one round is no evidence", agree(rr.holds(r)), rr)
 		return
 	}
 	lo, hi := alo/bhi, ahi/blo
 	fd.Measured += fmt.Sprintf(" (ratio between %.3g and %.3g by the %s)", lo, hi, basis)
 	switch {
-	case op == ">=" && lo >= k, op == "<=" && hi <= k:
+	case lo >= rr.Lo && hi <= rr.Hi:
 		fd.Verdict = Reproduced
-	case op == ">=" && hi < k, op == "<=" && lo > k:
+	case hi < rr.Lo || lo > rr.Hi:
 		fd.Verdict = NotReproduced
 	default:
 		fd.Verdict = Inconclusive
-		fd.Why = fmt.Sprintf("the %s straddle %s %g; the medians %s the claim", basis, op, k, agree(holds))
+		fd.Why = fmt.Sprintf("the %s straddle a ratio %s; the medians %s the claim", basis, rr, agree(rr.holds(r)))
 	}
 }
 
@@ -502,12 +627,9 @@ func markdownFindings(b *bytes.Buffer, rep *report.StudyReport, quick bool) {
 	}
 	b.WriteString("A verdict compares the 95% confidence intervals of the medians (6 or more rounds), or else the min–max ranges across rounds (2 or more: every round must agree); one round is never evidence.\n\n")
 	for _, f := range rep.Findings {
-		fmt.Fprintf(b, "- **%s** — %s.", f.Verdict, f.Says)
+		fmt.Fprintf(b, "- **%s** — %s.%s", f.Verdict, f.Says, thresholdText(f, "."))
 		if f.Measured != "" {
 			fmt.Fprintf(b, " Measured: %s.", f.Measured)
-		}
-		if f.Seed != "" {
-			fmt.Fprintf(b, " The source: %s.", f.Seed)
 		}
 		if f.Why != "" {
 			fmt.Fprintf(b, " Why: %s.", f.Why)
@@ -518,6 +640,20 @@ func markdownFindings(b *bytes.Buffer, rep *report.StudyReport, quick bool) {
 		b.WriteString("\n")
 	}
 	b.WriteString("\n")
+}
+
+// thresholdText is " Threshold: T (the source: S)" and end, or what of it
+// the finding has.
+func thresholdText(f report.Finding, end string) string {
+	switch {
+	case f.Threshold != "" && f.Source != "":
+		return fmt.Sprintf(" Threshold: %s (the source: %s)%s", f.Threshold, f.Source, end)
+	case f.Threshold != "":
+		return " Threshold: " + f.Threshold + end
+	case f.Source != "":
+		return " The source: " + f.Source + end
+	}
+	return ""
 }
 
 // writeFindings writes findings.json: the verdicts of the study's claims

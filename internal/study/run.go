@@ -39,7 +39,10 @@ type Options struct {
 	Out          string   // study directory
 	Quick        bool     // shrink to a smoke run
 	ExtraTargets []string // -t targets added to the study's
-	Log          io.Writer
+	// With names the study's opt-in targets to add (with:), each with its
+	// URL, or "" for the study's default target.
+	With map[string]string
+	Log  io.Writer
 	// Keep keeps the study's tables on its targets; by default each is
 	// dropped when the study is done with it.
 	Keep bool
@@ -51,7 +54,7 @@ type Options struct {
 // Run is one entry of runs.json: a phase run and where its result is.
 type Run struct {
 	Target   string `json:"target"`
-	Workload string `json:"workload"` // "load" for the load phase
+	Workload string `json:"workload"` // loadWorkload for the load phase
 	Point    []KV   `json:"point"`
 	Round    int    `json:"round"`
 	File     string `json:"file,omitempty"` // relative to the study directory
@@ -81,6 +84,7 @@ type Manifest struct {
 	Study    string            `json:"study"`
 	Source   string            `json:"source"`
 	Quick    bool              `json:"quick"`
+	Scale    string            `json:"scale,omitempty"` // the --scale profile
 	Rounds   int               `json:"rounds"`
 	Started  time.Time         `json:"started"`
 	Finished time.Time         `json:"finished,omitempty"`
@@ -139,6 +143,69 @@ func (f *File) ApplyQuick() {
 	}
 }
 
+// ApplyScale applies the scale profile name (--scale), or says in one line
+// which profiles the study has.
+func (f *File) ApplyScale(name string) error {
+	sc, ok := f.Scale[name]
+	if !ok {
+		if len(f.Scale) == 0 {
+			return fmt.Errorf("%s: --scale %s: the study has no scale profiles", f.Source, name)
+		}
+		return fmt.Errorf("%s: --scale %s: no such profile (the study has: %s)", f.Source, name, strings.Join(sortedNames(f.Scale), ", "))
+	}
+	f.ScaleName = name
+	if sc.Rounds > 0 {
+		f.Rounds = sc.Rounds
+	}
+	if sc.Duration > 0 {
+		f.Duration = sc.Duration
+	}
+	if sc.Warmup > 0 {
+		f.Warmup = sc.Warmup
+	}
+	if f.Properties == nil {
+		f.Properties = map[string]string{}
+	}
+	for k, v := range sc.Properties {
+		f.Properties[k] = v
+	}
+	for _, sw := range sc.Sweep {
+		for i := range f.Sweep {
+			if f.Sweep[i].Property == sw.Property {
+				f.Sweep[i].Values = sw.Values
+			}
+		}
+	}
+	return nil
+}
+
+// WithTargets resolves --with NAME[=URL] against the study's opt-in
+// targets; every problem is one line.
+func (f *File) WithTargets(with map[string]string) ([]TargetSpec, error) {
+	var out []TargetSpec
+	var errs []error
+	for _, key := range sortedNames(with) {
+		t, ok := f.With[key]
+		if !ok {
+			accepts := "none"
+			if len(f.With) > 0 {
+				accepts = strings.Join(sortedNames(f.With), ", ")
+			}
+			errs = append(errs, fmt.Errorf("--with %s: study %s accepts no such opt-in target (it accepts: %s)", key, f.Name, accepts))
+			continue
+		}
+		if u := with[key]; u != "" {
+			t.Target = u
+		}
+		if t.Target == "" {
+			errs = append(errs, fmt.Errorf("--with %s: give the server's URL (--with %s=URL): docbench cannot start one here", key, key))
+			continue
+		}
+		out = append(out, t)
+	}
+	return out, errors.Join(errs...)
+}
+
 // points is the cartesian product of the sweeps.
 func (f *File) points() [][]KV {
 	out := [][]KV{nil}
@@ -163,7 +230,7 @@ var runOnly = map[string]bool{
 	"readmodifywriteproportion": true, "queryproportion": true, "requestdistribution": true,
 	"readallfields": true, "readallfieldsbyname": true, "writeallfields": true, "readfields": true, "readpath": true,
 	"updatemode": true, "updatefields": true, "updatepath": true, "querykind": true, "query.path": true,
-	"query.limit": true, "query.offset": true, "query.aggpath": true, "query.func": true,
+	"query.value": true, "query.limit": true, "query.offset": true, "query.aggpath": true, "query.func": true,
 	"minscanlength": true, "maxscanlength": true, "scanlengthdistribution": true, "hotspotdatafraction": true,
 	"hotspotopnfraction": true, "exponential.percentile": true, "exponential.frac": true, "dataintegrity": true,
 }
@@ -293,15 +360,22 @@ func Execute(ctx context.Context, f *File, ex Executor, opts Options) (*Manifest
 	if err != nil {
 		return nil, err // before the study directory exists: nothing left behind
 	}
+	m := r.m
+	r.total = len(r.targets) * len(r.sweep) * f.Rounds * len(f.Workloads)
+	m.Planned = r.total
+	est, err := r.estimate()
+	if err != nil {
+		return nil, err
+	}
+	if err := est.check(r); err != nil {
+		return nil, err // refused before the study directory exists
+	}
 	if err := os.MkdirAll(filepath.Join(opts.Out, "results"), 0o755); err != nil {
 		return nil, err
 	}
 	if err := report.WriteFileAtomic(filepath.Join(opts.Out, "study.yaml"), f.Raw); err != nil {
 		return nil, err
 	}
-	m := r.m
-	r.total = len(r.targets) * len(r.sweep) * f.Rounds * len(f.Workloads)
-	m.Planned = r.total
 	r.started = time.Now()
 	var runErr error
 	for _, t := range r.targets {
@@ -374,7 +448,9 @@ func prepare(f *File, ex Executor, opts Options) (*studyRun, error) {
 		f.ApplyQuick()
 	}
 	r := &studyRun{f: f, ex: ex, opts: opts}
-	r.begin()
+	if err := r.begin(); err != nil {
+		return nil, err
+	}
 	return r, r.validate()
 }
 
@@ -409,12 +485,17 @@ func (r *studyRun) save() error {
 
 // begin settles the targets (the study's or the default ones, and those
 // added with -t) and starts the manifest.
-func (r *studyRun) begin() {
+func (r *studyRun) begin() error {
 	f, opts := r.f, r.opts
+	with, err := f.WithTargets(opts.With)
+	if err != nil {
+		return err
+	}
 	targets := append([]TargetSpec(nil), f.Targets...)
 	if len(targets) == 0 {
 		targets = DefaultTargets()
 	}
+	targets = append(targets, with...)
 	for i, t := range targets {
 		// A relative database file lives in the study directory.
 		targets[i].Target = db.TargetInDir(t.Target, opts.Out)
@@ -428,11 +509,12 @@ func (r *studyRun) begin() {
 		targets = append(targets, TargetSpec{Name: name, Target: t})
 	}
 	r.targets = targets
-	r.m = &Manifest{Study: f.Name, Source: f.Source, Quick: opts.Quick, Rounds: f.Rounds, Started: time.Now().UTC(), Targets: map[string]string{}}
+	r.m = &Manifest{Study: f.Name, Source: f.Source, Quick: opts.Quick, Scale: f.ScaleName, Rounds: f.Rounds, Started: time.Now().UTC(), Targets: map[string]string{}}
 	for _, t := range targets {
 		r.m.Targets[t.Name] = db.Redact(t.Target)
 	}
 	r.sweep = f.points()
+	return nil
 }
 
 // validate checks every combination's properties before anything runs,
@@ -606,7 +688,7 @@ func (g *group) notApplicable(reason string) error {
 func (g *group) load(ctx context.Context, round int) error {
 	g.logf("%s %s: loading", g.t.Name, pointID(g.points[0]))
 	res, err := g.ex.Phase(ctx, g.store, g.t.Target, []string{g.f.Workloads[0].Workload}, g.loadProps, runner.Load, 0)
-	run := Run{Target: g.t.Name, Workload: "load", Point: g.points[0], Round: round}
+	run := Run{Target: g.t.Name, Workload: loadWorkload, Point: g.points[0], Round: round}
 	if res != nil {
 		name := "load.json"
 		if round > 1 {
@@ -709,6 +791,12 @@ func (g *group) coldRestart(ctx context.Context, round int) error {
 // runWorkload runs workload i at point pt and records the run.
 func (g *group) runWorkload(ctx context.Context, round int, pt []KV, i int) error {
 	f, t, w := g.f, g.t, &g.f.Workloads[i]
+	if len(w.Targets) > 0 && !contains(w.Targets, t.Name) {
+		g.done++
+		g.m.Runs = append(g.m.Runs, Run{Target: t.Name, Workload: w.Name, Point: pt, Round: round,
+			NotApplicable: fmt.Sprintf("workload %s runs on %s only", w.Name, strings.Join(w.Targets, ", "))})
+		return g.save()
+	}
 	props, files, err := f.runProps(t, w, pt, f.Source)
 	if err != nil {
 		return err
@@ -742,6 +830,11 @@ func (g *group) runWorkload(ctx context.Context, round int, pt []KV, i int) erro
 	g.m.Runs = append(g.m.Runs, run)
 	return g.save()
 }
+
+// loadWorkload names the load phase in runs.json and in the rows of a
+// study: claims on a load's figures (its throughput, the sizes it left)
+// name it as their workload.
+const loadWorkload = "load"
 
 // errSkip ends a group whose points were recorded as not applicable.
 var errSkip = errors.New("not applicable")

@@ -133,3 +133,53 @@ duration: 200ms
 		t.Errorf("planned %d, incomplete %q", m.Planned, m.Incomplete)
 	}
 }
+
+// A workload restricted to some targets (a statement in one dialect) runs
+// on them only; the others record it as not applicable, every round.
+func TestExecuteWorkloadTargets(t *testing.T) {
+	dir := t.TempDir()
+	f, err := Parse("only.yaml", []byte(`name: only
+title: a workload on one target
+targets:
+  - {name: a, target: "sqlite:a.db"}
+  - {name: b, target: "sqlite:b.db"}
+properties: {recordcount: 50}
+workloads:
+  - {name: read, workload: workloadc}
+  - {name: count, workload: workloadc, targets: [a], properties: {readproportion: 0, statementproportion: 1, statement.sql: "SELECT count(*) FROM {table}"}}
+rounds: 2
+duration: 100ms
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var log strings.Builder
+	m, err := Execute(context.Background(), f, &sqlExecutor{}, Options{Out: filepath.Join(dir, "out"), Log: &log})
+	if err != nil {
+		t.Fatalf("%v\n%s", err, log.String())
+	}
+	var got []string
+	for _, r := range m.Runs {
+		s := fmt.Sprintf("%s %s r%d", r.Target, r.Workload, r.Round)
+		if r.NotApplicable != "" {
+			s += " not applicable: " + r.NotApplicable
+		}
+		if r.Error != "" {
+			s += " error: " + r.Error
+		}
+		got = append(got, s)
+	}
+	want := []string{"a load r1", "a read r1", "a count r1", "a read r2", "a count r2",
+		"b load r1", "b read r1", "b count r1 not applicable: workload count runs on a only",
+		"b read r2", "b count r2 not applicable: workload count runs on a only"}
+	if strings.Join(got, "; ") != strings.Join(want, "; ") {
+		t.Errorf("runs:\n got %q\nwant %q", got, want)
+	}
+	if _, err := Parse("bad.yaml", []byte("name: bad\nworkloads:\n  - {name: r, workload: workloadc, targets: [nowhere]}\n")); err == nil ||
+		!strings.Contains(err.Error(), `bad.yaml:3: workloads[0]: targets: "nowhere" is not one of the study's targets`) {
+		t.Errorf("unknown target: got %v", err)
+	}
+	if _, err := Parse("with.yaml", []byte("name: w\nwith:\n  maria: {target: \"mariadb:local\"}\nworkloads:\n  - {name: r, workload: workloadc, targets: [maria]}\n")); err != nil {
+		t.Errorf("a workload on an opt-in target: %v", err)
+	}
+}

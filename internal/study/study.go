@@ -23,6 +23,11 @@
 //	charts:
 //	  - {title: Throughput vs clients, x: threads, y: throughput, workload: a}
 //	quick: {duration: 2s, rounds: 1, properties: {recordcount: 1000}}
+//	scale:                        # --scale NAME: the source's own sizes
+//	  source: {says: "1.2 million documents, as the source", properties: {recordcount: 1200000}}
+//	with:                         # opt-in targets: --with mariadb, --with mongodb=URL
+//	  mariadb: {target: "mariadb:local", properties: {secondaryindex: author}}
+//	  mongodb: {properties: {secondaryindex: author}}   # no default: the URL is required
 //
 // Precedence of properties: workload file < study properties < workload
 // properties < target properties < the point's swept values.
@@ -66,8 +71,15 @@ type File struct {
 	Protocol   string            `yaml:"protocol"`
 	Charts     []ChartSpec       `yaml:"charts"`
 	Quick      QuickSpec         `yaml:"quick"`
-	Claims     []Claim           `yaml:"claims"` // the seed's claims, checked by the results (claims.go)
-	Plans      []PlanCheck       `yaml:"plans"`  // the index each target's plan must use
+	// Scale holds named profiles (--scale NAME), such as "source": the
+	// sizes the source measured at.
+	Scale map[string]ScaleSpec `yaml:"scale"`
+	// With holds the opt-in targets the study accepts (--with NAME[=URL]):
+	// databases its sources compared that may not be at hand. A claim on
+	// one that did not run is not measurable here, with the reason.
+	With   map[string]TargetSpec `yaml:"with"`
+	Claims []Claim               `yaml:"claims"` // the seed's claims, checked by the results (claims.go)
+	Plans  []PlanCheck           `yaml:"plans"`  // the index each target's plan must use
 	// Thresholds are checked on every run's result (k6-style, see
 	// report.ParseThreshold); targets and workloads may add their own.
 	Thresholds []string `yaml:"thresholds"`
@@ -78,6 +90,21 @@ type File struct {
 	Raw []byte `yaml:"-"`
 
 	quickApplied bool
+	// ScaleName is the --scale profile applied ("" for none).
+	ScaleName string `yaml:"-"`
+}
+
+// ScaleSpec is a named size of a study (--scale NAME): its properties
+// (recordcount, document sizes…) and, optionally, rounds and durations.
+type ScaleSpec struct {
+	Says       string            `yaml:"says"` // what the profile is, e.g. the source's data set and size
+	Rounds     int               `yaml:"rounds"`
+	Warmup     Duration          `yaml:"warmup"`
+	Duration   Duration          `yaml:"duration"`
+	Properties map[string]string `yaml:"properties"`
+	// Sweep replaces the values of swept properties (a property the
+	// study sweeps cannot be set by Properties).
+	Sweep []SweepSpec `yaml:"sweep"`
 }
 
 // TargetSpec is one target: a backend URL and the properties choosing its
@@ -96,6 +123,9 @@ type WorkloadSpec struct {
 	Workload   string            `yaml:"workload"`
 	Properties map[string]string `yaml:"properties"`
 	Thresholds []string          `yaml:"thresholds"`
+	// Targets, when given, are the only targets that run it (a statement
+	// in one dialect); the others record it as not applicable.
+	Targets []string `yaml:"targets"`
 }
 
 // SweepSpec is one swept property (or "threads") and its values; several
@@ -172,14 +202,16 @@ func Load(nameOrPath string) (*File, error) {
 
 // known lists the keys each mapping of a study file may have.
 var known = map[string][]string{
-	"":          {"name", "title", "cites", "reported", "targets", "workloads", "properties", "sweep", "rounds", "warmup", "duration", "threads", "protocol", "charts", "quick", "claims", "plans", "thresholds"},
-	"claims":    {"says", "seed", "chart", "y", "workload", "target", "a", "b", "ratio", "order"},
+	"":          {"name", "title", "cites", "reported", "targets", "workloads", "properties", "sweep", "rounds", "warmup", "duration", "threads", "protocol", "charts", "quick", "scale", "with", "claims", "plans", "thresholds"},
+	"claims":    {"says", "source", "seed", "chart", "y", "workload", "target", "a", "b", "ratio", "order"},
 	"plans":     {"target", "workload", "op", "index"},
 	"targets":   {"name", "target", "properties", "thresholds"},
-	"workloads": {"name", "workload", "properties", "thresholds"},
+	"workloads": {"name", "workload", "properties", "thresholds", "targets"},
 	"sweep":     {"property", "values"},
 	"charts":    {"title", "x", "y", "workload", "kind", "xlog", "ylog"},
 	"quick":     {"duration", "warmup", "rounds", "properties", "values"},
+	"scale":     {"says", "rounds", "warmup", "duration", "properties", "sweep"},
+	"with":      {"name", "target", "properties", "thresholds"},
 }
 
 // Parse reads and validates a study; every problem is reported at once,
@@ -257,6 +289,18 @@ func checkKeys(n *yaml.Node, section string, fail func(*yaml.Node, string, ...an
 		case "quick":
 			if v.Kind == yaml.MappingNode {
 				checkKeys(v, "quick", fail)
+			}
+		case "scale", "with":
+			if v.Kind != yaml.MappingNode {
+				fail(v, "%s: want a mapping of names to profiles", k.Value)
+				continue
+			}
+			for j := 0; j+1 < len(v.Content); j += 2 {
+				if item := v.Content[j+1]; item.Kind == yaml.MappingNode {
+					checkKeys(item, k.Value, fail)
+				} else {
+					fail(item, "%s.%s: want a mapping", k.Value, v.Content[j].Value)
+				}
 			}
 		}
 	}
@@ -348,6 +392,9 @@ func (f *File) validate(root *yaml.Node, fail func(int, string, ...any)) {
 		if w.Name == "" {
 			f.Workloads[i].Name = strings.TrimSuffix(filepath.Base(w.Workload), filepath.Ext(w.Workload))
 		}
+		if f.Workloads[i].Name == loadWorkload {
+			fail(lineOf(root, "workloads", i), "workloads[%d]: name %q names the load phase; choose another", i, loadWorkload)
+		}
 		if names[f.Workloads[i].Name] {
 			fail(lineOf(root, "workloads", i), "workloads[%d]: name %q used twice", i, f.Workloads[i].Name)
 		}
@@ -365,6 +412,26 @@ func (f *File) validate(root *yaml.Node, fail func(int, string, ...any)) {
 			fail(lineOf(root, "targets", i), "targets[%d]: name %q used twice; give each target a name", i, f.Targets[i].Name)
 		}
 		tnames[f.Targets[i].Name] = true
+	}
+	runs := map[string]bool{} // the targets a workload may name: the study's (or the default ones) and its opt-in ones
+	for n := range tnames {
+		runs[n] = true
+	}
+	if len(f.Targets) == 0 {
+		runs["postgres"], runs["sqlite"] = true, true
+	}
+	for key, w := range f.With {
+		runs[key] = true
+		if w.Name != "" {
+			runs[w.Name] = true
+		}
+	}
+	for i, w := range f.Workloads {
+		for _, t := range w.Targets {
+			if !runs[t] {
+				fail(lineOf(root, "workloads", i), "workloads[%d]: targets: %q is not one of the study's targets", i, t)
+			}
+		}
 	}
 	swept := map[string]bool{}
 	for i, s := range f.Sweep {
@@ -403,6 +470,34 @@ func (f *File) validate(root *yaml.Node, fail func(int, string, ...any)) {
 	negative(lineIn(root, "quick", "warmup"), "quick.warmup", f.Quick.Warmup < 0, f.Quick.Warmup.D())
 	negative(lineIn(root, "quick", "rounds"), "quick.rounds", f.Quick.Rounds < 0, f.Quick.Rounds)
 	negative(lineIn(root, "quick", "values"), "quick.values", f.Quick.Values < 0, f.Quick.Values)
+	for _, name := range sortedNames(f.Scale) {
+		sc := f.Scale[name]
+		line := lineIn(root, "scale", name)
+		negative(line, "scale."+name+".rounds", sc.Rounds < 0, sc.Rounds)
+		negative(line, "scale."+name+".duration", sc.Duration < 0, sc.Duration.D())
+		negative(line, "scale."+name+".warmup", sc.Warmup < 0, sc.Warmup.D())
+		for _, sw := range sc.Sweep {
+			if !swept[sw.Property] || len(sw.Values) == 0 {
+				fail(line, "scale.%s.sweep: %q: give values of a property the study sweeps", name, sw.Property)
+			}
+		}
+		for k := range sc.Properties {
+			if swept[k] {
+				fail(line, "scale.%s.properties: %s is swept: give its values in scale.%s.sweep", name, k, name)
+			}
+		}
+	}
+	for _, name := range sortedNames(f.With) {
+		w := f.With[name]
+		if w.Name == "" {
+			w.Name = name
+		}
+		if tnames[w.Name] {
+			fail(lineIn(root, "with", name), "with.%s: name %q is also one of the study's targets", name, w.Name)
+		}
+		checkThresholds(lineIn(root, "with", name), "with."+name+": ", w.Thresholds)
+		f.With[name] = w
+	}
 	if f.Quick.Values == 1 {
 		fail(lineIn(root, "quick", "values"), "quick.values: 1: a sweep needs at least 2 values (first and last), or 0 to keep all")
 	}
@@ -431,8 +526,8 @@ func (f *File) validate(root *yaml.Node, fail func(int, string, ...any)) {
 		if !contains(chartMetrics, metric) && (op != "" || !serverFigure.MatchString(metric)) {
 			fail(line, "charts[%d]: y: %q: want METRIC or METRIC:OP with METRIC one of %s, or a server figure (wal_bytes_per_update, bytes_per_document, …)", i, c.Y, strings.Join(chartMetrics, ", "))
 		}
-		if c.Workload != "" && !names[c.Workload] {
-			fail(line, "charts[%d]: workload: %q is not one of the study's workloads", i, c.Workload)
+		if c.Workload != "" && c.Workload != loadWorkload && !names[c.Workload] {
+			fail(line, "charts[%d]: workload: %q is not one of the study's workloads (nor load, the load phase)", i, c.Workload)
 		}
 		switch c.Kind {
 		case "":
@@ -468,6 +563,15 @@ func ExtraTarget(arg string) (name, target string) {
 }
 
 var targetNameRE = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9_.-]*$`)
+
+func sortedNames[V any](m map[string]V) []string {
+	var out []string
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}
 
 // Names lists the built-in studies.
 func Names() []string {

@@ -78,6 +78,9 @@ type Data struct {
 	Rows     []report.Row
 	points   map[string][]KV
 	values   map[seriesKey][]float64 // the per-round values behind each row
+	// absent says why a target's server figure is missing ("the protocol
+	// peer reports storageSize 0"), by target and figure name.
+	absent map[[2]string]string
 }
 
 // Read loads a study directory and computes its statistics.
@@ -111,8 +114,8 @@ func Read(dir string) (*Data, error) {
 			return nil, err
 		}
 		d.Results[run.File] = res
-		if run.Workload == "load" || !res.Complete {
-			continue
+		if !res.Complete {
+			continue // a load's figures go in as workload "load", for claims on it
 		}
 		pid := pointID(run.Point)
 		d.points[pid] = run.Point
@@ -133,6 +136,7 @@ func Read(dir string) (*Data, error) {
 				}
 			}
 		}
+		d.noteAbsent(run.Target, res)
 		figs := serverFigures(res)
 		for _, name := range probe.SortedKeys(figs) {
 			add(serverOp, name, figs[name].Unit, figs[name].Value)
@@ -178,6 +182,27 @@ func serverFigures(res *report.Result) map[string]db.Figure {
 		}
 	}
 	return out
+}
+
+// noteAbsent records why target's result lacks server figures.
+func (d *Data) noteAbsent(target string, res *report.Result) {
+	s := res.Server
+	if s == nil {
+		return
+	}
+	if d.absent == nil {
+		d.absent = map[[2]string]string{}
+	}
+	if s.Absent != "" {
+		d.absent[[2]string{target, ""}] = s.Absent
+	}
+	for _, m := range []map[string]db.Figure{s.PerOp, s.Storage} {
+		for name, f := range m {
+			if !f.OK() {
+				d.absent[[2]string{target, name}] = f.Absent
+			}
+		}
+	}
 }
 
 func readResult(path string) (*report.Result, error) {
@@ -238,7 +263,7 @@ func (d *Data) Report() *report.StudyReport {
 			sr.Environment = res.Environment
 		}
 		for _, n := range res.Notes {
-			if run.Workload != "load" {
+			if run.Workload != loadWorkload {
 				sr.Notes = appendOnce(sr.Notes, run.Target+": "+n)
 			}
 		}
@@ -274,7 +299,7 @@ func (d *Data) audit() []string {
 	seen := map[string]bool{}
 	for _, run := range d.Manifest.Runs {
 		res := d.Results[run.File]
-		if res == nil || run.Workload == "load" || seen[run.Target] {
+		if res == nil || run.Workload == loadWorkload || seen[run.Target] {
 			continue
 		}
 		seen[run.Target] = true
@@ -322,7 +347,7 @@ func (d *Data) chart(c ChartSpec) (report.Chart, string) {
 	bySeries := map[string]*report.Series{}
 	var names []string
 	for _, r := range d.Rows {
-		if r.Metric != metricName || (c.Workload != "" && r.Workload != c.Workload) {
+		if r.Metric != metricName || (c.Workload != "" && r.Workload != c.Workload) || (c.Workload == "" && r.Workload == loadWorkload) {
 			continue
 		}
 		if everyOp && (r.Op == "ALL" || r.Op == serverOp) || !everyOp && r.Op != op {
@@ -561,6 +586,9 @@ func (d *Data) markdown(rep *report.StudyReport) []byte {
 	spread := f.Rounds > 1
 	if spread {
 		fmt.Fprintf(&b, "Medians over %d rounds; [min–max] across rounds.\n\n", f.Rounds)
+	}
+	if sc := d.Manifest.Scale; sc != "" {
+		fmt.Fprintf(&b, "**Scale `%s`** (`--scale %s`): %s.\n\n", sc, sc, f.Scale[sc].Says)
 	}
 	skipped := d.Skipped()
 	for _, w := range f.Workloads {

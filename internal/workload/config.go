@@ -51,6 +51,7 @@ type Config struct {
 	ReadAllFieldsByName     bool       // readallfieldsbyname (false; YCSB 0.18): name all fields instead of reading the whole record
 	WriteAllFields          bool       // writeallfields (false)
 	DataIntegrity           bool       // dataintegrity (false); needs constant field lengths
+	FieldValues             string     // fieldvalues (random): random characters (YCSB's) or text, words of a vocabulary that compress
 
 	ReadProportion            float64 // readproportion (0.95)
 	UpdateProportion          float64 // updateproportion (0.05)
@@ -330,7 +331,11 @@ func (c *configParser) fields(cfg *Config) {
 	cfg.ReadAllFields = c.bool("readallfields", true)
 	cfg.ReadAllFieldsByName = c.bool("readallfieldsbyname", false)
 	cfg.WriteAllFields = c.bool("writeallfields", false)
+	cfg.FieldValues = c.enum("fieldvalues", "random", "field values", "random", "text")
 	cfg.DataIntegrity = c.bool("dataintegrity", false)
+	if cfg.DataIntegrity && cfg.FieldValues == "text" {
+		c.fail("fieldvalues", "text: dataintegrity values are YCSB's deterministic ones; use one or the other")
+	}
 	if cfg.DataIntegrity && cfg.FieldLengthDistribution != DistConstant {
 		c.fail("dataintegrity", "needs fieldlengthdistribution=constant (is %s), as in YCSB", cfg.FieldLengthDistribution)
 	}

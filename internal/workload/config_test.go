@@ -65,7 +65,7 @@ func TestConfigDefaults(t *testing.T) {
 	}
 	want := Config{
 		Table: "usertable", FieldCount: 10, FieldLength: 100, MinFieldLength: 1,
-		FieldLengthDistribution: "constant", FieldLengthHistogram: "hist.txt", FieldNamePrefix: "field",
+		FieldLengthDistribution: "constant", FieldLengthHistogram: "hist.txt", FieldNamePrefix: "field", FieldValues: "random",
 		ReadAllFields: true, ReadProportion: 0.95, UpdateProportion: 0.05,
 		RequestDistribution: "uniform", ZipfianConstant: 0.99, HotspotDataFraction: 0.2, HotspotOpnFraction: 0.8,
 		ExponentialPercentile: 95, ExponentialFrac: 0.8571428571,

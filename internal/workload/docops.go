@@ -20,6 +20,7 @@ type DocOps struct {
 	QueryKind      string  // querykind: field, contains, array, range, aggregate, descendant
 	QueryPath      string  // query.path: the path the predicate or the grouping is on
 	QueryForm      string  // query.form: path (predicate on the value at the path) or document (whole-document containment); contains queries only
+	QueryValue     string  // query.value: the one value queries look for (a JSON value, or text as a string), instead of values found in the documents
 	QueryLimit     int     // query.limit: page size of range queries
 	QueryOffset    int     // query.offset: rows skipped by range queries
 	QueryAggPath   string  // query.aggpath: path averaged/summed by aggregate queries
@@ -92,6 +93,10 @@ func (c *configParser) docOps(cfg *Config) {
 	d.QueryForm = c.enum("query.form", QueryFormPath, "query form", QueryFormPath, QueryFormDocument)
 	if d.QueryForm == QueryFormDocument && d.QueryKind != "contains" {
 		c.fail("query.form", "query.form=document is the whole-document form of querykind=contains; querykind is %s", d.QueryKind)
+	}
+	d.QueryValue = c.str("query.value", "")
+	if d.QueryValue != "" && (d.QueryKind == "aggregate" || d.QueryKind == "range") {
+		c.fail("query.value", "querykind=%s takes no value", d.QueryKind)
 	}
 	d.QueryLimit = int(c.int("query.limit", 10, 0, 1<<30))
 	d.QueryOffset = int(c.int("query.offset", 0, 0, 1<<30))

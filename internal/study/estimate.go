@@ -1,0 +1,214 @@
+package study
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/docbench/docbench/internal/server"
+)
+
+// DocSizer is an Executor that can tell the mean size of the documents a
+// phase's properties generate, in bytes of JSON; Execute then estimates
+// the disk and time a study needs before it starts.
+type DocSizer interface {
+	DocBytes(props map[string]string) (float64, error)
+}
+
+// Rules of the estimate, stated with it: a target's data takes storeFactor
+// times its documents' JSON (table, TOAST, indexes), a PostgreSQL server
+// also twice that JSON of WAL, up to walAllowance (max_wal_size), and
+// loads go at loadRate bytes/s.
+const (
+	storeFactor  = 2.5
+	walAllowance = 1 << 30
+	loadRate     = 8 << 20
+)
+
+// estimate is what a study will take: the disk each file system must hold
+// at once (in each directory, the largest target's data: targets run in
+// turn), and the time it runs.
+type estimate struct {
+	need  map[string]int64 // bytes by directory whose file system holds them
+	what  map[string][]string
+	time  time.Duration
+	bytes int64 // documents' JSON of the largest data set
+}
+
+// estimate computes the study's needs; it is nil when the executor cannot
+// size documents.
+func (r *studyRun) estimate() (*estimate, error) {
+	sizer, ok := r.ex.(DocSizer)
+	if !ok {
+		return nil, nil
+	}
+	f := r.f
+	e := &estimate{need: map[string]int64{}, what: map[string][]string{}}
+	runs := time.Duration(r.total) * (f.Warmup.D() + f.Duration.D())
+	var loadBytes int64
+	for _, t := range r.targets {
+		groups, err := r.groups(t)
+		if err != nil {
+			return nil, err
+		}
+		dir, isPG := dataDir(t, r.opts.Out)
+		var peak, largest int64
+		for _, pts := range groups {
+			p, _, err := f.props(t, &f.Workloads[0], pts[0], f.Source)
+			if err != nil {
+				return nil, err
+			}
+			size, err := sizer.DocBytes(p.Map())
+			if err != nil {
+				return nil, err
+			}
+			docs := int64(0)
+			if v, ok := p.Get("recordcount"); ok {
+				docs, _ = strconv.ParseInt(v, 10, 64)
+			}
+			b := int64(size * float64(docs))
+			loadBytes += b * int64(r.loadsPerGroup(t, pts[0]))
+			e.bytes = max(e.bytes, b)
+			largest = max(largest, b)
+			peak = max(peak, int64(storeFactor*float64(b)))
+		}
+		if isPG {
+			peak += min(2*largest, walAllowance) // WAL of the load, recycled past max_wal_size
+		}
+		if dir == "" {
+			continue // a server docbench does not manage: its disk is its own
+		}
+		// Targets run in turn and a managed server's temporary cluster goes
+		// with it: a directory holds the largest target's data at once.
+		e.need[dir] = max(e.need[dir], peak)
+		e.what[dir] = append(e.what[dir], t.Name)
+	}
+	e.time = runs + time.Duration(float64(loadBytes)/loadRate*float64(time.Second))
+	return e, nil
+}
+
+// loadsPerGroup is how many times target t's group at point pt loads:
+// every round when a workload inserts (rounds start from the same data),
+// else once.
+func (r *studyRun) loadsPerGroup(t TargetSpec, pt []KV) int {
+	for i := range r.f.Workloads {
+		p, _, err := r.f.props(t, &r.f.Workloads[i], pt, r.f.Source)
+		if err != nil {
+			continue
+		}
+		v, _ := p.Get("insertproportion")
+		if x, _ := strconv.ParseFloat(v, 64); x > 0 {
+			return r.f.Rounds
+		}
+	}
+	return 1
+}
+
+// dataDir is the directory whose file system holds target t's data, and
+// whether it is a managed PostgreSQL server; "" for a remote server.
+func dataDir(t TargetSpec, out string) (string, bool) {
+	scheme, rest, _ := strings.Cut(t.Target, ":")
+	switch {
+	case t.Target == "postgres:embedded":
+		d := t.Properties["pg.datadir"]
+		switch d {
+		case "temp":
+			return os.TempDir(), true
+		case "":
+			return server.DefaultDataDir(""), true
+		}
+		return d, true
+	case scheme == "sqlite":
+		if !filepath.IsAbs(rest) {
+			return out, false
+		}
+		return filepath.Dir(rest), false
+	case t.Target == "mariadb:local":
+		return os.TempDir(), false
+	}
+	return "", false
+}
+
+// check prints the estimate and refuses, in one line, a study the disks
+// cannot hold.
+func (e *estimate) check(r *studyRun) error {
+	if e == nil {
+		return nil
+	}
+	type fsNeed struct {
+		dir  string
+		need int64
+		what []string
+		free int64
+	}
+	byFS := map[uint64]*fsNeed{}
+	var order []uint64
+	for dir, need := range e.need {
+		d := existing(dir)
+		var st syscall.Statfs_t
+		if err := syscall.Statfs(d, &st); err != nil {
+			return fmt.Errorf("disk space of %s: %w", d, err)
+		}
+		var dev uint64
+		if fi, err := os.Stat(d); err == nil {
+			if s, ok := fi.Sys().(*syscall.Stat_t); ok {
+				dev = uint64(s.Dev)
+			}
+		}
+		fs := byFS[dev]
+		if fs == nil {
+			fs = &fsNeed{dir: d, free: int64(st.Bavail) * int64(st.Bsize)}
+			byFS[dev] = fs
+			order = append(order, dev)
+		}
+		fs.need += need
+		fs.what = append(fs.what, e.what[dir]...)
+	}
+	sort.Slice(order, func(i, j int) bool { return byFS[order[i]].dir < byFS[order[j]].dir })
+	var parts []string
+	var errs []error
+	for _, dev := range order {
+		fs := byFS[dev]
+		sort.Strings(fs.what)
+		parts = append(parts, fmt.Sprintf("%s on %s (%s free)", gib(fs.need), fs.dir, gib(fs.free)))
+		if fs.need > fs.free {
+			errs = append(errs, fmt.Errorf("study %s%s needs about %s on %s (the data of %s, one target at a time), which has %s free: free space or choose a smaller --scale",
+				r.f.Name, scaleWords(r.f), gib(fs.need), fs.dir, strings.Join(fs.what, ", "), gib(fs.free)))
+		}
+	}
+	r.logf("estimate: %s of documents in the largest data set; disk %s; about %s (%d runs of %s, loads at an assumed %d MB/s; %.1f× the documents' JSON per target, and 2× in WAL up to 1 GiB for PostgreSQL)",
+		gib(e.bytes), strings.Join(parts, ", "), e.time.Round(time.Minute), r.total, (r.f.Warmup.D() + r.f.Duration.D()), loadRate>>20, storeFactor)
+	return errors.Join(errs...)
+}
+
+func scaleWords(f *File) string {
+	if f.ScaleName == "" {
+		return ""
+	}
+	return " --scale " + f.ScaleName
+}
+
+// existing returns dir or its nearest existing parent.
+func existing(dir string) string {
+	for d := dir; ; d = filepath.Dir(d) {
+		if _, err := os.Stat(d); err == nil || d == filepath.Dir(d) {
+			return d
+		}
+	}
+}
+
+func gib(b int64) string {
+	switch {
+	case b >= 1<<30:
+		return fmt.Sprintf("%.1f GiB", float64(b)/(1<<30))
+	case b >= 1<<20:
+		return fmt.Sprintf("%.0f MiB", float64(b)/(1<<20))
+	}
+	return fmt.Sprintf("%d kiB", b>>10)
+}

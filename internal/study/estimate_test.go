@@ -1,0 +1,93 @@
+package study
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// sizedExecutor is sqlExecutor that also tells a document's size (what
+// the CLI's executor measures on generated documents).
+type sizedExecutor struct{ sqlExecutor }
+
+func (sizedExecutor) DocBytes(map[string]string) (float64, error) { return 1000, nil }
+
+const scaledStudy = `name: scaled
+targets:
+  - {name: lite, target: "sqlite:lite.db"}
+workloads:
+  - {name: read, workload: workloadc}
+properties: {recordcount: 100}
+duration: 100ms
+rounds: 1
+scale:
+  source: {says: "the source's size", properties: {recordcount: 200}}
+  planet: {says: "more than any disk", properties: {recordcount: 1000000000000000}, rounds: 2}
+with:
+  mariadb: {target: "mariadb:local"}
+  mongodb: {properties: {secondaryindex: field0}}
+claims:
+  - {says: mongo smaller, source: "1.3 GB vs 1.8 GB", y: table_bytes, a: mongodb, b: lite, ratio: "<= 0.8"}
+`
+
+// TestScaleRefusedWhenTheDiskCannotHoldIt: a scale profile applies its
+// properties; one the disk cannot hold is refused, in one line naming the
+// study, the profile and the directory, before anything runs.
+func TestScaleRefusedWhenTheDiskCannotHoldIt(t *testing.T) {
+	f, err := Parse("scaled.yaml", []byte(scaledStudy))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := f.ApplyScale("moon"); err == nil || !strings.Contains(err.Error(), "no such profile (the study has: planet, source)") {
+		t.Errorf("unknown profile: %v", err)
+	}
+	if err := f.ApplyScale("planet"); err != nil || f.Properties["recordcount"] != "1000000000000000" || f.Rounds != 2 {
+		t.Fatalf("ApplyScale: %v, recordcount %s, rounds %d", err, f.Properties["recordcount"], f.Rounds)
+	}
+	out := filepath.Join(t.TempDir(), "out")
+	var log strings.Builder
+	m, err := Execute(context.Background(), f, &sizedExecutor{}, Options{Out: out, Log: &log})
+	if err == nil || m != nil {
+		t.Fatalf("ran (manifest %v, err %v)", m, err)
+	}
+	msg := err.Error()
+	if strings.Contains(msg, "\n") || !strings.Contains(msg, "study scaled --scale planet needs about") || !strings.Contains(msg, "on "+out) || !strings.Contains(msg, "free") {
+		t.Errorf("refusal: %q", msg)
+	}
+	if !strings.HasPrefix(log.String(), "estimate: ") {
+		t.Errorf("no estimate printed before the start: %q", log.String())
+	}
+	if _, err := os.Stat(filepath.Join(out, "runs.json")); err == nil {
+		t.Error("a refused study wrote runs.json")
+	}
+}
+
+// TestOptInTargets: --with adds a declared opt-in target (its default or
+// the URL given); one the study does not declare, or without a URL where it
+// has no default, is refused in one line; a claim on an opt-in target that
+// did not run is not measurable here, with the reason.
+func TestOptInTargets(t *testing.T) {
+	f, err := Parse("scaled.yaml", []byte(scaledStudy))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ts, err := f.WithTargets(map[string]string{"mariadb": "", "mongodb": "mongodb://127.0.0.1:1/x"})
+	if err != nil || len(ts) != 2 || ts[0].Target != "mariadb:local" || ts[1].Target != "mongodb://127.0.0.1:1/x" || ts[1].Name != "mongodb" {
+		t.Errorf("WithTargets: %+v, %v", ts, err)
+	}
+	for with, want := range map[string]string{
+		"mongodb": "--with mongodb: give the server's URL (--with mongodb=URL)",
+		"oracle":  "--with oracle: study scaled accepts no such opt-in target (it accepts: mariadb, mongodb)",
+	} {
+		if _, err := f.WithTargets(map[string]string{with: ""}); err == nil || err.Error() != want+": docbench cannot start one here" && err.Error() != want {
+			t.Errorf("--with %s: %v, want %q", with, err, want)
+		}
+	}
+	d := &Data{File: f, Manifest: &Manifest{Targets: map[string]string{"lite": "sqlite:lite.db"}}}
+	fd := d.Findings()[0]
+	if fd.Verdict != NotMeasurable || !strings.HasPrefix(fd.Why, "mongodb is an opt-in target and this run had none (add it with --with mongodb=URL);") {
+		t.Errorf("finding: %s (%s)", fd.Verdict, fd.Why)
+	}
+}
