@@ -165,10 +165,10 @@ claims:
 		t.Fatal("accepted")
 	}
 	for _, want := range []string{
-		`c.yaml:9: claims[0] ("inline share falls"): chart "Share compressed" plots doc_compressed_share, not the claim's y doc_inline_share`,
-		`c.yaml:10: claims[1] ("no such chart"): chart "Nowhere" is not one of the study's charts`,
-		`c.yaml:11: claims[2]: give source: (seed: is its older name), not both`,
-		`c.yaml:11: claims[2]: ratio: ">= 2 and <= 1"`,
+		`c.yaml:9:5: claims[0] ("inline share falls"): chart "Share compressed" plots doc_compressed_share, not the claim's y doc_inline_share`,
+		`c.yaml:10:5: claims[1] ("no such chart"): chart "Nowhere" is not one of the study's charts`,
+		`c.yaml:11:5: claims[2]: give source: (seed: is its older name), not both`,
+		`c.yaml:11:5: claims[2]: ratio: ">= 2 and <= 1"`,
 	} {
 		if !strings.Contains(err.Error(), want) {
 			t.Errorf("missing %q in:\n%v", want, err)

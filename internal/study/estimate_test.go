@@ -53,8 +53,11 @@ func TestScaleRefusedWhenTheDiskCannotHoldIt(t *testing.T) {
 		t.Fatalf("ran (manifest %v, err %v)", m, err)
 	}
 	msg := err.Error()
-	if strings.Contains(msg, "\n") || !strings.Contains(msg, "study scaled --scale planet needs about") || !strings.Contains(msg, "on "+out) || !strings.Contains(msg, "free") {
+	if strings.Contains(msg, "\n") || !strings.Contains(msg, "study scaled --scale planet needs about") || !strings.Contains(msg, "on "+filepath.Dir(out)) || !strings.Contains(msg, "free") {
 		t.Errorf("refusal: %q", msg)
+	}
+	if _, err := os.Stat(out); err == nil {
+		t.Errorf("refused, yet %s was made", out)
 	}
 	if !strings.HasPrefix(log.String(), "estimate: ") {
 		t.Errorf("no estimate printed before the start: %q", log.String())

@@ -176,7 +176,7 @@ duration: 100ms
 		t.Errorf("runs:\n got %q\nwant %q", got, want)
 	}
 	if _, err := Parse("bad.yaml", []byte("name: bad\nworkloads:\n  - {name: r, workload: workloadc, targets: [nowhere]}\n")); err == nil ||
-		!strings.Contains(err.Error(), `bad.yaml:3: workloads[0]: targets: "nowhere" is not one of the study's targets`) {
+		!strings.Contains(err.Error(), `bad.yaml:3:5: workloads[0]: targets: "nowhere" is not one of the study's targets`) {
 		t.Errorf("unknown target: got %v", err)
 	}
 	if _, err := Parse("with.yaml", []byte("name: w\nwith:\n  maria: {target: \"mariadb:local\"}\nworkloads:\n  - {name: r, workload: workloadc, targets: [maria]}\n")); err != nil {
