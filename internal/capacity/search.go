@@ -172,8 +172,10 @@ func Judge(cfg Config, rate float64, o Observation) Judgement {
 		why = append(why, fmt.Sprintf("throughput %.0f ops/s < %.0f%% of the rate", o.Throughput, (1-shortfall)*100))
 	}
 	j.Trending = trend(cfg, o)
-	j.GeneratorLimited = generatorLimited(cfg, o)
 	j.Pass = len(why) == 0
+	if !j.Pass { // a trial that passed needs no excuse
+		j.GeneratorLimited = generatorLimited(cfg, o)
+	}
 	j.Why = strings.Join(why, "; ")
 	return j
 }

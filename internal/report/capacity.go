@@ -1,12 +1,17 @@
 package report
 
 import (
+	"bytes"
+	"fmt"
+	"io"
+	"math"
+	"sort"
+	"strings"
 	"time"
 
 	hdr "github.com/HdrHistogram/hdrhistogram-go"
 
 	"github.com/docbench/docbench/internal/measure"
-	"github.com/docbench/docbench/internal/runner"
 )
 
 // Capacity is what `docbench capacity` found: the highest rate the target
@@ -15,9 +20,11 @@ import (
 // "capacity"; its top-level figures are those of the last trial at the
 // sustainable rate (the confirmation), or of the last trial run.
 type Capacity struct {
-	SLO           []string `json:"slo"`
-	MaxErrorShare float64  `json:"max_error_share"`
-	Precision     float64  `json:"precision"`
+	SLO []string `json:"slo"`
+	// Bounds are the SLOs' bounds in µs, in order.
+	Bounds        []float64 `json:"slo_bounds_us"`
+	MaxErrorShare float64   `json:"max_error_share"`
+	Precision     float64   `json:"precision"`
 	// Ladder is set on a sharded search: the fixed rates (over all
 	// shards) every shard ran, in order.
 	Ladder []float64 `json:"ladder_ops_per_sec,omitempty"`
@@ -107,46 +114,210 @@ func NewSegment(h *hdr.Histogram, n int64, secs float64) *Segment {
 	return s
 }
 
-// TrialOf reads a trial off a phase's outcome and its built result. The
-// outcome's series must carry encoded histograms (Options.EncodeIntervals).
-func TrialOf(o *runner.Outcome, r *Result) Trial {
+// TrialOf reads a trial off the result of one run phase whose series
+// carry each second's histograms (EncodeSeries).
+func TrialOf(r *Result) Trial {
 	t := Trial{Rate: r.Options.TargetRate, Start: r.Start, DurationS: r.RuntimeMS / 1e3, WarmupS: r.Options.WarmupS,
 		Threads: r.Options.Threads, Operations: r.Operations, Errors: r.Errors, ErrorShare: r.ErrorShare,
 		Throughput: r.Throughput, Ops: r.Ops, ScheduleLag: r.ScheduleLag, Error: r.Error}
-	t.Early, t.Late = thirds(o.Series)
-	var busy float64 // seconds the workers spent in operations
-	for _, h := range o.Totals.Service {
-		busy += h.Mean() * float64(h.TotalCount()) / 1e9
+	t.Early, t.Late = thirds(r.Series)
+	var busy float64 // seconds the workers spent in successful operations
+	for _, op := range r.Ops {
+		if op.Service != nil {
+			busy += op.Service.Mean / 1e6 * float64(op.Count-op.Errors)
+		}
 	}
-	if el := o.Elapsed().Seconds(); el > 0 && t.Threads > 0 {
-		t.WorkerBusy = busy / (el * float64(t.Threads))
+	if t.DurationS > 0 && t.Threads > 0 {
+		t.WorkerBusy = busy / (t.DurationS * float64(t.Threads))
 	}
 	return t
 }
 
-// thirds merges the first and the last third of a series' windows (all
+// thirds merges the first and the last third of a series' seconds (all
 // operations together); nil when the series is too short to have thirds.
-func thirds(series []measure.Interval) (early, late *Segment) {
+func thirds(series []Point) (early, late *Segment) {
 	n := len(series) / 3
 	if n == 0 {
 		return nil, nil
 	}
-	seg := func(ivs []measure.Interval) *Segment {
+	seg := func(pts []Point, from float64) *Segment {
 		h := measure.NewHistogram()
 		var ops int64
-		for _, iv := range ivs {
-			ops += iv.Succeeded()
-			for _, enc := range iv.Encoded {
-				if enc == "" {
+		for _, p := range pts {
+			for _, op := range p.Ops {
+				ops += op.Count - op.Errors
+				if op.Histogram == "" {
 					continue
 				}
-				if x, err := DecodeHistogram(enc); err == nil {
+				if x, err := DecodeHistogram(op.Histogram); err == nil {
 					h.Merge(x)
 				}
 			}
 		}
-		secs := ivs[len(ivs)-1].End.Sub(ivs[0].Start).Seconds()
-		return NewSegment(h, ops, secs)
+		return NewSegment(h, ops, pts[len(pts)-1].T-from)
 	}
-	return seg(series[:n]), seg(series[len(series)-n:])
+	lastFrom := series[len(series)-n-1].T
+	return seg(series[:n], 0), seg(series[len(series)-n:], lastFrom)
 }
+
+// WriteCapacityText prints a capacity result: the sustainable rate with the
+// trials around it, and the latency-vs-throughput curve trial by trial.
+func WriteCapacityText(w io.Writer, r *Result) error {
+	c := r.Capacity
+	if c == nil {
+		return WriteText(w, r)
+	}
+	var b bytes.Buffer
+	ew := &b
+	fmt.Fprintf(ew, "docbench capacity · %s · %s · SLO %s, errors ≤ %s\n", r.Target.Target, strings.Join(r.Workload.Files, " "),
+		strings.Join(c.SLO, ", "), percent(max(c.MaxErrorShare, 0)))
+	fmt.Fprintf(ew, "%s\n", CapacityLine(c))
+	if c.GeneratorLimited != "" {
+		fmt.Fprintf(ew, "generator-limited: %s — a limit of docbench's machine, not the server's ceiling\n", c.GeneratorLimited)
+	}
+	if c.ClosedLoop > 0 {
+		fmt.Fprintf(ew, "closed-loop throughput: %s ops/s (the probe; no latency bound)\n", formatNumber(c.ClosedLoop))
+	}
+	fmt.Fprintf(ew, "\n%-3s %-8s %14s %14s %10s %8s  %s\n", "#", "stage", "target ops/s", "achieved", "p99", "errors", "verdict")
+	for _, t := range c.Trials {
+		target := "closed loop"
+		if t.Rate > 0 {
+			target = formatNumber(t.Rate)
+		}
+		fmt.Fprintf(ew, "%-3d %-8s %14s %14s %10s %8s  %s\n", t.N, t.Stage, target, formatNumber(t.Throughput),
+			trialP99(&t), percent(t.ErrorShare), trialVerdict(&t))
+	}
+	for _, n := range r.Notes {
+		fmt.Fprintf(ew, "note: %s\n", n)
+	}
+	_, err := w.Write(b.Bytes())
+	return err
+}
+
+// CapacityLine states the verdict of a capacity search in one line.
+func CapacityLine(c *Capacity) string {
+	if c.Rate == 0 {
+		return "sustainable rate: none — " + c.Absent
+	}
+	s := fmt.Sprintf("sustainable rate: %s ops/s at %s", formatNumber(c.Rate), strings.Join(c.SLO, ", "))
+	var around []string
+	for _, t := range c.Trials {
+		if t.Rate == c.Rate && t.Rate > 0 {
+			around = append(around, trialP99(&t))
+		}
+	}
+	if len(around) > 0 {
+		s += " (p99 " + strings.Join(around, ", ") + " in the trials at this rate"
+		if c.LowestFail > 0 {
+			s += fmt.Sprintf("; %s ops/s, %+.1f%%, failed", formatNumber(c.LowestFail), (c.LowestFail/c.Rate-1)*100)
+		}
+		s += ")"
+	}
+	switch {
+	case c.Confirmed:
+		s += ", confirmed"
+	case c.Limit == "shard":
+	default:
+		s += ", not confirmed (" + c.Limit + ")"
+	}
+	return s
+}
+
+// trialP99 is a trial's p99 over all operations (response time from the
+// intended start, service time in the closed loop).
+func trialP99(t *Trial) string {
+	h := measure.NewHistogram()
+	for _, op := range t.Ops {
+		l := op.Response
+		if l == nil {
+			l = op.Service
+		}
+		if l == nil || l.Histogram == "" {
+			continue
+		}
+		if x, err := DecodeHistogram(l.Histogram); err == nil {
+			h.Merge(x)
+		}
+	}
+	if h.TotalCount() == 0 {
+		return "-"
+	}
+	return time.Duration(h.ValueAtQuantile(99)).Round(time.Microsecond).String()
+}
+
+func trialVerdict(t *Trial) string {
+	v := t.Verdict
+	if v == "" {
+		v = "-"
+	}
+	if t.GeneratorLimited != "" {
+		v += " [generator-limited: " + t.GeneratorLimited + "]"
+	}
+	if t.Extended {
+		v += " (extended)"
+	}
+	return v
+}
+
+// CapacityReport is the HTML report of a capacity result: the latency of
+// each SLO against the throughput achieved (the "hockey stick"), the SLO
+// bounds, and the sustainable rate marked.
+func CapacityReport(r *Result) *StudyReport {
+	c := r.Capacity
+	rep := &StudyReport{Name: "capacity", Title: "Capacity of " + r.Target.Target + " at " + strings.Join(c.SLO, ", "),
+		Generated: r.End, Rounds: 1, Environment: r.Environment,
+		Targets: []TargetInfo{{Name: r.Target.Target, Target: r.Target.Target, Backend: r.Target.Backend, Version: r.Target.Version,
+			Settings: r.Target.Settings, Layout: r.Target.Layout}}}
+	rep.Notes = append(rep.Notes, CapacityLine(c))
+	if c.GeneratorLimited != "" {
+		rep.Notes = append(rep.Notes, "generator-limited: "+c.GeneratorLimited)
+	}
+	ch := Chart{Title: "Latency vs throughput", XLabel: "throughput achieved (ops/s)", YLabel: "latency (ms, from the intended start)", Kind: "line", YLog: true}
+	lo, hi := math.Inf(1), 0.0
+	var trials []Trial
+	for _, t := range c.Trials {
+		if t.Rate > 0 && len(t.SLO) > 0 {
+			trials = append(trials, t)
+		}
+	}
+	sort.SliceStable(trials, func(i, j int) bool { return trials[i].Rate < trials[j].Rate })
+	for i, slo := range c.SLO {
+		s := Series{Name: slo}
+		for _, t := range trials {
+			if i >= len(t.SLO) || t.SLO[i].Absent != "" {
+				continue
+			}
+			y := t.SLO[i].Value / 1e3
+			s.Points = append(s.Points, ChartPoint{X: t.Throughput, XLabel: formatNumber(t.Throughput), Y: y, Min: y, Max: y})
+			lo, hi = min(lo, y), max(hi, y)
+		}
+		ch.Series = append(ch.Series, s)
+	}
+	if len(trials) > 0 && hi > 0 {
+		x0, x1 := trials[0].Throughput, trials[len(trials)-1].Throughput
+		for i, b := range c.Bounds {
+			b /= 1e3
+			lo, hi = min(lo, b), max(hi, b)
+			ch.Series = append(ch.Series, Series{Name: "bound " + c.SLO[i], Points: []ChartPoint{
+				{X: x0, Y: b, Min: b, Max: b}, {X: x1, Y: b, Min: b, Max: b}}})
+		}
+		if c.Rate > 0 {
+			ch.Series = append(ch.Series, Series{Name: "sustainable " + formatNumber(c.Rate) + " ops/s", Points: []ChartPoint{
+				{X: c.Rate, Y: lo, Min: lo, Max: lo}, {X: c.Rate, Y: hi, Min: hi, Max: hi}}})
+		}
+		rep.Charts = append(rep.Charts, ch)
+	}
+	for _, t := range c.Trials {
+		target := "closed loop"
+		if t.Rate > 0 {
+			target = formatNumber(t.Rate) + " ops/s"
+		}
+		rep.Notes = append(rep.Notes, fmt.Sprintf("trial %d (%s) at %s: %s ops/s achieved, p99 %s, errors %s: %s",
+			t.N, t.Stage, target, formatNumber(t.Throughput), trialP99(&t), percent(t.ErrorShare), trialVerdict(&t)))
+	}
+	return rep
+}
+
+// FormatNumber prints a figure as the reports do: thousands grouped, the
+// digits it needs.
+func FormatNumber(v float64) string { return formatNumber(v) }

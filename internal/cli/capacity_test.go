@@ -1,0 +1,65 @@
+package cli
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func TestCapacityOnNull(t *testing.T) {
+	dir := t.TempDir()
+	out, html := filepath.Join(dir, "cap.json"), filepath.Join(dir, "cap.html")
+	// Two workers with a 2 ms service time carry at most 1,000 ops/s.
+	stdout, stderr, code := docbench(t, "capacity", "-t", "null:", "-P", "workloadc", "-p", "null.delay=2ms", "--threads", "2",
+		"--slo", "p99<20ms", "--slo", "READ.p99<30ms", "--trial", "1s", "--warmup", "0s", "--precision", "25%", "--max-time", "40s",
+		"--out", out, "--html", html)
+	if code != 0 {
+		t.Fatalf("exit %d\n%s\n%s", code, stdout, stderr)
+	}
+	r := readResult(t, out)
+	c := r.Capacity
+	if r.Phase != "capacity" || c == nil || len(c.Trials) < 3 {
+		t.Fatalf("result: phase %q, capacity %+v", r.Phase, c)
+	}
+	if c.Trials[0].Stage != "probe" || c.Trials[0].Rate != 0 || c.ClosedLoop <= 0 {
+		t.Errorf("first trial %+v, want the closed-loop probe", c.Trials[0])
+	}
+	if c.Rate <= 0 || c.Rate > 1100 || len(c.SLO) != 2 || c.Bounds[1] != 30000 {
+		t.Errorf("capacity %+v: want a rate up to 1,000 ops/s and both SLOs", c)
+	}
+	for _, tr := range c.Trials[1:] {
+		if len(tr.SLO) != 2 || tr.Verdict == "" || (tr.Pass != (tr.Verdict == "pass")) {
+			t.Errorf("trial %d not judged: %+v", tr.N, tr)
+		}
+	}
+	if !strings.Contains(stdout, "sustainable rate: ") || !strings.Contains(stderr, "trial 2 bracket") {
+		t.Errorf("stdout %q\nstderr %q", stdout, stderr)
+	}
+	if b, err := os.ReadFile(html); err != nil || !strings.Contains(string(b), "Latency vs throughput") || !strings.Contains(string(b), "<svg") {
+		t.Errorf("html report: %v", err)
+	}
+}
+
+func TestCapacityBadInput(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--slo", "p99>5ms"}, "upper bound"},
+		{[]string{"--slo", "throughput<5"}, "bounds latency"},
+		{[]string{"--slo", "p99<5ms", "--precision", "0"}, "--precision"},
+		{[]string{"--slo", "p99<5ms", "--max-error-rate", "7"}, "--max-error-rate"},
+		{[]string{"--slo", "p99<5ms", "--shard", "0/2", "--start-at", "+1s"}, "--ladder"},
+		{[]string{"--slo", "p99<5ms", "--ladder", "10:x"}, "--ladder"},
+		{[]string{"--slo", "p99<5ms", "--trial", "100ms"}, "--trial"},
+		{[]string{}, `"slo" not set`},
+	} {
+		args := append([]string{"capacity", "-t", "null:", "-P", "workloadc", "--out", "", "--html", ""}, tc.args...)
+		_, stderr, code := docbench(t, args...)
+		lines := strings.Split(strings.TrimSpace(stderr), "\n")
+		if code != 2 || len(lines) != 1 || !strings.Contains(stderr, tc.want) {
+			t.Errorf("%s: exit %d, stderr %q; want 2 and one line with %q", strings.Join(tc.args, " "), code, stderr, tc.want)
+		}
+	}
+}
