@@ -17,13 +17,13 @@ func Ladder(lo, hi, precision float64) ([]float64, error) {
 		precision = DefaultPrecision
 	}
 	var out []float64
-	for r := lo; r < hi*(1+precision/2); r *= 1 + precision {
+	for r := lo; r <= hi*(1+1e-9); r *= 1 + precision {
 		out = append(out, r)
 		if len(out) > 200 {
 			return nil, fmt.Errorf("--ladder %g:%g at a precision of %g%%: over 200 rungs; narrow it or coarsen --precision", lo, hi, precision*100)
 		}
 	}
-	if last := out[len(out)-1]; last < hi {
+	if last := out[len(out)-1]; last < hi*(1-1e-9) {
 		out = append(out, hi)
 	}
 	return out, nil

@@ -196,7 +196,7 @@ func (a *app) capacitySpec(cmd *cobra.Command, f *capacityFlags) (*capacitySpec,
 
 // trialSlack is the time a shard's trial slot allows beyond its warm-up and
 // measured part: opening sessions, draining, writing.
-const trialSlack = 3 * time.Second
+const trialSlack = 1500 * time.Millisecond
 
 // capacity runs the search on the target and returns its result (also,
 // with the error, when it failed or was interrupted after trials ran).

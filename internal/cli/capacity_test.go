@@ -1,10 +1,14 @@
 package cli
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
+	"sync"
 	"testing"
+	"time"
 )
 
 func TestCapacityOnNull(t *testing.T) {
@@ -61,5 +65,54 @@ func TestCapacityBadInput(t *testing.T) {
 		if code != 2 || len(lines) != 1 || !strings.Contains(stderr, tc.want) {
 			t.Errorf("%s: exit %d, stderr %q; want 2 and one line with %q", strings.Join(tc.args, " "), code, stderr, tc.want)
 		}
+	}
+}
+
+func TestCapacityShardsMerge(t *testing.T) {
+	dir := t.TempDir()
+	start := time.Now().Add(2 * time.Second).UTC().Format(time.RFC3339Nano)
+	var wg sync.WaitGroup
+	codes := make([]int, 2)
+	errs := make([]string, 2)
+	for k := range 2 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			_, errs[k], codes[k] = docbench(t, "capacity", "-t", "null:", "-P", "workloadc", "-p", "null.delay=1ms", "--threads", "2",
+				"--slo", "p99<1s", "--trial", "1s", "--warmup", "0s", "--precision", "50%", "--ladder", "200:400",
+				"--shard", fmt.Sprintf("%d/2", k), "--start-at", start,
+				"--out", filepath.Join(dir, fmt.Sprintf("s%d.json", k)), "--html", "")
+		}()
+	}
+	wg.Wait()
+	for k := range 2 {
+		if codes[k] != 0 {
+			t.Fatalf("shard %d: exit %d: %s", k, codes[k], errs[k])
+		}
+	}
+	s0 := readResult(t, filepath.Join(dir, "s0.json"))
+	if c := s0.Capacity; c == nil || c.Limit != "shard" || len(c.Trials) != 3 || c.Trials[0].Rate != 200 || c.Trials[0].Pass {
+		t.Fatalf("shard result: %+v", s0.Capacity)
+	}
+	merged := filepath.Join(dir, "merged.json")
+	stdout, stderr, code := docbench(t, "merge", filepath.Join(dir, "s0.json"), filepath.Join(dir, "s1.json"), "--out", merged)
+	if code != 0 {
+		t.Fatalf("merge: exit %d: %s\n%s", code, stderr, stdout)
+	}
+	c := readResult(t, merged).Capacity
+	// The rungs' verdicts depend on this machine's load; their judging does not.
+	if c == nil || len(c.Trials) != 3 || c.Rate == 0 && c.Absent == "" || c.Rate != 0 && !slices.Contains(c.Ladder, c.Rate) {
+		t.Fatalf("merged capacity: %+v", c)
+	}
+	for _, tr := range c.Trials {
+		if tr.Threads != 4 || tr.Operations < int64(0.8*tr.Rate) || len(tr.SLO) != 1 || tr.Verdict == "" {
+			t.Errorf("merged rung %d: %+v", tr.N, tr)
+		}
+		if tr.Rate <= c.Rate && !tr.Pass {
+			t.Errorf("rung %d at %.0f ops/s failed below the sustainable rate %.0f", tr.N, tr.Rate, c.Rate)
+		}
+	}
+	if !strings.Contains(stdout, "sustainable rate: ") {
+		t.Errorf("merge output: %s", stdout)
 	}
 }
