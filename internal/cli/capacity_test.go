@@ -116,3 +116,23 @@ func TestCapacityShardsMerge(t *testing.T) {
 		t.Errorf("merge output: %s", stdout)
 	}
 }
+
+func TestKubeJobCapacity(t *testing.T) {
+	out, stderr, code := docbench(t, "kube", "job", "-t", "postgres://bench@db:5432/bench", "-P", "workloadc", "--shards", "4",
+		"--image", "docbench:test", "--slo", "p99<5ms", "--ladder", "1000:8000", "--trial", "20s")
+	if code != 0 {
+		t.Fatalf("kube job --slo: %d %s", code, stderr)
+	}
+	_, job := decodeManifests(t, []byte(out))
+	args := strings.Join(job.Spec.Template.Spec.Containers[0].Args, " ")
+	for _, want := range []string{"capacity -t ", "--slo p99<5ms", "--ladder 1000:8000", "--trial 20s", "--shard auto/4", "--start-at ", "--format jsonl"} {
+		if !strings.Contains(args, want) {
+			t.Errorf("pod args %q lack %q", args, want)
+		}
+	}
+	_, stderr, code = docbench(t, "kube", "job", "-t", "postgres://bench@db:5432/bench", "-P", "workloadc", "--shards", "4",
+		"--image", "docbench:test", "--slo", "p99<5ms", "--rate", "100")
+	if code != 2 || !strings.Contains(stderr, "--ladder") {
+		t.Errorf("kube job --slo --rate: exit %d, %s", code, stderr)
+	}
+}
