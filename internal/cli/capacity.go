@@ -17,6 +17,7 @@ import (
 	"github.com/docbench/docbench/internal/probe"
 	"github.com/docbench/docbench/internal/report"
 	"github.com/docbench/docbench/internal/runner"
+	"github.com/docbench/docbench/internal/workload"
 )
 
 // capacityFlags are the flags of `docbench capacity`.
@@ -218,6 +219,14 @@ func (a *app) capacity(ctx context.Context, c *capacitySpec) (*report.Result, er
 		return nil, notLoaded(err, sp.target, sp.files, nil)
 	}
 	defer store.Close()
+	return a.capacityOn(ctx, store, c, cfg, wl, plan)
+}
+
+// capacityOn runs the search on an opened store, with the configuration,
+// workload and plan preparePhase made of c's phase.
+func (a *app) capacityOn(ctx context.Context, store db.Store, c *capacitySpec, cfg *workload.Config,
+	wl *workload.Workload, plan *runner.Plan) (*report.Result, error) {
+	sp := c.phase
 	pt := probe.Take(ctx, store)
 	inProcess := pt.Err == nil && pt.Snap.InProcess
 
