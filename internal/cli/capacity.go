@@ -306,6 +306,8 @@ func (a *app) capacitySearch(ctx context.Context, c *capacitySpec, capRes *repor
 		t, res, err := one(tr.N, tr.Stage, tr.Rate, d, tr.Extended)
 		if res != nil {
 			last = res
+		} else if err != nil && !errors.Is(err, runner.ErrInterrupted) {
+			return last, err // the trial could not start (sessions, statements): no search
 		}
 		if errors.Is(err, runner.ErrInterrupted) || ctx.Err() != nil {
 			capRes.Trials = append(capRes.Trials, t)
@@ -353,6 +355,8 @@ func (a *app) capacityLadder(ctx context.Context, c *capacitySpec, capRes *repor
 		capRes.Trials = append(capRes.Trials, t)
 		if res != nil {
 			last = res
+		} else if err != nil && !errors.Is(err, runner.ErrInterrupted) {
+			return last, err
 		}
 		if errors.Is(err, runner.ErrInterrupted) || ctx.Err() != nil {
 			capRes.Limit = "interrupted"

@@ -136,3 +136,12 @@ func TestKubeJobCapacity(t *testing.T) {
 		t.Errorf("kube job --slo --rate: exit %d, %s", code, stderr)
 	}
 }
+
+func TestCapacityUnloadedTarget(t *testing.T) {
+	target := "sqlite:" + filepath.Join(t.TempDir(), "empty.db")
+	_, stderr, code := docbench(t, "capacity", "-t", target, "-P", "workloadc", "--slo", "p99<5ms", "--trial", "1s",
+		"--out", "", "--html", "")
+	if code == 0 || !strings.Contains(stderr, "docbench load") {
+		t.Errorf("capacity on an empty target: exit %d, %q; want the load command", code, stderr)
+	}
+}
