@@ -9,6 +9,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/docbench/docbench/internal/testutil"
 )
 
 func TestCapacityOnNull(t *testing.T) {
@@ -143,5 +145,40 @@ func TestCapacityUnloadedTarget(t *testing.T) {
 		"--out", "", "--html", "")
 	if code == 0 || !strings.Contains(stderr, "docbench load") {
 		t.Errorf("capacity on an empty target: exit %d, %q; want the load command", code, stderr)
+	}
+}
+
+// TestCapacityOnServers runs short searches on a SQLite file and on embedded
+// PostgreSQL: every trial measured, the engine inside docbench kept out of
+// the client's CPU. The machine's load decides the rates, not the test.
+func TestCapacityOnServers(t *testing.T) {
+	for name, target := range map[string]string{
+		"sqlite":   "sqlite:" + filepath.Join(t.TempDir(), "cap.db"),
+		"postgres": testutil.FreshDatabase(t, testutil.Postgres(t, "embedded")),
+	} {
+		t.Run(name, func(t *testing.T) {
+			props := []string{"-P", "workloadc", "-p", "recordcount=500"}
+			if _, stderr, code := docbench(t, append([]string{"load", "-t", target, "--status", "0"}, props...)...); code != 0 {
+				t.Fatalf("load: %s", stderr)
+			}
+			out := filepath.Join(t.TempDir(), "cap.json")
+			_, stderr, code := docbench(t, append([]string{"capacity", "-t", target, "--threads", "2", "--slo", "p99<50ms",
+				"--trial", "1s", "--warmup", "200ms", "--precision", "50%", "--max-time", "10s", "--out", out, "--html", ""}, props...)...)
+			if code != 0 && code != ExitThresholds {
+				t.Fatalf("exit %d: %s", code, stderr)
+			}
+			c := readResult(t, out).Capacity
+			if c == nil || len(c.Trials) < 2 || c.ClosedLoop <= 0 || c.Rate == 0 && c.Absent == "" {
+				t.Fatalf("capacity %+v", c)
+			}
+			for _, tr := range c.Trials[1:] {
+				if tr.Operations == 0 || len(tr.SLO) != 1 || tr.Verdict == "" {
+					t.Errorf("trial %d: %+v", tr.N, tr)
+				}
+				if inProcess := name == "sqlite"; inProcess != (tr.ClientCPUShare == nil) {
+					t.Errorf("trial %d: client CPU %v for %s", tr.N, tr.ClientCPUShare, name)
+				}
+			}
+		})
 	}
 }
