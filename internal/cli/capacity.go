@@ -240,7 +240,6 @@ func (a *app) capacityOn(ctx context.Context, store db.Store, c *capacitySpec, c
 		shards = sp.shard.shard.Count
 	}
 	var last *report.Result
-	started := time.Now()
 	// one runs a trial at rate (0: closed loop, total over all shards)
 	// for d and returns it, its result, and the phase's error.
 	one := func(n int, stage capacity.Stage, rate float64, d time.Duration, extended bool) (report.Trial, *report.Result, error) {
@@ -263,7 +262,7 @@ func (a *app) capacityOn(ctx context.Context, store db.Store, c *capacitySpec, c
 	if c.ladder != nil {
 		last, runErr = a.capacityLadder(ctx, c, capRes, one)
 	} else {
-		last, runErr = a.capacitySearch(ctx, c, capRes, one, started)
+		last, runErr = a.capacitySearch(ctx, c, capRes, one)
 	}
 	if last == nil {
 		return nil, runErr
@@ -279,17 +278,20 @@ func (a *app) capacityOn(ctx context.Context, store db.Store, c *capacitySpec, c
 	return &res, runErr
 }
 
+// trialFunc runs trial n of a search at rate (over all shards; 0: closed
+// loop) for d.
 type trialFunc func(n int, stage capacity.Stage, rate float64, d time.Duration, extended bool) (report.Trial, *report.Result, error)
 
 // capacitySearch runs the search's trials until it ends, max-time passes
 // or ctx is done, and records them and the verdict in capRes.
-func (a *app) capacitySearch(ctx context.Context, c *capacitySpec, capRes *report.Capacity, one trialFunc, started time.Time) (*report.Result, error) {
+func (a *app) capacitySearch(ctx context.Context, c *capacitySpec, capRes *report.Capacity, one trialFunc) (*report.Result, error) {
+	started := time.Now()
 	s, err := capacity.New(c.cfg)
 	if err != nil {
 		return nil, &ExitError{Code: exitUsage, Err: err}
 	}
 	var last, atRate *report.Result
-	per := c.trial + c.phase.opts.Warmup + time.Second // a trial's wall time, for the ETA and the bound
+	per := c.trial + c.phase.opts.Warmup + time.Second // a trial's wall time, for the ETA
 	for {
 		tr, ok := s.Next()
 		if !ok {

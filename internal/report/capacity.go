@@ -169,8 +169,12 @@ func WriteCapacityText(w io.Writer, r *Result) error {
 	}
 	var b bytes.Buffer
 	ew := &b
-	fmt.Fprintf(ew, "docbench capacity · %s · %s · SLO %s, errors ≤ %s\n", r.Target.Target, strings.Join(r.Workload.Files, " "),
-		strings.Join(c.SLO, ", "), percent(max(c.MaxErrorShare, 0)))
+	errs := "errors ≤ " + percent(c.MaxErrorShare)
+	if c.MaxErrorShare < 0 {
+		errs = "no error limit"
+	}
+	fmt.Fprintf(ew, "docbench capacity · %s · %s · SLO %s, %s\n", r.Target.Target, strings.Join(r.Workload.Files, " "),
+		strings.Join(c.SLO, ", "), errs)
 	fmt.Fprintf(ew, "%s\n", CapacityLine(c))
 	if c.GeneratorLimited != "" {
 		fmt.Fprintf(ew, "generator-limited: %s — a limit of docbench's machine, not the server's ceiling\n", c.GeneratorLimited)
@@ -216,7 +220,8 @@ func CapacityLine(c *Capacity) string {
 	switch {
 	case c.Confirmed:
 		s += ", confirmed"
-	case c.Limit == "shard":
+	case len(c.Ladder) > 0:
+		s += ", the highest passing rung of the ladder (a sharded search has no confirmation)"
 	default:
 		s += ", not confirmed (" + c.Limit + ")"
 	}
