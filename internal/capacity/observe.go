@@ -10,7 +10,7 @@ import (
 // from the merged histograms of response time (and of service time), the
 // thirds of the steady-state check, and the client's signals.
 func Observe(cfg Config, t *report.Trial) Observation {
-	o := Observation{Throughput: t.Throughput, ErrorShare: t.ErrorShare, LagP99: 0, ClientCPU: math.NaN(), WorkerBusy: t.WorkerBusy}
+	o := Observation{Throughput: t.Throughput, ErrorShare: t.ErrorShare, ClientCPU: math.NaN(), WorkerBusy: t.WorkerBusy}
 	res := &report.Result{Ops: t.Ops, Throughput: t.Throughput, ErrorShare: t.ErrorShare}
 	service := &report.Result{Ops: make([]report.Op, len(t.Ops))}
 	for i, op := range t.Ops {

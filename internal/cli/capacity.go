@@ -58,8 +58,8 @@ labelled generator-limited, and so is a result bounded by one.
 It prints the sustainable rate with the trials around it and the curve of
 latency against throughput, and writes the result (--out) and an HTML report
 with the curve and the rate marked (--html). Exit status: 0 with a sustainable
-rate, 99 when no rate holds the SLO (as a missed --threshold), 1 on failure or
-interruption, 2 on bad input. docs/capacity.md says more.
+rate, 99 when no rate holds the SLO (as a missed --threshold), 1 when the search
+cannot run, 130 when interrupted, 2 on bad input. docs/capacity.md says more.
 
 With --shard K/N the shards cannot bisect (each sees only its share of the
 latency): every shard runs the same ladder of rates (--ladder LOW:HIGH over all

@@ -210,12 +210,15 @@ func CapacityLine(c *Capacity) string {
 			around = append(around, trialP99(&t))
 		}
 	}
+	var spread []string
 	if len(around) > 0 {
-		s += " (p99 " + strings.Join(around, ", ") + " in the trials at this rate"
-		if c.LowestFail > 0 {
-			s += fmt.Sprintf("; %s ops/s, %+.1f%%, failed", formatNumber(c.LowestFail), (c.LowestFail/c.Rate-1)*100)
-		}
-		s += ")"
+		spread = append(spread, "p99 "+strings.Join(around, ", ")+" in the trials at this rate")
+	}
+	if c.LowestFail > 0 {
+		spread = append(spread, fmt.Sprintf("%s ops/s, %+.1f%%, failed", formatNumber(c.LowestFail), (c.LowestFail/c.Rate-1)*100))
+	}
+	if len(spread) > 0 {
+		s += " (" + strings.Join(spread, "; ") + ")"
 	}
 	switch {
 	case c.Confirmed:
