@@ -9,6 +9,7 @@ package capacity
 import (
 	"fmt"
 	"math"
+	"strconv"
 	"strings"
 
 	"github.com/docbench/docbench/internal/report"
@@ -43,6 +44,20 @@ func ParseSLO(text string) (SLO, error) {
 		return SLO{}, fmt.Errorf("--slo %q: the bound must be above zero", text)
 	}
 	return SLO{t}, nil
+}
+
+// ParseShare reads a share written as a percentage ("0.1%") or a fraction
+// ("0.001"), between 0 and 1.
+func ParseShare(s string) (float64, error) {
+	p, pct := strings.CutSuffix(strings.TrimSpace(s), "%")
+	v, err := strconv.ParseFloat(p, 64)
+	if pct {
+		v /= 100
+	}
+	if err != nil || !(v >= 0 && v <= 1) {
+		return 0, fmt.Errorf("%q: want a share between 0%% and 100%% (e.g. 5%% or 0.05)", s)
+	}
+	return v, nil
 }
 
 // isQuantile tells "p99" and "p99.9" (whose dot is not an operation's).

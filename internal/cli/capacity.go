@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"math"
 	"runtime"
 	"strconv"
 	"strings"
@@ -139,13 +138,10 @@ func (a *app) capacitySpec(cmd *cobra.Command, f *capacityFlags) (*capacitySpec,
 		}
 		cfg.SLOs = append(cfg.SLOs, s)
 	}
-	if cfg.MaxErrorShare, err = parseShare(f.maxErrorRate); err != nil {
-		return nil, usage(fmt.Errorf("--max-error-rate %q: %w", f.maxErrorRate, err))
+	if cfg.MaxErrorShare, err = capacity.ParseShare(f.maxErrorRate); err != nil {
+		return nil, usage(fmt.Errorf("--max-error-rate %w", err))
 	}
-	if cfg.MaxErrorShare == math.SmallestNonzeroFloat64 {
-		cfg.MaxErrorShare = 0 // no failure at all
-	}
-	if cfg.Precision, err = parseShare(f.precision); err != nil || cfg.Precision <= 0 {
+	if cfg.Precision, err = capacity.ParseShare(f.precision); err != nil || cfg.Precision == 0 {
 		return nil, usage(fmt.Errorf("--precision %q: want a share such as 5%% or 0.05", f.precision))
 	}
 	if err := cfg.Validate(); err != nil {

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"path/filepath"
 	"slices"
-	"strconv"
 	"strings"
 	"time"
 
@@ -113,15 +112,7 @@ func (f *File) capacityRun() (CapacityRun, error) {
 		if v == "" {
 			v = def
 		}
-		p, pct := strings.CutSuffix(strings.TrimSpace(v), "%")
-		x, err := strconv.ParseFloat(p, 64)
-		if pct {
-			x /= 100
-		}
-		if err != nil || x < 0 || x > 1 {
-			return 0, fmt.Errorf("%q: want a share such as 5%% or 0.05", v)
-		}
-		return x, nil
+		return capacity.ParseShare(v)
 	}
 	if run.Config.Precision, err = share(c.Precision, "5%"); err != nil {
 		return run, fmt.Errorf("precision %v", err)

@@ -15,8 +15,8 @@ func TestCapacitySpec(t *testing.T) {
 	if c == nil || c.Workload != "c" || c.Trial.D() != 5*time.Second {
 		t.Fatalf("capacity: %+v", c)
 	}
-	if !f.capacityAt("pg-btree", []KV{{"threads", "16"}}, 0) || f.capacityAt("pg-btree", []KV{{"threads", "1"}}, 0) ||
-		f.capacityAt("sqlite", []KV{{"threads", "16"}}, 0) {
+	if !f.capacityAt("pg-btree", []KV{{Key: "threads", Value: "16"}}, 0) || f.capacityAt("pg-btree", []KV{{Key: "threads", Value: "1"}}, 0) ||
+		f.capacityAt("sqlite", []KV{{Key: "threads", Value: "16"}}, 0) {
 		t.Error("capacityAt: want pg-btree and pg-gin at threads=16 only")
 	}
 	f.ApplyQuick()
