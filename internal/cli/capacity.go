@@ -108,15 +108,14 @@ shards, steps of --precision) at rate/N, each trial in its own time slot from
 
 // capacitySpec is a validated capacity command.
 type capacitySpec struct {
-	phase    *spec
-	cfg      capacity.Config
-	maxTime  time.Duration
-	trial    time.Duration
-	ladder   []float64
-	out      string
-	html     string
-	format   string
-	progress bool
+	phase   *spec
+	cfg     capacity.Config
+	maxTime time.Duration
+	trial   time.Duration
+	ladder  []float64
+	out     string
+	html    string
+	format  string
 }
 
 func (a *app) capacitySpec(cmd *cobra.Command, f *capacityFlags) (*capacitySpec, error) {
