@@ -21,6 +21,9 @@ func Observe(cfg Config, t *report.Trial) Observation {
 		o.Latency = append(o.Latency, value(s.Evaluate(res)))
 		o.Service = append(o.Service, value(s.Evaluate(service)))
 	}
+	if t.ScheduledS > 0 {
+		o.Issued = float64(t.Operations) / t.ScheduledS
+	}
 	if t.ScheduleLag != nil {
 		o.LagP99 = t.ScheduleLag.P99
 	}

@@ -1,6 +1,7 @@
 package capacity
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"math"
@@ -103,6 +104,10 @@ type Trial struct {
 type Observation struct {
 	// Throughput counts successful operations per second.
 	Throughput float64
+	// Issued is the operations issued per second of the trial's schedule
+	// (0: unknown, Throughput stands in): an open loop that falls behind
+	// leaves operations of its schedule unissued.
+	Issued float64
 	ErrorShare float64
 	// Latency is, per SLO in order, the measured value (µs) of the SLO's
 	// metric (response time from the intended start); NaN when absent.
@@ -168,8 +173,8 @@ func Judge(cfg Config, rate float64, o Observation) Judgement {
 	if cfg.MaxErrorShare >= 0 && o.ErrorShare > cfg.MaxErrorShare {
 		why = append(why, fmt.Sprintf("errors %s > %s", pct(o.ErrorShare), pct(cfg.MaxErrorShare)))
 	}
-	if rate > 0 && o.Throughput < (1-shortfall)*rate {
-		why = append(why, fmt.Sprintf("throughput %.0f ops/s < %.0f%% of the rate", o.Throughput, (1-shortfall)*100))
+	if issued := cmp.Or(o.Issued, o.Throughput); rate > 0 && issued < (1-shortfall)*rate {
+		why = append(why, fmt.Sprintf("issued %.0f ops/s, < %.0f%% of the rate: the target fell behind", issued, (1-shortfall)*100))
 	}
 	j.Trending = trend(cfg, o)
 	j.Pass = len(why) == 0

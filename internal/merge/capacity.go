@@ -81,7 +81,7 @@ func mergeTrial(in []Input, i int, rate float64) (*report.Trial, error) {
 		if t.Start.IsZero() || s.Start.Before(t.Start) {
 			t.Start = s.Start
 		}
-		t.DurationS, t.WarmupS = max(t.DurationS, s.DurationS), s.WarmupS
+		t.DurationS, t.ScheduledS, t.WarmupS = max(t.DurationS, s.DurationS), s.ScheduledS, s.WarmupS
 		t.Threads += s.Threads
 		t.Operations += s.Operations
 		t.Errors += s.Errors

@@ -61,6 +61,9 @@ type Trial struct {
 	Extended   bool      `json:"extended,omitempty"` // a re-run, twice as long, of a trial that still trended
 	Start      time.Time `json:"start"`
 	DurationS  float64   `json:"duration_s"`
+	// ScheduledS is the length the trial was asked to run: its schedule
+	// issues Rate × ScheduledS operations when the target keeps up.
+	ScheduledS float64 `json:"scheduled_s,omitempty"`
 	WarmupS    float64   `json:"warmup_s"`
 	Threads    int       `json:"threads"`
 	Operations int64     `json:"operations"`
@@ -117,7 +120,7 @@ func NewSegment(h *hdr.Histogram, n int64, secs float64) *Segment {
 // TrialOf reads a trial off the result of one run phase whose series
 // carry each second's histograms (EncodeSeries).
 func TrialOf(r *Result) Trial {
-	t := Trial{Rate: r.Options.TargetRate, Start: r.Start, DurationS: r.RuntimeMS / 1e3, WarmupS: r.Options.WarmupS,
+	t := Trial{Rate: r.Options.TargetRate, Start: r.Start, DurationS: r.RuntimeMS / 1e3, ScheduledS: r.Options.DurationS, WarmupS: r.Options.WarmupS,
 		Threads: r.Options.Threads, Operations: r.Operations, Errors: r.Errors, ErrorShare: r.ErrorShare,
 		Throughput: r.Throughput, Ops: r.Ops, ScheduleLag: r.ScheduleLag, Error: r.Error}
 	t.Early, t.Late = thirds(r.Series)
@@ -133,9 +136,14 @@ func TrialOf(r *Result) Trial {
 	return t
 }
 
-// thirds merges the first and the last third of a series' seconds (all
-// operations together); nil when the series is too short to have thirds.
+// thirds merges the first and the last third of a series' whole seconds
+// (all operations together; the short last interval, which holds the
+// drain after the schedule ended, is left out); nil when the series is too
+// short to have thirds.
 func thirds(series []Point) (early, late *Segment) {
+	for len(series) > 1 && series[len(series)-1].T-series[len(series)-2].T < 0.9 {
+		series = series[:len(series)-1]
+	}
 	n := len(series) / 3
 	if n == 0 {
 		return nil, nil

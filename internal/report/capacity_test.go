@@ -23,6 +23,8 @@ func TestTrialThirds(t *testing.T) {
 		}
 		r.Series = append(r.Series, Point{T: float64(s), Ops: map[string]PointOp{"READ": {Count: 100, Histogram: EncodeHistogram(h)}}})
 	}
+	// The drain after the schedule: a short interval, left out.
+	r.Series = append(r.Series, Point{T: 6.2, Ops: map[string]PointOp{"READ": {Count: 3}}})
 	tr := TrialOf(r)
 	if tr.Early == nil || tr.Late == nil || tr.Early.Operations != 200 || tr.Late.Operations != 200 {
 		t.Fatalf("thirds: %+v %+v", tr.Early, tr.Late)
