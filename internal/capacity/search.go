@@ -107,7 +107,7 @@ type Observation struct {
 	// Issued is the operations issued per second of the trial's schedule
 	// (0: unknown, Throughput stands in): an open loop that falls behind
 	// leaves operations of its schedule unissued.
-	Issued float64
+	Issued     float64
 	ErrorShare float64
 	// Latency is, per SLO in order, the measured value (µs) of the SLO's
 	// metric (response time from the intended start); NaN when absent.

@@ -57,20 +57,20 @@ type Trial struct {
 	Stage string `json:"stage"` // probe, bracket, bisect, confirm, ladder
 	// Rate is the target rate over all shards (a shard ran Rate/N);
 	// 0 for the closed-loop probe.
-	Rate       float64   `json:"target_ops_per_sec"`
-	Extended   bool      `json:"extended,omitempty"` // a re-run, twice as long, of a trial that still trended
-	Start      time.Time `json:"start"`
-	DurationS  float64   `json:"duration_s"`
+	Rate      float64   `json:"target_ops_per_sec"`
+	Extended  bool      `json:"extended,omitempty"` // a re-run, twice as long, of a trial that still trended
+	Start     time.Time `json:"start"`
+	DurationS float64   `json:"duration_s"`
 	// ScheduledS is the length the trial was asked to run: its schedule
 	// issues Rate × ScheduledS operations when the target keeps up.
 	ScheduledS float64 `json:"scheduled_s,omitempty"`
-	WarmupS    float64   `json:"warmup_s"`
-	Threads    int       `json:"threads"`
-	Operations int64     `json:"operations"`
-	Errors     int64     `json:"errors"`
-	ErrorShare float64   `json:"error_share"`
-	Throughput float64   `json:"throughput_ops_per_sec"`
-	Ops        []Op      `json:"ops"`
+	WarmupS    float64 `json:"warmup_s"`
+	Threads    int     `json:"threads"`
+	Operations int64   `json:"operations"`
+	Errors     int64   `json:"errors"`
+	ErrorShare float64 `json:"error_share"`
+	Throughput float64 `json:"throughput_ops_per_sec"`
+	Ops        []Op    `json:"ops"`
 	// Early and Late are the first and last third of the trial's
 	// one-second windows, all operations merged: the steady-state check.
 	Early *Segment `json:"early,omitempty"`
