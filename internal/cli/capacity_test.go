@@ -44,7 +44,7 @@ func TestCapacityOnNull(t *testing.T) {
 	if !strings.Contains(stdout, "sustainable rate: ") || !strings.Contains(stderr, "trial 2 bracket") {
 		t.Errorf("stdout %q\nstderr %q", stdout, stderr)
 	}
-	if b, err := os.ReadFile(html); err != nil || !strings.Contains(string(b), "Latency vs throughput") || !strings.Contains(string(b), "<svg") {
+	if b, err := os.ReadFile(html); err != nil || !strings.Contains(string(b), "Latency vs rate offered") || !strings.Contains(string(b), "<svg") {
 		t.Errorf("html report: %v", err)
 	}
 }

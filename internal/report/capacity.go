@@ -276,8 +276,8 @@ func trialVerdict(t *Trial) string {
 }
 
 // CapacityReport is the HTML report of a capacity result: the latency of
-// each SLO against the throughput achieved (the "hockey stick"), the SLO
-// bounds, and the sustainable rate marked.
+// each SLO against the rate offered (the "hockey stick"), the SLO bounds,
+// and the sustainable rate marked.
 func CapacityReport(r *Result) *StudyReport {
 	c := r.Capacity
 	rep := &StudyReport{Name: "capacity", Title: "Capacity of " + r.Target.Target + " at " + strings.Join(c.SLO, ", "),
@@ -288,7 +288,7 @@ func CapacityReport(r *Result) *StudyReport {
 	if c.GeneratorLimited != "" {
 		rep.Notes = append(rep.Notes, "generator-limited: "+c.GeneratorLimited)
 	}
-	ch := Chart{Title: "Latency vs throughput", XLabel: "throughput achieved (ops/s)", YLabel: "latency (ms, from the intended start)", Kind: "line", YLog: true}
+	ch := Chart{Title: "Latency vs rate offered", XLabel: "rate offered (ops/s, open loop)", YLabel: "latency (ms, from the intended start)", Kind: "line", YLog: true}
 	lo, hi := math.Inf(1), 0.0
 	var trials []Trial
 	for _, t := range c.Trials {
@@ -304,13 +304,13 @@ func CapacityReport(r *Result) *StudyReport {
 				continue
 			}
 			y := t.SLO[i].Value / 1e3
-			s.Points = append(s.Points, ChartPoint{X: t.Throughput, XLabel: formatNumber(t.Throughput), Y: y, Min: y, Max: y})
+			s.Points = append(s.Points, ChartPoint{X: t.Rate, XLabel: formatNumber(t.Rate), Y: y, Min: y, Max: y})
 			lo, hi = min(lo, y), max(hi, y)
 		}
 		ch.Series = append(ch.Series, s)
 	}
 	if len(trials) > 0 && hi > 0 {
-		x0, x1 := trials[0].Throughput, trials[len(trials)-1].Throughput
+		x0, x1 := trials[0].Rate, trials[len(trials)-1].Rate
 		for i, b := range c.Bounds {
 			b /= 1e3
 			lo, hi = min(lo, b), max(hi, b)
