@@ -113,7 +113,7 @@ target rate) and results that record everything they ran under.`,
 	root.AddCommand(a.phaseCommand(runner.Load), a.phaseCommand(runner.Run), a.quickstartCommand(),
 		a.targetsCommand(), a.versionCommand(), a.docCommand(), a.verifyCommand(),
 		a.studyCommand(), a.reportCommand(), a.compareCommand(),
-		a.mergeCommand(), a.kubeCommand(), a.cacheCommand(), propertiesTopic())
+		a.mergeCommand(), a.kubeCommand(), a.capacityCommand(), a.cacheCommand(), propertiesTopic())
 	addExamples(root)
 	addCompletions(root)
 	return root

@@ -272,7 +272,7 @@ func TestQuickstart(t *testing.T) {
 		}
 	}
 	matches, _ := filepath.Glob(filepath.Join(out, "results", "*", "*", "*.json"))
-	if len(matches) != 6 { // per target: load, workloada, workloadc
+	if len(matches) != 8 { // per target: load, workloada, workloadc, workloada's capacity search
 		t.Fatalf("%d result files: %v", len(matches), matches)
 	}
 	// --quick is said in every output file.
@@ -284,6 +284,16 @@ func TestQuickstart(t *testing.T) {
 	}
 	if !strings.HasPrefix(stdout, "QUICK RUN") {
 		t.Errorf("stdout does not open with the quick marker:\n%s", stdout)
+	}
+	for _, m := range matches {
+		if strings.HasSuffix(m, "-capacity-r1.json") {
+			if r := readResult(t, m); r.Capacity == nil || len(r.Capacity.Trials) < 2 || r.Capacity.ClosedLoop <= 0 {
+				t.Errorf("%s: capacity %+v", m, r.Capacity)
+			}
+		}
+	}
+	if b, err := os.ReadFile(filepath.Join(out, "report.html")); err != nil || !strings.Contains(string(b), "Sustainable rate at p99") {
+		t.Errorf("report.html lacks the capacity chart: %v", err)
 	}
 }
 

@@ -29,7 +29,11 @@ var examples = map[string]string{
   kubectl logs -l app.kubernetes.io/instance=bench --prefix --tail=-1 | docbench merge -`,
 	"docbench kube": `  docbench kube job -t postgres://bench:PW@db/bench -P workloada --shards 4 --image registry/docbench:v1 > job.yaml
   docbench kube collect bench --out merged.json`,
-	"docbench kube job":     `  docbench kube job -t postgres://bench:PW@db/bench -P workloadc --shards 8 --rate 80000 --duration 5m --image registry/docbench:v1`,
+	"docbench capacity": `  docbench capacity -t sqlite:ycsb.db -P workloada -p recordcount=100000 --threads 8 --slo 'p99<5ms'
+  docbench capacity -t postgres:embedded -P workloadc --slo 'p99<2ms' --slo 'READ.p99.9<10ms' --precision 2% --trial 30s
+  docbench capacity -t postgres://bench@db/bench -P workloadc --slo 'p99<5ms' --ladder 2000:16000 --shard 0/4 --start-at +60s --format jsonl`,
+	"docbench kube job": `  docbench kube job -t postgres://bench:PW@db/bench -P workloadc --shards 8 --rate 80000 --duration 5m --image registry/docbench:v1
+  docbench kube job -t postgres://bench:PW@db/bench -P workloadc --shards 4 --slo 'p99<5ms' --ladder 2000:16000 --trial 20s --image registry/docbench:v1`,
 	"docbench kube collect": `  docbench kube collect bench -n loadtest --out merged.json`,
 	"docbench cache":        "  docbench cache\n  docbench cache clean",
 	"docbench cache clean":  "  docbench cache clean",

@@ -11,6 +11,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/docbench/docbench/internal/capacity"
 	"github.com/docbench/docbench/internal/kube"
 	"github.com/docbench/docbench/internal/merge"
 	"github.com/docbench/docbench/internal/report"
@@ -38,6 +39,9 @@ func (a *app) kubeJobCommand() *cobra.Command {
 		startIn, duration, warmup           time.Duration
 		rate                                float64
 		seed                                uint64
+		slos                                []string
+		ladder, precision, maxErrorRate     string
+		trial                               time.Duration
 	)
 	cmd := &cobra.Command{
 		Use:   "job -t TARGET -P WORKLOAD [-p key=value]... --shards N [--image IMAGE] [--start-in 60s]",
@@ -75,6 +79,24 @@ or the kubectl pipeline printed in the manifests' header.`,
 			fl := cmd.Flags()
 			if fl.Changed("threads") {
 				o.Args = append(o.Args, "--threads", strconv.Itoa(threads))
+			}
+			if len(slos) > 0 { // a sharded capacity search
+				if fl.Changed("rate") || fl.Changed("duration") || ladder == "" {
+					return &ExitError{Code: exitUsage, Err: errors.New("kube job --slo: a sharded capacity search takes --ladder LOW:HIGH and --trial, not --rate or --duration")}
+				}
+				o.Command = "capacity"
+				for _, s := range slos {
+					if _, err := capacity.ParseSLO(s); err != nil {
+						return &ExitError{Code: exitUsage, Err: err}
+					}
+					o.Args = append(o.Args, "--slo", s)
+				}
+				o.Args = append(o.Args, "--ladder", ladder, "--out", "", "--html", "")
+				for _, f := range []struct{ name, value string }{{"precision", precision}, {"max-error-rate", maxErrorRate}, {"trial", trial.String()}} {
+					if fl.Changed(f.name) {
+						o.Args = append(o.Args, "--"+f.name, f.value)
+					}
+				}
 			}
 			if fl.Changed("rate") {
 				o.Args = append(o.Args, "--rate", strconv.FormatFloat(rate, 'f', -1, 64))
@@ -118,6 +140,11 @@ or the kubectl pipeline printed in the manifests' header.`,
 	fl.DurationVar(&duration, "duration", 0, "stop each shard after this long")
 	fl.DurationVar(&warmup, "warmup", 0, "warm-up per shard, discarded")
 	fl.Uint64Var(&seed, "seed", 1, "seed of documents and key choices")
+	fl.StringArrayVar(&slos, "slo", nil, "run a sharded capacity search (docbench capacity) with this SLO instead of a run; repeatable")
+	fl.StringVar(&ladder, "ladder", "", "with --slo: the rates LOW:HIGH over all shards that every shard runs")
+	fl.StringVar(&precision, "precision", "5%", "with --slo: the ladder's step")
+	fl.StringVar(&maxErrorRate, "max-error-rate", "0.1%", "with --slo: share of failed operations above which a trial fails")
+	fl.DurationVar(&trial, "trial", 10*time.Second, "with --slo: measured length of each trial")
 	_ = cmd.MarkFlagRequired("target")
 	_ = cmd.MarkFlagRequired("workload")
 	_ = cmd.MarkFlagRequired("shards")

@@ -71,6 +71,9 @@ logs of a sharded Kubernetes Job ("-" reads standard input):
 			if !res.Complete {
 				return &ExitError{Code: 1, Err: errors.New("merged result incomplete: " + res.Error)}
 			}
+			if res.Capacity != nil {
+				return capacityExit(res)
+			}
 			return nil
 		},
 	}

@@ -124,6 +124,11 @@ type spec struct {
 	// thresholds are checked on the result; hdrLog is the --hdr-log path.
 	thresholds []report.Threshold
 	hdrLog     string
+	// encode keeps each second's histograms in the result's series (a
+	// capacity trial's steady-state check merges them); settled skips the
+	// settling before a run (done before an earlier trial).
+	encode  bool
+	settled bool
 }
 
 func (a *app) specFromFlags(cmd *cobra.Command, phase runner.Phase, f *phaseFlags) (*spec, error) {
@@ -278,7 +283,7 @@ func (a *app) runPhase(ctx context.Context, store db.Store, sp *spec, cfg *workl
 	opts.Threads = int(cfg.ThreadCount)
 	opts.Rate = cfg.Target
 	opts.Duration = cfg.MaxExecutionTime
-	opts.EncodeIntervals = sp.shard.used() // merged second by second
+	opts.EncodeIntervals = sp.shard.used() || sp.encode // merged second by second
 	if !sp.quiet {
 		opts.Stderr = a.stderr
 		if f, ok := a.stderr.(*os.File); ok && term.IsTerminal(int(f.Fd())) {
@@ -316,7 +321,7 @@ func (a *app) runPhase(ctx context.Context, store db.Store, sp *spec, cfg *workl
 		opts.HdrLog = f
 	}
 	var settled []string
-	if sp.phase == runner.Run {
+	if sp.phase == runner.Run && !sp.settled {
 		settled = settle(ctx, store, db.BeforeRun)
 		if ctx.Err() != nil { // interrupted while settling: nothing was measured
 			return nil, runner.ErrInterrupted
@@ -344,6 +349,8 @@ func (a *app) runPhase(ctx context.Context, store db.Store, sp *spec, cfg *workl
 	res.EndedBy, res.Notes = endedBy(out, sp.phase, cfg, opts.Duration, res.Notes)
 	if sp.shard.used() {
 		shardResult(res, out, sp.shard, wl)
+	} else if sp.encode {
+		report.EncodeSeries(res, out)
 	}
 	if sp.phase == runner.Run {
 		res.Notes = append(res.Notes, plan.Notes...)

@@ -108,7 +108,7 @@ func (a *app) quickstart(ctx context.Context, cmd *cobra.Command, f *quickFlags)
 	var ran []string
 	for _, run := range m.Runs {
 		res := d.Results[run.File]
-		if res == nil {
+		if res == nil || run.Capacity {
 			continue
 		}
 		if results[run.Target] == nil {

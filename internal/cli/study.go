@@ -27,7 +27,10 @@ const quickUsage = "a smoke run that checks the study works, not figures to quot
 // executor runs a study's phases through the same path as load and run.
 type executor struct{ a *app }
 
-var _ study.Executor = executor{}
+var (
+	_ study.Executor         = executor{}
+	_ study.CapacityExecutor = executor{}
+)
 
 func (e executor) Validate(props *workload.Properties) error {
 	cfg, err := config(props)
@@ -87,6 +90,25 @@ func (e executor) Phase(ctx context.Context, store db.Store, target string, file
 		return nil, err
 	}
 	return e.a.runPhase(ctx, store, sp, cfg, wl, plan)
+}
+
+// Capacity runs a study's capacity search on an opened store, as
+// `docbench capacity` does, quietly but for its progress lines.
+func (e executor) Capacity(ctx context.Context, store db.Store, target string, files []string, props *workload.Properties,
+	run study.CapacityRun) (*report.Result, error) {
+	props.Set("operationcount", "0", "capacity")
+	cfg, err := config(props)
+	if err != nil {
+		return nil, err
+	}
+	c := &capacitySpec{cfg: run.Config, maxTime: run.MaxTime, trial: run.Trial,
+		phase: &spec{phase: runner.Run, target: target, files: files, props: props, encode: true, quiet: true,
+			opts: runner.Options{Phase: runner.Run, Seed: 1, Warmup: run.Warmup, MaxErrorRate: -1}}}
+	wl, plan, err := preparePhase(cfg, c.phase)
+	if err != nil {
+		return nil, err
+	}
+	return e.a.capacityOn(ctx, store, c, cfg, wl, plan)
 }
 
 func (a *app) studyCommand() *cobra.Command {

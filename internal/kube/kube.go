@@ -52,7 +52,10 @@ type Options struct {
 	FileProps map[string]string
 	Shards    int
 	StartAt   time.Time
-	// Args are further arguments of `docbench run` (--threads 8, --rate …).
+	// Command is the docbench command each pod runs: "run" (default) or
+	// "capacity" (a sharded capacity search: every pod runs the ladder).
+	Command string
+	// Args are further arguments of the command (--threads 8, --rate …).
 	Args []string
 	// ReadFile reads local files (os.ReadFile when nil).
 	ReadFile func(string) ([]byte, error)
@@ -137,10 +140,14 @@ func (c *configFiles) add(local string) (string, error) {
 	return MountDir + "/" + key, nil
 }
 
-// podArgs are the arguments of `docbench run` in each pod; the workload
+// podArgs are the arguments of `docbench run` (or capacity) in each pod; the workload
 // files, the -p properties and the files they name go into files.
 func podArgs(o Options, files *configFiles) ([]string, error) {
-	args := []string{"run", "-t", targetForPod(o.Target)}
+	command := o.Command
+	if command == "" {
+		command = "run"
+	}
+	args := []string{command, "-t", targetForPod(o.Target)}
 	for _, w := range o.Workloads {
 		if _, err := os.Stat(w); err != nil {
 			name := strings.TrimPrefix(strings.TrimPrefix(w, "./"), "workloads/")

@@ -127,6 +127,11 @@ func Merge(in []Input) (*report.Result, error) {
 	if seriesNote != "" {
 		m.Notes = append(m.Notes, seriesNote)
 	}
+	if first.Phase == "capacity" {
+		if err := mergeCapacity(in, m); err != nil {
+			return nil, err
+		}
+	}
 	return m, nil
 }
 

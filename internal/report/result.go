@@ -75,6 +75,8 @@ type Result struct {
 	// ScheduleLag is the harness's own lateness in starting operations
 	// (open loop only).
 	ScheduleLag *ScheduleLag `json:"schedule_lag,omitempty"`
+	// Capacity is set on a capacity search's result (phase "capacity").
+	Capacity *Capacity `json:"capacity,omitempty"`
 }
 
 // Tool names the program that produced a result.

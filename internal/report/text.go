@@ -147,6 +147,9 @@ func CheckFormat(format string) error {
 func Write(w io.Writer, format string, r *Result) error {
 	switch strings.ToLower(format) {
 	case "", "text":
+		if r.Capacity != nil {
+			return WriteCapacityText(w, r)
+		}
 		return WriteText(w, r)
 	case "ycsb":
 		return WriteYCSB(w, r)

@@ -63,6 +63,8 @@ type Run struct {
 	NotApplicable string `json:"not_applicable,omitempty"`
 	// ThresholdsFailed lists the thresholds the run's result missed.
 	ThresholdsFailed []string `json:"thresholds_failed,omitempty"`
+	// Capacity marks a capacity search (the study's capacity:).
+	Capacity bool `json:"capacity,omitempty"`
 }
 
 // ThresholdFailures counts the runs that missed a threshold.
@@ -128,6 +130,7 @@ func (f *File) ApplyQuick() {
 	for k, v := range q.Properties {
 		f.Properties[k] = v
 	}
+	f.quickCapacity()
 	limit := q.Values
 	if limit == 0 {
 		limit = 2
@@ -758,6 +761,9 @@ func (g *group) round(ctx context.Context, round int) error {
 				return errSkip
 			}
 			if err := g.runWorkload(ctx, round, pt, i); err != nil {
+				return err
+			}
+			if err := g.runCapacity(ctx, round, pt, i); err != nil {
 				return err
 			}
 		}

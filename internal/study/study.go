@@ -83,6 +83,9 @@ type File struct {
 	// Thresholds are checked on every run's result (k6-style, see
 	// report.ParseThreshold); targets and workloads may add their own.
 	Thresholds []string `yaml:"thresholds"`
+	// Capacity asks for each target's sustainable rate at an SLO
+	// (capacity.go).
+	Capacity *CapacitySpec `yaml:"capacity"`
 
 	// Source is the file name or built-in name it was read from.
 	Source string `yaml:"-"`
@@ -202,7 +205,8 @@ func Load(nameOrPath string) (*File, error) {
 
 // known lists the keys each mapping of a study file may have.
 var known = map[string][]string{
-	"":          {"name", "title", "cites", "reported", "targets", "workloads", "properties", "sweep", "rounds", "warmup", "duration", "threads", "protocol", "charts", "quick", "scale", "with", "claims", "plans", "thresholds"},
+	"":          {"name", "title", "cites", "reported", "targets", "workloads", "properties", "sweep", "rounds", "warmup", "duration", "threads", "protocol", "charts", "quick", "scale", "with", "claims", "plans", "thresholds", "capacity"},
+	"capacity":  capacityKeys,
 	"claims":    {"says", "source", "seed", "chart", "y", "workload", "target", "a", "b", "ratio", "order"},
 	"plans":     {"target", "workload", "op", "index"},
 	"targets":   {"name", "target", "properties", "thresholds"},
@@ -251,6 +255,7 @@ func Parse(source string, data []byte) (*File, error) {
 		return nil, errors.Join(errs...)
 	}
 	f.validate(root.Content[0], fail)
+	f.validateCapacity(root.Content[0], fail)
 	if len(errs) > 0 {
 		return nil, errors.Join(errs...)
 	}
@@ -286,9 +291,9 @@ func checkKeys(n *yaml.Node, section string, fail func(*yaml.Node, string, ...an
 				}
 				checkKeys(item, k.Value, fail)
 			}
-		case "quick":
+		case "quick", "capacity":
 			if v.Kind == yaml.MappingNode {
-				checkKeys(v, "quick", fail)
+				checkKeys(v, k.Value, fail)
 			}
 		case "scale", "with":
 			if v.Kind != yaml.MappingNode {
@@ -375,7 +380,7 @@ func (f *File) ThresholdsFor(t TargetSpec, w WorkloadSpec) []report.Threshold {
 var serverFigure = regexp.MustCompile(`^[a-z][a-z0-9_]*$`)
 
 // metrics a chart may draw.
-var chartMetrics = []string{"throughput", "p50", "p95", "p99", "p999", "mean", "max"}
+var chartMetrics = []string{"throughput", "p50", "p95", "p99", "p999", "mean", "max", CapacityMetric}
 
 func (f *File) validate(root *yaml.Node, fail func(int, string, ...any)) {
 	if f.Name == "" {

@@ -127,6 +127,10 @@ func Read(dir string) (*Data, error) {
 			values[k] = append(values[k], v)
 			units[name] = unit
 		}
+		if run.Capacity {
+			capacityRow(res, add)
+			continue
+		}
 		add("ALL", "throughput", "ops/s", res.Throughput)
 		for i := range res.Ops {
 			op := &res.Ops[i]
@@ -398,6 +402,9 @@ func chartOp(y string) (metricName, op string, everyOp bool) {
 
 // yLabel says what a chart's y axis shows, with its unit.
 func (d *Data) yLabel(metricName, op string, everyOp bool) string {
+	if metricName == CapacityMetric {
+		return d.File.capacityLabel()
+	}
 	unit := ""
 	for _, m := range opMetrics {
 		if m.name == metricName {

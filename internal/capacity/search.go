@@ -1,0 +1,451 @@
+package capacity
+
+import (
+	"cmp"
+	"errors"
+	"fmt"
+	"math"
+	"strings"
+	"time"
+)
+
+// Config is what a search looks for and how finely.
+type Config struct {
+	SLOs []SLO
+	// MaxErrorShare is the share of failed operations above which a trial
+	// fails (0.001 = 0.1 %); negative: no limit.
+	MaxErrorShare float64
+	// Precision is the relative width of the final bracket: bisection
+	// stops once (lowest fail − highest pass) ≤ Precision × highest pass.
+	Precision float64
+	// Growth is the factor of the geometric bracket steps (default 2).
+	Growth float64
+	// MinRate is the lowest rate tried (default 1 op/s): below it, no
+	// rate meets the SLO.
+	MinRate float64
+	// MaxTrials bounds the search (default 40).
+	MaxTrials int
+}
+
+// Defaults of Config.
+const (
+	DefaultPrecision = 0.05
+	defaultGrowth    = 2
+	defaultMaxTrials = 40
+	// confirmations bounds the confirmation trials: after this many
+	// failed ones the search ends unconfirmed.
+	confirmations = 3
+	// shortfall: a trial whose successful throughput is below
+	// (1 − shortfall) × its rate did not sustain the rate.
+	shortfall = 0.05
+	// Steady state: a trial trends when its last third's throughput is
+	// below (1 − trendThroughput) × its first third's, or its last third's
+	// p99 is above trendP99 × its first third's and above trendFloor of
+	// the tightest SLO bound (so that noise at tiny latencies is no trend).
+	trendThroughput = 0.10
+	trendP99        = 1.5
+	trendFloor      = 0.5
+	// Generator limits: schedule lag p99 above lagShare of the tightest
+	// bound, docbench's CPU at cpuShare of its cores, or every worker busy
+	// (busyShare) while the service time met the SLO.
+	lagShare  = 0.2
+	cpuShare  = 0.9
+	busyShare = 0.9
+)
+
+// Validate checks a configuration and fills in its defaults.
+func (c *Config) Validate() error {
+	if len(c.SLOs) == 0 {
+		return errors.New("--slo: at least one SLO is needed, e.g. --slo 'p99<5ms'")
+	}
+	if c.Precision == 0 {
+		c.Precision = DefaultPrecision
+	}
+	if c.Precision < 0.001 || c.Precision >= 1 || math.IsNaN(c.Precision) {
+		return fmt.Errorf("--precision %g: want a share between 0.1%% and 100%% (e.g. 5%%)", c.Precision)
+	}
+	if c.Growth == 0 {
+		c.Growth = defaultGrowth
+	}
+	if c.Growth <= 1 {
+		return fmt.Errorf("growth %g: want a factor above 1", c.Growth)
+	}
+	if c.MinRate <= 0 {
+		c.MinRate = 1
+	}
+	if c.MaxTrials <= 0 {
+		c.MaxTrials = defaultMaxTrials
+	}
+	return nil
+}
+
+// Stage names a trial's part in the search.
+type Stage string
+
+// The stages of a search.
+const (
+	Probe   Stage = "probe"   // closed loop: how fast at all
+	Bracket Stage = "bracket" // geometric steps to a passing and a failing rate
+	Bisect  Stage = "bisect"  // halving the bracket to the precision
+	Confirm Stage = "confirm" // the accepted rate once more
+	Rung    Stage = "ladder"  // a sharded search's fixed rate
+)
+
+// Trial is the next trial to run: at Rate ops/s (0: closed loop), twice as
+// long as usual when Extended (a re-run of a trial that still trended).
+type Trial struct {
+	N        int
+	Stage    Stage
+	Rate     float64
+	Extended bool
+}
+
+// Observation is what the caller measured in a trial.
+type Observation struct {
+	// Throughput counts successful operations per second.
+	Throughput float64
+	// Issued is the operations issued per second of the trial's schedule
+	// (0: unknown, Throughput stands in): an open loop that falls behind
+	// leaves operations of its schedule unissued.
+	Issued     float64
+	ErrorShare float64
+	// Latency is, per SLO in order, the measured value (µs) of the SLO's
+	// metric (response time from the intended start); NaN when absent.
+	// Service is the same of the service time (NaN when unknown).
+	Latency []float64
+	Service []float64
+	// Early and Late are the first and last third of the trial's windows;
+	// nil when the trial was too short to have thirds.
+	Early, Late *Segment
+	// LagP99 is the schedule lag's p99 (µs; 0 when none).
+	LagP99 float64
+	// ClientCPU is docbench's CPU over the trial as a share of its cores;
+	// NaN when it says nothing of the client (an engine inside docbench).
+	ClientCPU float64
+	// WorkerBusy is the share of the workers' time spent in operations.
+	WorkerBusy float64
+	// Failed says the trial could not run to its end (the database
+	// stopped answering, a worker failed): it fails.
+	Failed string
+}
+
+// Segment is a part of a trial's windows.
+type Segment struct {
+	Throughput float64
+	P99        float64 // µs; NaN when none
+}
+
+// Judgement is a trial's verdict.
+type Judgement struct {
+	Pass bool
+	// Why says why a trial failed, in one line ("p99 7.1ms ≥ 5ms").
+	Why string
+	// Trending says how a trial's figures still moved; Unsteady is set
+	// when that rejected the trial.
+	Trending string
+	Unsteady bool
+	// GeneratorLimited says why the client set the pace, not the server.
+	GeneratorLimited string
+	// Extend asks for the trial to be re-run twice as long.
+	Extend bool
+}
+
+// Judge judges one open-loop trial at rate against cfg (Extend is never
+// set here: the search decides it).
+func Judge(cfg Config, rate float64, o Observation) Judgement {
+	var j Judgement
+	var why []string
+	if o.Failed != "" {
+		why = append(why, o.Failed)
+	}
+	for i, s := range cfg.SLOs {
+		v := math.NaN()
+		if i < len(o.Latency) {
+			v = o.Latency[i]
+		}
+		switch {
+		case math.IsNaN(v):
+			why = append(why, s.Text+": no latency measured")
+		case !s.holds(v):
+			why = append(why, fmt.Sprintf("%s: %s", s.Text, formatUS(v)))
+		}
+	}
+	if cfg.MaxErrorShare >= 0 && o.ErrorShare > cfg.MaxErrorShare {
+		why = append(why, fmt.Sprintf("errors %s > %s", pct(o.ErrorShare), pct(cfg.MaxErrorShare)))
+	}
+	if issued := cmp.Or(o.Issued, o.Throughput); rate > 0 && issued < (1-shortfall)*rate {
+		why = append(why, fmt.Sprintf("issued %.0f ops/s, < %.0f%% of the rate: the target fell behind", issued, (1-shortfall)*100))
+	}
+	j.Trending = trend(cfg, o)
+	j.Pass = len(why) == 0
+	if !j.Pass { // a trial that passed needs no excuse
+		j.GeneratorLimited = generatorLimited(cfg, o)
+	}
+	j.Why = strings.Join(why, "; ")
+	return j
+}
+
+// trend says how a trial's throughput or p99 moved from its first to its
+// last third, or "".
+func trend(cfg Config, o Observation) string {
+	e, l := o.Early, o.Late
+	if e == nil || l == nil {
+		return ""
+	}
+	var out []string
+	if e.Throughput > 0 && l.Throughput < (1-trendThroughput)*e.Throughput {
+		out = append(out, fmt.Sprintf("throughput fell from %.0f to %.0f ops/s", e.Throughput, l.Throughput))
+	}
+	if !math.IsNaN(e.P99) && !math.IsNaN(l.P99) && l.P99 > trendP99*e.P99 && l.P99 > trendFloor*tightest(cfg.SLOs) {
+		out = append(out, fmt.Sprintf("p99 rose from %s to %s", formatUS(e.P99), formatUS(l.P99)))
+	}
+	return strings.Join(out, ", ")
+}
+
+// generatorLimited says why the client, not the server, limited a trial,
+// or "".
+func generatorLimited(cfg Config, o Observation) string {
+	var out []string
+	if bound := tightest(cfg.SLOs); o.LagP99 > lagShare*bound {
+		out = append(out, fmt.Sprintf("schedule lag p99 %s (over %.0f%% of the SLO's %s)", formatUS(o.LagP99), lagShare*100, formatUS(bound)))
+	}
+	if !math.IsNaN(o.ClientCPU) && o.ClientCPU >= cpuShare {
+		out = append(out, fmt.Sprintf("docbench used %.0f%% of its cores", o.ClientCPU*100))
+	}
+	if o.WorkerBusy >= busyShare && len(o.Service) == len(cfg.SLOs) {
+		ok := true
+		for i, s := range cfg.SLOs {
+			ok = ok && s.holds(o.Service[i])
+		}
+		if ok {
+			out = append(out, fmt.Sprintf("every worker was busy (%.0f%% of their time) while the service time held the SLO: operations queued in docbench; raise --threads", o.WorkerBusy*100))
+		}
+	}
+	return strings.Join(out, "; ")
+}
+
+// Record is one trial of a search with what it measured and its verdict.
+type Record struct {
+	Trial
+	Observation
+	Judgement
+}
+
+// Verdict is the end of a search.
+type Verdict struct {
+	// Rate is the sustainable rate; 0 with Absent saying why.
+	Rate       float64
+	Absent     string
+	LowestFail float64 // lowest failing rate above Rate (0: none)
+	ClosedLoop float64
+	Confirmed  bool
+	// Limit: slo, generator, max-time, no passing rate, unconfirmed,
+	// no operations, max-trials (see report.Capacity).
+	Limit            string
+	GeneratorLimited string
+}
+
+// Search is a capacity search in progress. Call Next for the trial to run,
+// Observe with its figures, until Next reports the end; then Verdict.
+type Search struct {
+	cfg     Config
+	records []Record
+	pending *Trial
+	done    *Verdict
+
+	closed        float64 // closed-loop throughput
+	lo, hi        float64 // highest passing, lowest failing rate (0: none yet)
+	hiGenerator   string  // why the trial at hi was generator-limited, or ""
+	passes        []float64
+	next          float64 // the rate of the next bracket step
+	confirmations int
+}
+
+// New starts a search; cfg is validated first.
+func New(cfg Config) (*Search, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	return &Search{cfg: cfg}, nil
+}
+
+// Records returns the trials so far.
+func (s *Search) Records() []Record { return s.records }
+
+// Next returns the trial to run, or false when the search has ended.
+func (s *Search) Next() (Trial, bool) {
+	if s.done != nil {
+		return Trial{}, false
+	}
+	if s.pending != nil {
+		return *s.pending, true
+	}
+	t := Trial{N: len(s.records) + 1}
+	switch {
+	case len(s.records) == 0:
+		t.Stage = Probe
+	case s.lo == 0 || s.hi == 0:
+		t.Stage, t.Rate = Bracket, s.next
+	case s.hi-s.lo > s.cfg.Precision*s.lo:
+		t.Stage, t.Rate = Bisect, (s.lo+s.hi)/2
+	default:
+		t.Stage, t.Rate = Confirm, s.lo
+	}
+	if len(s.records) >= s.cfg.MaxTrials {
+		s.finish("max-trials", fmt.Sprintf("the search reached %d trials", s.cfg.MaxTrials))
+		return Trial{}, false
+	}
+	s.pending = &t
+	return t, true
+}
+
+// Observe takes the figures of the trial Next returned and judges it.
+func (s *Search) Observe(o Observation) Judgement {
+	if s.pending == nil {
+		panic("capacity: Observe without a pending trial")
+	}
+	t := *s.pending
+	s.pending = nil
+	if t.Stage == Probe {
+		j := Judgement{Pass: o.Throughput > 0}
+		s.records = append(s.records, Record{t, o, j})
+		s.closed = o.Throughput
+		if o.Throughput <= 0 {
+			j.Why = "no operation succeeded"
+			s.records[len(s.records)-1].Judgement = j
+			s.finish("no operations", "no operation succeeded in the closed-loop probe")
+			return j
+		}
+		s.next = max(o.Throughput/s.cfg.Growth, s.cfg.MinRate)
+		return j
+	}
+	j := Judge(s.cfg, t.Rate, o)
+	if j.Pass && j.Trending != "" {
+		if !t.Extended {
+			j.Pass, j.Extend = false, true
+			j.Why = "still trending (" + j.Trending + "): extended once"
+			s.records = append(s.records, Record{t, o, j})
+			ext := t
+			ext.N, ext.Extended = len(s.records)+1, true
+			s.pending = &ext
+			return j
+		}
+		j.Pass, j.Unsteady = false, true
+		j.Why = "not steady after an extension (" + j.Trending + ")"
+	}
+	s.records = append(s.records, Record{t, o, j})
+	switch {
+	case j.Pass:
+		s.pass(t)
+	default:
+		s.fail(t, j)
+	}
+	return j
+}
+
+func (s *Search) pass(t Trial) {
+	s.passes = append(s.passes, t.Rate)
+	if t.Stage == Confirm {
+		s.finish("slo", "")
+		return
+	}
+	s.lo = max(s.lo, t.Rate)
+	if s.hi == 0 {
+		s.next = t.Rate * s.cfg.Growth
+	}
+}
+
+func (s *Search) fail(t Trial, j Judgement) {
+	if t.Stage == Confirm {
+		s.confirmations++
+		if s.confirmations >= confirmations {
+			s.finish("unconfirmed", fmt.Sprintf("%d confirmation trials failed", s.confirmations))
+			return
+		}
+		// The accepted rate did not hold twice: fall back to the
+		// highest rate that passed below it, or step down.
+		s.hi, s.hiGenerator = t.Rate, j.GeneratorLimited
+		s.lo = 0
+		for _, r := range s.passes {
+			if r < t.Rate {
+				s.lo = max(s.lo, r)
+			}
+		}
+		if s.lo == 0 {
+			s.next = t.Rate / s.cfg.Growth
+		}
+		return
+	}
+	if s.hi == 0 || t.Rate <= s.hi {
+		s.hi, s.hiGenerator = t.Rate, j.GeneratorLimited
+	}
+	if s.lo == 0 {
+		s.next = t.Rate / s.cfg.Growth
+		if s.next < s.cfg.MinRate {
+			s.finish("no passing rate", fmt.Sprintf("no rate down to %.3g ops/s held the SLO", t.Rate))
+		}
+	}
+}
+
+// Stop ends the search early (max-time, interrupted): the verdict is the
+// highest passing rate so far, unconfirmed.
+func (s *Search) Stop(limit string) {
+	if s.done == nil {
+		s.pending = nil
+		s.finish(limit, "the search ended ("+limit+") before a confirmed rate")
+	}
+}
+
+// finish records the verdict: the highest passing rate so far, confirmed
+// when the search ended on a passing confirmation. A search that found no
+// passing rate, or whose confirmations kept failing, has no rate: absent
+// says why.
+func (s *Search) finish(limit, absent string) {
+	v := &Verdict{Limit: limit, ClosedLoop: s.closed, LowestFail: s.hi, Rate: s.lo, Confirmed: limit == "slo"}
+	switch limit {
+	case "unconfirmed", "no passing rate", "no operations":
+		v.Rate = 0
+	}
+	if v.Rate == 0 {
+		v.Absent = absent
+	}
+	if s.hiGenerator != "" && (v.Limit == "slo" || v.Limit == "no passing rate") {
+		// What failed above the rate was the client, not the server.
+		v.Limit = "generator"
+		v.GeneratorLimited = fmt.Sprintf("at %.0f ops/s: %s", s.hi, s.hiGenerator)
+	}
+	s.done = v
+}
+
+// Done reports whether the search has ended.
+func (s *Search) Done() bool { return s.done != nil }
+
+// Verdict returns the end of a finished search (nil before).
+func (s *Search) Verdict() *Verdict { return s.done }
+
+// Remaining estimates the trials still to run (for an ETA).
+func (s *Search) Remaining() int {
+	switch {
+	case s.done != nil:
+		return 0
+	case len(s.records) == 0:
+		return 1 + 2 + bisections(s.cfg.Growth, s.cfg.Precision) + 1
+	case s.lo == 0 || s.hi == 0:
+		return 1 + bisections(s.cfg.Growth, s.cfg.Precision) + 1
+	}
+	return bisections((s.hi)/s.lo, s.cfg.Precision) + 1
+}
+
+// bisections is how many halvings bring a bracket of ratio r to p.
+func bisections(r, p float64) int {
+	if r-1 <= p {
+		return 0
+	}
+	return int(math.Ceil(math.Log2((r - 1) / p)))
+}
+
+func formatUS(v float64) string {
+	return time.Duration(v * 1e3).Round(time.Microsecond).String()
+}
+
+func pct(share float64) string { return fmt.Sprintf("%.3g%%", share*100) }

@@ -1,0 +1,291 @@
+package capacity
+
+import (
+	"math"
+	"math/rand/v2"
+	"strings"
+	"testing"
+)
+
+// curve is a synthetic target: what a trial at a rate measures.
+type curve func(rate float64, extended bool) Observation
+
+// run drives a search over c to its end.
+func run(t *testing.T, cfg Config, c curve) (*Verdict, []Record) {
+	t.Helper()
+	s, err := New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for range 100 {
+		tr, ok := s.Next()
+		if !ok {
+			return s.Verdict(), s.Records()
+		}
+		s.Observe(c(tr.Rate, tr.Extended))
+	}
+	t.Fatal("the search did not end in 100 trials")
+	return nil, nil
+}
+
+func slos(t *testing.T, texts ...string) []SLO {
+	t.Helper()
+	var out []SLO
+	for _, x := range texts {
+		s, err := ParseSLO(x)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, s)
+	}
+	return out
+}
+
+// knee is a queue: p99 = base/(1 − rate/capacity), the rate sustained up
+// to the capacity; the closed loop runs at the capacity.
+func knee(capacity, baseUS float64) curve {
+	return func(rate float64, _ bool) Observation {
+		if rate == 0 {
+			return flatObs(capacity, 4*baseUS)
+		}
+		if rate >= capacity {
+			return flatObs(capacity*0.99, 1e6)
+		}
+		return flatObs(rate, baseUS/(1-rate/capacity))
+	}
+}
+
+func flatObs(tput, p99 float64) Observation {
+	return Observation{Throughput: tput, Latency: []float64{p99}, Service: []float64{p99}, ClientCPU: math.NaN(),
+		Early: &Segment{Throughput: tput, P99: p99}, Late: &Segment{Throughput: tput, P99: p99}}
+}
+
+func TestSearchFindsKnee(t *testing.T) {
+	for _, precision := range []float64{0.05, 0.02, 0.1} {
+		// p99 = 500µs/(1−ρ) crosses 5 ms at ρ = 0.9: 9,000 ops/s of 10,000.
+		v, recs := run(t, Config{SLOs: slos(t, "p99<5ms"), Precision: precision}, knee(10000, 500))
+		want := 9000.0
+		if !v.Confirmed || v.Limit != "slo" {
+			t.Fatalf("precision %g: verdict %+v", precision, v)
+		}
+		if v.Rate > want || v.Rate < want/(1+precision) {
+			t.Errorf("precision %g: rate %.0f, want within %g%% below %.0f", precision, v.Rate, precision*100, want)
+		}
+		if v.LowestFail <= want || (v.LowestFail-v.Rate) > precision*v.Rate {
+			t.Errorf("precision %g: bracket [%.0f, %.0f]", precision, v.Rate, v.LowestFail)
+		}
+		if last := recs[len(recs)-1]; last.Stage != Confirm || last.Rate != v.Rate || !last.Pass {
+			t.Errorf("precision %g: last trial %+v, want a passing confirmation at the rate", precision, last.Trial)
+		}
+		if recs[0].Stage != Probe || recs[0].Rate != 0 {
+			t.Errorf("first trial %+v, want the closed-loop probe", recs[0].Trial)
+		}
+	}
+}
+
+func TestSearchNoisyFlatCurveHasNoKnee(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	const capacity = 8000
+	noisy := func(rate float64, _ bool) Observation {
+		p := func() float64 { return 1000 * (1 + 0.3*(2*rng.Float64()-1)) } // 0.7–1.3 ms
+		tput := capacity * (1 + 0.01*(2*rng.Float64()-1))
+		if rate > 0 {
+			tput = min(rate, capacity) * (1 + 0.01*(2*rng.Float64()-1))
+		}
+		o := flatObs(tput, p())
+		o.Early.P99, o.Late.P99 = p(), p()
+		return o
+	}
+	for range 20 {
+		v, recs := run(t, Config{SLOs: slos(t, "p99<5ms")}, noisy)
+		if !v.Confirmed || v.Rate < capacity*0.95/(1+DefaultPrecision) {
+			t.Fatalf("flat curve: verdict %+v, want a rate near the closed-loop %d ops/s", v, capacity)
+		}
+		for _, r := range recs {
+			if r.Rate > 0 && r.Rate < capacity*0.95 && !r.Pass {
+				t.Errorf("a false knee: the trial at %.0f ops/s failed: %s", r.Rate, r.Why)
+			}
+			if r.Trending != "" {
+				t.Errorf("noise taken for a trend at %.0f ops/s: %s", r.Rate, r.Trending)
+			}
+		}
+	}
+}
+
+func TestSearchGeneratorLimited(t *testing.T) {
+	server := knee(20000, 300) // knee at 18,800 ops/s for 5 ms
+	client := func(rate float64, ext bool) Observation {
+		o := server(rate, ext)
+		if rate > 6000 { // the client falls behind its schedule
+			o.LagP99 = 4000
+			o.Latency[0] += 4000 + rate/1000*1000
+			o.ClientCPU = 0.97
+		}
+		return o
+	}
+	v, recs := run(t, Config{SLOs: slos(t, "p99<5ms")}, client)
+	if v.Limit != "generator" || !strings.Contains(v.GeneratorLimited, "schedule lag") || !strings.Contains(v.GeneratorLimited, "cores") {
+		t.Fatalf("verdict %+v, want generator-limited", v)
+	}
+	if v.Rate == 0 || v.Rate > 6000 || v.Rate < 6000/(1+DefaultPrecision) {
+		t.Errorf("rate %.0f: want the highest rate the client could drive, just below 6,000", v.Rate)
+	}
+	labelled := 0
+	for _, r := range recs {
+		if r.GeneratorLimited != "" {
+			labelled++
+			if r.Pass || r.Rate <= 6000 {
+				t.Errorf("trial at %.0f ops/s: pass %v, labelled %q", r.Rate, r.Pass, r.GeneratorLimited)
+			}
+		}
+	}
+	if labelled == 0 {
+		t.Error("no trial labelled generator-limited")
+	}
+}
+
+func TestSearchSaturatedWorkersAreTheClient(t *testing.T) {
+	c := func(rate float64, ext bool) Observation {
+		o := knee(10000, 500)(rate, ext)
+		if rate > 3000 { // too few workers: queueing in docbench, service time fine
+			o.WorkerBusy = 0.97
+			o.Latency[0] = 20000
+		}
+		return o
+	}
+	v, _ := run(t, Config{SLOs: slos(t, "p99<5ms")}, c)
+	if v.Limit != "generator" || !strings.Contains(v.GeneratorLimited, "--threads") {
+		t.Fatalf("verdict %+v, want generator-limited by busy workers", v)
+	}
+}
+
+func TestSearchTrendingTrialIsExtendedThenRejected(t *testing.T) {
+	base := knee(10000, 500)
+	c := func(rate float64, ext bool) Observation {
+		o := base(rate, ext)
+		if rate > 6000 && rate < 9000 { // passes overall, but its p99 climbs
+			o.Early.P99, o.Late.P99 = 1000, 4500
+		}
+		return o
+	}
+	v, recs := run(t, Config{SLOs: slos(t, "p99<5ms")}, c)
+	if v.Rate > 6000 || !v.Confirmed {
+		t.Fatalf("verdict %+v: a trending rate was accepted", v)
+	}
+	var extended, rejected bool
+	for i, r := range recs {
+		if r.Extend {
+			extended = true
+			if i+1 >= len(recs) || !recs[i+1].Extended || recs[i+1].Rate != r.Rate {
+				t.Errorf("trial %d asked for an extension, the next one is %+v", r.N, recs[i+1].Trial)
+			}
+		}
+		if r.Unsteady {
+			rejected = true
+			if r.Pass || !r.Extended {
+				t.Errorf("trial %d: rejected as unsteady without an extension first: %+v", r.N, r)
+			}
+		}
+	}
+	if !extended || !rejected {
+		t.Errorf("extended %v, rejected %v: want both", extended, rejected)
+	}
+}
+
+func TestSearchErrorsFailTrials(t *testing.T) {
+	base := knee(10000, 500)
+	c := func(rate float64, ext bool) Observation {
+		o := base(rate, ext)
+		if rate > 4000 {
+			o.ErrorShare = 0.002
+		}
+		return o
+	}
+	v, recs := run(t, Config{SLOs: slos(t, "p99<5ms"), MaxErrorShare: 0.001}, c)
+	if v.Rate > 4000 || !v.Confirmed {
+		t.Fatalf("verdict %+v: errors over the limit were accepted", v)
+	}
+	found := false
+	for _, r := range recs {
+		found = found || strings.Contains(r.Why, "errors 0.2% > 0.1%")
+	}
+	if !found {
+		t.Error("no trial says it failed on errors")
+	}
+}
+
+func TestSearchNoPassingRate(t *testing.T) {
+	c := func(rate float64, _ bool) Observation { return flatObs(max(rate, 1000), 9000) }
+	v, _ := run(t, Config{SLOs: slos(t, "p99<5ms"), MinRate: 10}, c)
+	if v.Rate != 0 || v.Absent == "" || v.Limit != "no passing rate" {
+		t.Fatalf("verdict %+v, want no rate", v)
+	}
+}
+
+func TestSearchStopIsNotConfirmed(t *testing.T) {
+	s, _ := New(Config{SLOs: slos(t, "p99<5ms")})
+	c := knee(10000, 500)
+	for range 3 {
+		tr, _ := s.Next()
+		s.Observe(c(tr.Rate, false))
+	}
+	s.Stop("max-time")
+	if _, ok := s.Next(); ok {
+		t.Fatal("a stopped search goes on")
+	}
+	if v := s.Verdict(); v.Confirmed || v.Limit != "max-time" || v.Rate == 0 {
+		t.Errorf("verdict %+v: want the highest passing rate so far, unconfirmed", v)
+	}
+}
+
+func TestParseSLO(t *testing.T) {
+	good := map[string][2]string{ // metric, op
+		"p99<5ms":          {"p99", ""},
+		"READ.p99<2ms":     {"p99", "READ"},
+		"p99(UPDATE)<=3ms": {"p99", "UPDATE"},
+		"p99.9<10ms":       {"p99.9", ""},
+		"read.p99.9<10ms":  {"p99.9", "READ"},
+		"mean < 800us":     {"mean", ""},
+	}
+	for text, want := range good {
+		s, err := ParseSLO(text)
+		if err != nil || s.Metric != want[0] || s.Op != want[1] {
+			t.Errorf("%q: got %+v, %v", text, s, err)
+		}
+	}
+	for _, text := range []string{"", "p99", "p99>5ms", "throughput>100", "errors<1%", "p42<5ms", "READ.p99", "p99<0"} {
+		if _, err := ParseSLO(text); err == nil || strings.Contains(err.Error(), "\n") {
+			t.Errorf("%q: want a one-line error, got %v", text, err)
+		}
+	}
+}
+
+func TestLadder(t *testing.T) {
+	rates, err := Ladder(1000, 2000, 0.1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rates[0] != 1000 || rates[len(rates)-1] < 1900 || len(rates) != 9 {
+		t.Errorf("ladder %v", rates)
+	}
+	for _, bad := range [][2]float64{{0, 10}, {10, 5}, {1, 1e9}} {
+		if _, err := Ladder(bad[0], bad[1], 0.01); err == nil {
+			t.Errorf("ladder %v: no error", bad)
+		}
+	}
+	c := knee(2000, 500) // knee at 1,800
+	var obs []Observation
+	for _, r := range rates {
+		obs = append(obs, c(r, false))
+	}
+	v, js, err := JudgeLadder(Config{SLOs: slos(t, "p99<5ms")}, rates, obs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v.Rate > 1800 || v.Rate < 1800/1.1 || v.LowestFail <= 1800 {
+		t.Errorf("ladder verdict %+v", v)
+	}
+	if len(js) != len(rates) {
+		t.Errorf("%d judgements for %d rungs", len(js), len(rates))
+	}
+}

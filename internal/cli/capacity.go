@@ -1,0 +1,429 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"runtime"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/docbench/docbench/internal/capacity"
+	"github.com/docbench/docbench/internal/db"
+	"github.com/docbench/docbench/internal/probe"
+	"github.com/docbench/docbench/internal/report"
+	"github.com/docbench/docbench/internal/runner"
+	"github.com/docbench/docbench/internal/workload"
+)
+
+// capacityFlags are the flags of `docbench capacity`.
+type capacityFlags struct {
+	target       string
+	workloads    []string
+	props        []string
+	threads      int
+	slos         []string
+	maxErrorRate string
+	precision    string
+	maxTime      time.Duration
+	trial        time.Duration
+	warmup       time.Duration
+	ladder       string
+	out, html    string
+	format       string
+	seed         uint64
+	shard        shardFlags
+}
+
+func (a *app) capacityCommand() *cobra.Command {
+	f := &capacityFlags{}
+	cmd := &cobra.Command{
+		Use:   "capacity -t TARGET -P WORKLOAD --slo 'p99<5ms' [--slo 'READ.p99<2ms'] [--max-error-rate 0.1%] [--max-time 10m] [--precision 5%]",
+		Short: "Find the highest rate a loaded target sustains with its latency SLOs held",
+		Long: `capacity answers "how many operations per second does this target sustain while
+p99 stays under X?" with independent fixed-rate trials, each after its own
+warm-up, latency from each operation's intended start: a closed-loop probe, a
+geometric bracket from half its throughput, a bisection to --precision, and a
+confirmation trial at the rate found. A trial passes when every --slo holds,
+failed operations stay within --max-error-rate and the rate was sustained; a
+trial whose throughput or p99 still trends from its first to its last third is
+run once more, twice as long, then rejected. A trial the client could not
+drive (schedule lag, docbench's CPU at its cores, every worker busy) is
+labelled generator-limited, and so is a result bounded by one.
+
+It prints the sustainable rate with the trials around it and the curve of
+latency against throughput, and writes the result (--out) and an HTML report
+with the curve and the rate marked (--html). Exit status: 0 with a sustainable
+rate, 99 when no rate holds the SLO (as a missed --threshold), 1 when the search
+cannot run, 130 when interrupted, 2 on bad input. docs/capacity.md says more.
+
+With --shard K/N the shards cannot bisect (each sees only its share of the
+latency): every shard runs the same ladder of rates (--ladder LOW:HIGH over all
+shards, steps of --precision) at rate/N, each trial in its own time slot from
+--start-at, and ` + "`docbench merge`" + ` judges the SLO per trial on the merged histograms.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			c, err := a.capacitySpec(cmd, f)
+			if err != nil {
+				return err
+			}
+			res, err := a.capacity(cmd.Context(), c)
+			if res == nil {
+				return err
+			}
+			if werr := a.writeCapacity(res, c.format, c.out, c.html); werr != nil {
+				return errors.Join(err, werr)
+			}
+			if err != nil {
+				return err
+			}
+			return capacityExit(res)
+		},
+	}
+	fl := cmd.Flags()
+	fl.StringVarP(&f.target, "target", "t", "", "database target, loaded beforehand (docbench load)")
+	fl.StringArrayVarP(&f.workloads, "workload", "P", nil, "workload file or built-in name; repeatable")
+	fl.StringArrayVarP(&f.props, "property", "p", nil, "property key=value; repeatable")
+	fl.IntVar(&f.threads, "threads", 0, "client threads (overrides threadcount): they must be enough to carry the rate")
+	fl.StringArrayVar(&f.slos, "slo", nil, "latency bound every trial must hold, e.g. 'p99<5ms' or 'READ.p99<2ms'; repeatable")
+	fl.StringVar(&f.maxErrorRate, "max-error-rate", "0.1%", "share of failed operations above which a trial fails (100% = no limit)")
+	fl.StringVar(&f.precision, "precision", "5%", "stop bisecting once the failing rate is within this share above the passing one")
+	fl.DurationVar(&f.maxTime, "max-time", 10*time.Minute, "bound of the whole search; at it, the highest passing rate is reported unconfirmed")
+	fl.DurationVar(&f.trial, "trial", 10*time.Second, "measured length of each trial (a trending trial is re-run twice as long)")
+	fl.DurationVar(&f.warmup, "warmup", 2*time.Second, "warm-up before each trial, discarded")
+	fl.StringVar(&f.ladder, "ladder", "", "with --shard: the rates LOW:HIGH (ops/s over all shards) every shard runs, in steps of --precision")
+	fl.StringVar(&f.out, "out", "capacity.json", "result file (\"\" for none)")
+	fl.StringVar(&f.html, "html", "capacity.html", "HTML report with the latency-vs-throughput curve (\"\" for none)")
+	fl.StringVar(&f.format, "format", "text", "report on stdout: text, json or jsonl")
+	fl.Uint64Var(&f.seed, "seed", 1, "seed of documents and key choices")
+	f.shard.add(fl)
+	_ = cmd.MarkFlagRequired("target")
+	_ = cmd.MarkFlagRequired("workload")
+	_ = cmd.MarkFlagRequired("slo")
+	return cmd
+}
+
+// capacitySpec is a validated capacity command.
+type capacitySpec struct {
+	phase   *spec
+	cfg     capacity.Config
+	maxTime time.Duration
+	trial   time.Duration
+	ladder  []float64
+	out     string
+	html    string
+	format  string
+}
+
+func (a *app) capacitySpec(cmd *cobra.Command, f *capacityFlags) (*capacitySpec, error) {
+	usage := func(err error) error { return &ExitError{Code: exitUsage, Err: err} }
+	props, err := propsFromFlags(f.workloads, f.props)
+	if err != nil {
+		return nil, err
+	}
+	if cmd.Flags().Changed("threads") {
+		props.Set("threadcount", strconv.Itoa(f.threads), "--threads")
+	}
+	// Every trial runs for its duration, whatever operationcount says.
+	props.Set("operationcount", "0", "capacity")
+	var cfg capacity.Config
+	for _, text := range f.slos {
+		s, err := capacity.ParseSLO(text)
+		if err != nil {
+			return nil, usage(err)
+		}
+		cfg.SLOs = append(cfg.SLOs, s)
+	}
+	if cfg.MaxErrorShare, err = capacity.ParseShare(f.maxErrorRate); err != nil {
+		return nil, usage(fmt.Errorf("--max-error-rate %w", err))
+	}
+	if cfg.Precision, err = capacity.ParseShare(f.precision); err != nil || cfg.Precision == 0 {
+		return nil, usage(fmt.Errorf("--precision %q: want a share such as 5%% or 0.05", f.precision))
+	}
+	if err := cfg.Validate(); err != nil {
+		return nil, usage(err)
+	}
+	switch format := strings.ToLower(f.format); format {
+	case "text", "json", "jsonl":
+	default:
+		return nil, usage(fmt.Errorf("--format %q: want text, json or jsonl", f.format))
+	}
+	if f.trial < time.Second {
+		return nil, usage(fmt.Errorf("--trial %s: want at least 1s (the steady-state check compares thirds of its seconds)", f.trial))
+	}
+	if f.maxTime <= 0 || f.warmup < 0 {
+		return nil, usage(errors.New("--max-time and --warmup: want positive durations"))
+	}
+	for _, p := range []struct{ flag, path string }{{"--out", f.out}, {"--html", f.html}} {
+		if p.path != "" {
+			if err := report.CheckWritable(p.path); err != nil {
+				return nil, usage(fmt.Errorf("%s %s: %w", p.flag, p.path, err))
+			}
+		}
+	}
+	sh, err := f.shard.parse(time.Now())
+	if err != nil {
+		return nil, err
+	}
+	c := &capacitySpec{cfg: cfg, maxTime: f.maxTime, trial: f.trial, out: f.out, html: f.html, format: strings.ToLower(f.format),
+		phase: &spec{phase: runner.Run, target: f.target, files: f.workloads, props: props, shard: sh, encode: true, quiet: true,
+			opts: runner.Options{Phase: runner.Run, Warmup: f.warmup, Seed: f.seed, MaxErrorRate: -1}}}
+	switch {
+	case sh.shard.Sharded() && f.ladder == "":
+		return nil, usage(errors.New("--shard: a sharded search runs a fixed ladder of rates: give --ladder LOW:HIGH (ops/s over all shards)"))
+	case sh.shard.Sharded() && sh.startAt.IsZero():
+		return nil, usage(errors.New("--shard: shards line up their trials from --start-at: give it (docbench kube job does)"))
+	case f.ladder != "":
+		lo, hi, ok := strings.Cut(f.ladder, ":")
+		l, err1 := strconv.ParseFloat(lo, 64)
+		h, err2 := strconv.ParseFloat(hi, 64)
+		if !ok || err1 != nil || err2 != nil {
+			return nil, usage(fmt.Errorf("--ladder %q: want LOW:HIGH in ops/s, e.g. 1000:8000", f.ladder))
+		}
+		if c.ladder, err = capacity.Ladder(l, h, cfg.Precision); err != nil {
+			return nil, usage(err)
+		}
+	}
+	return c, nil
+}
+
+// trialSlack is the time a shard's trial slot allows beyond its warm-up and
+// measured part: opening sessions, draining, writing.
+const trialSlack = 1500 * time.Millisecond
+
+// capacity runs the search on the target and returns its result (also,
+// with the error, when it failed or was interrupted after trials ran).
+func (a *app) capacity(ctx context.Context, c *capacitySpec) (*report.Result, error) {
+	sp := c.phase
+	cfg, err := config(sp.props)
+	if err != nil {
+		return nil, err
+	}
+	if err := db.Check(sp.target, cfg.Props); err != nil {
+		return nil, &ExitError{Code: exitUsage, Err: err}
+	}
+	wl, plan, err := preparePhase(cfg, sp)
+	if err != nil {
+		return nil, err
+	}
+	store, err := a.open(ctx, sp.target, cfg, true)
+	if err != nil {
+		return nil, notLoaded(err, sp.target, sp.files, nil)
+	}
+	defer store.Close()
+	return a.capacityOn(ctx, store, c, cfg, wl, plan)
+}
+
+// capacityOn runs the search on an opened store, with the configuration,
+// workload and plan preparePhase made of c's phase.
+func (a *app) capacityOn(ctx context.Context, store db.Store, c *capacitySpec, cfg *workload.Config,
+	wl *workload.Workload, plan *runner.Plan) (*report.Result, error) {
+	sp := c.phase
+	pt := probe.Take(ctx, store)
+	inProcess := pt.Err == nil && pt.Snap.InProcess
+
+	capRes := &report.Capacity{MaxErrorShare: c.cfg.MaxErrorShare, Precision: c.cfg.Precision, Ladder: c.ladder}
+	for _, s := range c.cfg.SLOs {
+		capRes.SLO = append(capRes.SLO, s.Text)
+		capRes.Bounds = append(capRes.Bounds, s.Value)
+	}
+	shards := 1
+	if sp.shard.shard.Sharded() {
+		shards = sp.shard.shard.Count
+	}
+	var last *report.Result
+	// one runs a trial at rate (0: closed loop, total over all shards)
+	// for d and returns it, its result, and the phase's error.
+	one := func(n int, stage capacity.Stage, rate float64, d time.Duration, extended bool) (report.Trial, *report.Result, error) {
+		cfg.Target = rate / float64(shards)
+		cfg.MaxExecutionTime = d
+		res, err := a.runPhase(ctx, store, sp, cfg, wl, plan)
+		sp.settled = true
+		if res == nil {
+			return report.Trial{N: n, Stage: string(stage), Rate: rate, Extended: extended, Error: errText(err)}, nil, err
+		}
+		t := report.TrialOf(res)
+		t.N, t.Stage, t.Rate, t.Extended = n, string(stage), rate, extended
+		if !inProcess && res.Server != nil && res.Server.CPU != nil && res.Server.CPU.HarnessS.OK() && t.DurationS > 0 {
+			share := res.Server.CPU.HarnessS.Value / t.DurationS / float64(runtime.NumCPU())
+			t.ClientCPUShare = &share
+		}
+		return t, res, err
+	}
+	var runErr error
+	if c.ladder != nil {
+		last, runErr = a.capacityLadder(ctx, c, capRes, one)
+	} else {
+		last, runErr = a.capacitySearch(ctx, c, capRes, one)
+	}
+	if last == nil {
+		return nil, runErr
+	}
+	res := *last
+	res.Phase = "capacity"
+	res.Capacity = capRes
+	res.Complete = runErr == nil && capRes.Limit != "interrupted"
+	res.Thresholds = nil
+	if sp.shard.used() {
+		shardResult(&res, &runner.Outcome{Phase: runner.Run, Began: capRes.Trials[0].Start}, sp.shard, wl)
+	}
+	return &res, runErr
+}
+
+// trialFunc runs trial n of a search at rate (over all shards; 0: closed
+// loop) for d.
+type trialFunc func(n int, stage capacity.Stage, rate float64, d time.Duration, extended bool) (report.Trial, *report.Result, error)
+
+// capacitySearch runs the search's trials until it ends, max-time passes
+// or ctx is done, and records them and the verdict in capRes.
+func (a *app) capacitySearch(ctx context.Context, c *capacitySpec, capRes *report.Capacity, one trialFunc) (*report.Result, error) {
+	started := time.Now()
+	s, err := capacity.New(c.cfg)
+	if err != nil {
+		return nil, &ExitError{Code: exitUsage, Err: err}
+	}
+	var last, atRate *report.Result
+	per := c.trial + c.phase.opts.Warmup + time.Second // a trial's wall time, for the ETA
+	for {
+		tr, ok := s.Next()
+		if !ok {
+			break
+		}
+		d := c.trial
+		if tr.Extended {
+			d *= 2
+		}
+		if time.Since(started)+d+c.phase.opts.Warmup > c.maxTime {
+			s.Stop("max-time")
+			break
+		}
+		t, res, err := one(tr.N, tr.Stage, tr.Rate, d, tr.Extended)
+		if res != nil {
+			last = res
+		} else if err != nil && !errors.Is(err, runner.ErrInterrupted) {
+			return last, err // the trial could not start (sessions, statements): no search
+		}
+		if errors.Is(err, runner.ErrInterrupted) || ctx.Err() != nil {
+			capRes.Trials = append(capRes.Trials, t)
+			s.Stop("interrupted")
+			break
+		}
+		o := capacity.Observe(c.cfg, &t)
+		if err != nil {
+			o.Failed = oneLine(err.Error())
+		}
+		j := s.Observe(o)
+		capacity.Evaluate(c.cfg, &t, j)
+		if tr.Stage == capacity.Probe {
+			t.Verdict = fmt.Sprintf("closed loop: %.0f ops/s", t.Throughput)
+		}
+		capRes.Trials = append(capRes.Trials, t)
+		if j.Pass && res != nil {
+			atRate = res
+		}
+		a.capacityProgress(tr, &t, s.Remaining(), per)
+	}
+	v := s.Verdict()
+	capRes.ClosedLoop, capRes.Rate, capRes.Absent = v.ClosedLoop, v.Rate, v.Absent
+	capRes.LowestFail, capRes.Confirmed, capRes.Limit, capRes.GeneratorLimited = v.LowestFail, v.Confirmed, v.Limit, v.GeneratorLimited
+	if atRate != nil && capRes.Rate > 0 && atRate.Options.TargetRate*float64(max(1, c.phase.shard.shard.Count)) == capRes.Rate {
+		last = atRate // the top-level figures are those of the confirmation
+	}
+	if v.Limit == "interrupted" {
+		return last, runner.ErrInterrupted
+	}
+	return last, nil
+}
+
+// capacityLadder runs a shard's part of a sharded search: every rung of
+// the ladder at rate/N, each in its slot from --start-at. The shard does
+// not judge: the merge does, on the merged histograms.
+func (a *app) capacityLadder(ctx context.Context, c *capacitySpec, capRes *report.Capacity, one trialFunc) (*report.Result, error) {
+	var last *report.Result
+	slot := c.phase.opts.Warmup + c.trial + trialSlack
+	start := c.phase.shard.startAt
+	capRes.Limit, capRes.Absent = "shard", "a shard's part of a sharded search: docbench merge judges the SLO on the merged trials"
+	for i, rate := range c.ladder {
+		c.phase.opts.StartAt = start.Add(time.Duration(i) * slot)
+		t, res, err := one(i+1, capacity.Rung, rate, c.trial, false)
+		capRes.Trials = append(capRes.Trials, t)
+		if res != nil {
+			last = res
+		} else if err != nil && !errors.Is(err, runner.ErrInterrupted) {
+			return last, err
+		}
+		if errors.Is(err, runner.ErrInterrupted) || ctx.Err() != nil {
+			capRes.Limit = "interrupted"
+			return last, runner.ErrInterrupted
+		}
+		fmt.Fprintf(a.stderr, "trial %d/%d ladder %s ops/s (this shard %s): achieved %s ops/s\n", i+1, len(c.ladder),
+			report.FormatNumber(rate), report.FormatNumber(rate/float64(c.phase.shard.shard.Count)), report.FormatNumber(t.Throughput))
+	}
+	return last, nil
+}
+
+// capacityProgress prints one line per trial on stderr.
+func (a *app) capacityProgress(tr capacity.Trial, t *report.Trial, remaining int, per time.Duration) {
+	target := "closed loop"
+	if tr.Rate > 0 {
+		target = report.FormatNumber(tr.Rate) + " ops/s"
+	}
+	p99 := "-"
+	if len(t.SLO) > 0 && t.SLO[0].Absent == "" {
+		p99 = fmt.Sprintf("%s measured %s", t.SLO[0].Threshold, time.Duration(t.SLO[0].Value*1e3).Round(time.Microsecond))
+	}
+	verdict := "pass"
+	if !t.Pass {
+		verdict = "FAIL: " + t.Verdict
+	}
+	if tr.Stage == capacity.Probe {
+		verdict = t.Verdict
+	}
+	if t.GeneratorLimited != "" {
+		verdict += " [generator-limited]"
+	}
+	eta := ""
+	if remaining > 0 {
+		eta = fmt.Sprintf(" · ETA ~%s (%d trials)", (time.Duration(remaining) * per).Round(time.Second), remaining)
+	}
+	fmt.Fprintf(a.stderr, "trial %d %s %s: achieved %s ops/s, %s · %s%s\n", tr.N, tr.Stage, target, report.FormatNumber(t.Throughput), p99, verdict, eta)
+}
+
+// writeCapacity prints the result and writes its file and HTML report.
+func (a *app) writeCapacity(res *report.Result, format, out, html string) error {
+	if err := a.emit(res, format, out); err != nil {
+		return err
+	}
+	if html == "" || res.Capacity.Limit == "shard" {
+		return nil
+	}
+	var b strings.Builder
+	if err := report.RenderHTML(&b, []*report.StudyReport{report.CapacityReport(res)}); err != nil {
+		return err
+	}
+	if err := report.WriteFileAtomic(html, []byte(b.String())); err != nil {
+		return fmt.Errorf("--html %s: %w", html, err)
+	}
+	fmt.Fprintf(a.stderr, "wrote %s\n", html)
+	return nil
+}
+
+// capacityExit is the exit status of a finished search: as for thresholds,
+// 99 when no rate holds the SLO.
+func capacityExit(res *report.Result) error {
+	c := res.Capacity
+	if c.Rate > 0 || c.Limit == "shard" {
+		return nil
+	}
+	return &ExitError{Code: ExitThresholds, Err: errors.New("capacity: no sustainable rate: " + c.Absent)}
+}
+
+func errText(err error) string {
+	if err == nil {
+		return ""
+	}
+	return oneLine(err.Error())
+}

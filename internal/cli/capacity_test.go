@@ -1,0 +1,186 @@
+package cli
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/docbench/docbench/internal/testutil"
+)
+
+func TestCapacityOnNull(t *testing.T) {
+	dir := t.TempDir()
+	out, html := filepath.Join(dir, "cap.json"), filepath.Join(dir, "cap.html")
+	// Two workers with a 2 ms service time carry at most 1,000 ops/s.
+	stdout, stderr, code := docbench(t, "capacity", "-t", "null:", "-P", "workloadc", "-p", "null.delay=2ms", "--threads", "2",
+		"--slo", "p99<20ms", "--slo", "READ.p99<30ms", "--trial", "1s", "--warmup", "0s", "--precision", "25%", "--max-time", "40s",
+		"--out", out, "--html", html)
+	// A loaded machine may leave no rate holding the SLO (exit 99); the
+	// search and its record are checked either way.
+	if code != 0 && code != ExitThresholds {
+		t.Fatalf("exit %d\n%s\n%s", code, stdout, stderr)
+	}
+	r := readResult(t, out)
+	c := r.Capacity
+	if r.Phase != "capacity" || c == nil || len(c.Trials) < 3 || (code == 0) != (c.Rate > 0) || c.Rate == 0 && c.Absent == "" {
+		t.Fatalf("exit %d, result: phase %q, capacity %+v", code, r.Phase, c)
+	}
+	if c.Trials[0].Stage != "probe" || c.Trials[0].Rate != 0 || c.ClosedLoop <= 0 {
+		t.Errorf("first trial %+v, want the closed-loop probe", c.Trials[0])
+	}
+	if c.Rate > 1100 || len(c.SLO) != 2 || c.Bounds[1] != 30000 {
+		t.Errorf("capacity %+v: want a rate up to 1,000 ops/s and both SLOs", c)
+	}
+	for _, tr := range c.Trials[1:] {
+		if len(tr.SLO) != 2 || tr.Verdict == "" || (tr.Pass != (tr.Verdict == "pass")) {
+			t.Errorf("trial %d not judged: %+v", tr.N, tr)
+		}
+	}
+	if !strings.Contains(stdout, "sustainable rate: ") || !strings.Contains(stderr, "trial 2 bracket") {
+		t.Errorf("stdout %q\nstderr %q", stdout, stderr)
+	}
+	if b, err := os.ReadFile(html); err != nil || !strings.Contains(string(b), "Latency vs rate offered") || !strings.Contains(string(b), "<svg") {
+		t.Errorf("html report: %v", err)
+	}
+}
+
+func TestCapacityBadInput(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--slo", "p99>5ms"}, "upper bound"},
+		{[]string{"--slo", "throughput<5"}, "bounds latency"},
+		{[]string{"--slo", "p99<5ms", "--precision", "0"}, "--precision"},
+		{[]string{"--slo", "p99<5ms", "--max-error-rate", "7"}, "--max-error-rate"},
+		{[]string{"--slo", "p99<5ms", "--shard", "0/2", "--start-at", "+1s"}, "--ladder"},
+		{[]string{"--slo", "p99<5ms", "--ladder", "10:x"}, "--ladder"},
+		{[]string{"--slo", "p99<5ms", "--trial", "100ms"}, "--trial"},
+		{[]string{}, `"slo" not set`},
+	} {
+		args := append([]string{"capacity", "-t", "null:", "-P", "workloadc", "--out", "", "--html", ""}, tc.args...)
+		_, stderr, code := docbench(t, args...)
+		lines := strings.Split(strings.TrimSpace(stderr), "\n")
+		if code != 2 || len(lines) != 1 || !strings.Contains(stderr, tc.want) {
+			t.Errorf("%s: exit %d, stderr %q; want 2 and one line with %q", strings.Join(tc.args, " "), code, stderr, tc.want)
+		}
+	}
+}
+
+func TestCapacityShardsMerge(t *testing.T) {
+	dir := t.TempDir()
+	start := time.Now().Add(2 * time.Second).UTC().Format(time.RFC3339Nano)
+	var wg sync.WaitGroup
+	codes := make([]int, 2)
+	errs := make([]string, 2)
+	for k := range 2 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			_, errs[k], codes[k] = docbench(t, "capacity", "-t", "null:", "-P", "workloadc", "-p", "null.delay=1ms", "--threads", "2",
+				"--slo", "p99<1s", "--trial", "1s", "--warmup", "0s", "--precision", "50%", "--ladder", "200:400",
+				"--shard", fmt.Sprintf("%d/2", k), "--start-at", start,
+				"--out", filepath.Join(dir, fmt.Sprintf("s%d.json", k)), "--html", "")
+		}()
+	}
+	wg.Wait()
+	for k := range 2 {
+		if codes[k] != 0 {
+			t.Fatalf("shard %d: exit %d: %s", k, codes[k], errs[k])
+		}
+	}
+	s0 := readResult(t, filepath.Join(dir, "s0.json"))
+	if c := s0.Capacity; c == nil || c.Limit != "shard" || len(c.Trials) != 3 || c.Trials[0].Rate != 200 || c.Trials[0].Pass {
+		t.Fatalf("shard result: %+v", s0.Capacity)
+	}
+	merged := filepath.Join(dir, "merged.json")
+	stdout, stderr, code := docbench(t, "merge", filepath.Join(dir, "s0.json"), filepath.Join(dir, "s1.json"), "--out", merged)
+	if code != 0 && code != ExitThresholds { // 99: no rung held (a loaded machine)
+		t.Fatalf("merge: exit %d: %s\n%s", code, stderr, stdout)
+	}
+	c := readResult(t, merged).Capacity
+	// The rungs' verdicts depend on this machine's load; their judging does not.
+	if c == nil || len(c.Trials) != 3 || c.Rate == 0 && c.Absent == "" || c.Rate != 0 && !slices.Contains(c.Ladder, c.Rate) {
+		t.Fatalf("merged capacity: %+v", c)
+	}
+	for _, tr := range c.Trials {
+		if tr.Threads != 4 || tr.Operations < int64(0.8*tr.Rate) || len(tr.SLO) != 1 || tr.Verdict == "" {
+			t.Errorf("merged rung %d: %+v", tr.N, tr)
+		}
+		if tr.Rate <= c.Rate && !tr.Pass {
+			t.Errorf("rung %d at %.0f ops/s failed below the sustainable rate %.0f", tr.N, tr.Rate, c.Rate)
+		}
+	}
+	if !strings.Contains(stdout, "sustainable rate: ") {
+		t.Errorf("merge output: %s", stdout)
+	}
+}
+
+func TestKubeJobCapacity(t *testing.T) {
+	out, stderr, code := docbench(t, "kube", "job", "-t", "postgres://bench@db:5432/bench", "-P", "workloadc", "--shards", "4",
+		"--image", "docbench:test", "--slo", "p99<5ms", "--ladder", "1000:8000", "--trial", "20s")
+	if code != 0 {
+		t.Fatalf("kube job --slo: %d %s", code, stderr)
+	}
+	_, job := decodeManifests(t, []byte(out))
+	args := strings.Join(job.Spec.Template.Spec.Containers[0].Args, " ")
+	for _, want := range []string{"capacity -t ", "--slo p99<5ms", "--ladder 1000:8000", "--trial 20s", "--shard auto/4", "--start-at ", "--format jsonl"} {
+		if !strings.Contains(args, want) {
+			t.Errorf("pod args %q lack %q", args, want)
+		}
+	}
+	_, stderr, code = docbench(t, "kube", "job", "-t", "postgres://bench@db:5432/bench", "-P", "workloadc", "--shards", "4",
+		"--image", "docbench:test", "--slo", "p99<5ms", "--rate", "100")
+	if code != 2 || !strings.Contains(stderr, "--ladder") {
+		t.Errorf("kube job --slo --rate: exit %d, %s", code, stderr)
+	}
+}
+
+func TestCapacityUnloadedTarget(t *testing.T) {
+	target := "sqlite:" + filepath.Join(t.TempDir(), "empty.db")
+	_, stderr, code := docbench(t, "capacity", "-t", target, "-P", "workloadc", "--slo", "p99<5ms", "--trial", "1s",
+		"--out", "", "--html", "")
+	if code == 0 || !strings.Contains(stderr, "docbench load") {
+		t.Errorf("capacity on an empty target: exit %d, %q; want the load command", code, stderr)
+	}
+}
+
+// TestCapacityOnServers runs short searches on a SQLite file and on embedded
+// PostgreSQL: every trial measured, the engine inside docbench kept out of
+// the client's CPU. The machine's load decides the rates, not the test.
+func TestCapacityOnServers(t *testing.T) {
+	for name, target := range map[string]string{
+		"sqlite":   "sqlite:" + filepath.Join(t.TempDir(), "cap.db"),
+		"postgres": testutil.FreshDatabase(t, testutil.Postgres(t, "embedded")),
+	} {
+		t.Run(name, func(t *testing.T) {
+			props := []string{"-P", "workloadc", "-p", "recordcount=500"}
+			if _, stderr, code := docbench(t, append([]string{"load", "-t", target, "--status", "0"}, props...)...); code != 0 {
+				t.Fatalf("load: %s", stderr)
+			}
+			out := filepath.Join(t.TempDir(), "cap.json")
+			_, stderr, code := docbench(t, append([]string{"capacity", "-t", target, "--threads", "2", "--slo", "p99<50ms",
+				"--trial", "1s", "--warmup", "200ms", "--precision", "50%", "--max-time", "10s", "--out", out, "--html", ""}, props...)...)
+			if code != 0 && code != ExitThresholds {
+				t.Fatalf("exit %d: %s", code, stderr)
+			}
+			c := readResult(t, out).Capacity
+			if c == nil || len(c.Trials) < 2 || c.ClosedLoop <= 0 || c.Rate == 0 && c.Absent == "" {
+				t.Fatalf("capacity %+v", c)
+			}
+			for _, tr := range c.Trials[1:] {
+				if tr.Operations == 0 || len(tr.SLO) != 1 || tr.Verdict == "" {
+					t.Errorf("trial %d: %+v", tr.N, tr)
+				}
+				if inProcess := name == "sqlite"; inProcess != (tr.ClientCPUShare == nil) {
+					t.Errorf("trial %d: client CPU %v for %s", tr.N, tr.ClientCPUShare, name)
+				}
+			}
+		})
+	}
+}
