@@ -259,6 +259,16 @@ func TestQuickstartOfflineStillRunsSQLite(t *testing.T) {
 func TestQuickstart(t *testing.T) {
 	t.Chdir(t.TempDir())
 	out := filepath.Join("results", "qs") // relative, as a user types it
+	// A mistyped parent is said, not created.
+	_, stderr, code := docbench(t, "quickstart", "--quick", "--out", out)
+	if want := "--out results/qs: directory results does not exist: create it first"; code != 2 ||
+		strings.Count(strings.TrimSpace(stderr), "\n") != 0 || !strings.Contains(stderr, want) {
+		t.Fatalf("quickstart --out into a missing directory: exit %d, stderr %q; want exit 2 and one line with %q", code, stderr, want)
+	}
+	if _, err := os.Stat("results"); err == nil {
+		t.Fatal("quickstart made the missing parent of --out")
+	}
+	os.Mkdir("results", 0o755)
 	stdout, stderr, code := docbench(t, "quickstart", "--quick", "--records", "1500", "--out", out)
 	if code != 0 {
 		t.Fatalf("exit %d\n%s", code, stderr)

@@ -41,6 +41,8 @@ func (a *app) quickstartCommand() *cobra.Command {
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if f.out == "" {
 				f.out = filepath.Join("docbench-results", time.Now().UTC().Format("20060102-150405"))
+			} else if err := checkOutParent(f.out); err != nil {
+				return err
 			}
 			return a.quickstart(cmd.Context(), cmd, f)
 		},
