@@ -61,7 +61,7 @@ func TestCapacityBadInput(t *testing.T) {
 		{[]string{"--slo", "p99<5ms", "--shard", "0/2", "--start-at", "+1s"}, "--ladder"},
 		{[]string{"--slo", "p99<5ms", "--ladder", "10:x"}, "--ladder"},
 		{[]string{"--slo", "p99<5ms", "--trial", "100ms"}, "--trial"},
-		{[]string{}, `"slo" not set`},
+		{[]string{}, "missing --slo"},
 	} {
 		args := append([]string{"capacity", "-t", "null:", "-P", "workloadc", "--out", "", "--html", ""}, tc.args...)
 		_, stderr, code := docbench(t, args...)

@@ -135,7 +135,7 @@ func TestLoadRunYCSBReport(t *testing.T) {
 }
 
 func TestRateAddsIntendedBlocks(t *testing.T) {
-	rep, res := loadAndRun(t, "sqlite:"+filepath.Join(t.TempDir(), "rate.db"), "--rate", "4000")
+	rep, res := loadAndRun(t, "sqlite:"+filepath.Join(t.TempDir(), "rate.db"), "--rate", "4000", "-p", "measurement.interval=both")
 	for _, s := range []string{"Intended-READ", "Intended-UPDATE"} {
 		if rep[s]["99thPercentileLatency(us)"] == "" {
 			t.Errorf("[%s] block missing: %v", s, rep)
@@ -342,7 +342,7 @@ func TestStudyEndToEnd(t *testing.T) {
 	// What the study found first (a line per workload and point, the
 	// caveats), the path of report.html last.
 	if !strings.HasSuffix(strings.TrimSpace(stdout), "\n"+filepath.Join(out, "report.html")) ||
-		!strings.HasPrefix(stdout, "read at threads=1, fieldlength=50: ") || strings.Contains(stdout, "not run") || !strings.Contains(stdout, "\nno figures from broken: skipped, ") {
+		!strings.HasPrefix(stdout, "load at threads=1, fieldlength=50: ") || strings.Contains(stdout, "not run") || !strings.Contains(stdout, "\nno figures from broken: skipped, ") {
 		t.Fatalf("stdout %q: want the comparisons first, the skipped target, and the path of report.html last", stdout)
 	}
 	// 2 working targets × 4 points × 2 rounds × 2 workloads.

@@ -613,6 +613,7 @@ type group struct {
 	inserts   bool   // some workload inserts
 	inserted  bool   // since the last load
 	throwaway bool   // the server loses its data on a restart
+	loadRound int    // the round of the last load
 }
 
 // runGroup loads one data set on one target and runs every round of its
@@ -692,7 +693,12 @@ func (g *group) load(ctx context.Context, round int) error {
 	g.logf("%s %s: loading", g.t.Name, pointID(g.points[0]))
 	res, err := g.ex.Phase(ctx, g.store, g.t.Target, []string{g.f.Workloads[0].Workload}, g.loadProps, runner.Load, 0)
 	run := Run{Target: g.t.Name, Workload: loadWorkload, Point: g.points[0], Round: round}
-	if res != nil {
+	// A round's load figures are its first load's. A reload within the
+	// round (after a workload that inserted) only restores the data: it is
+	// not a second figure of the round, and its result is not kept.
+	again := g.loadRound == round
+	g.loadRound = round
+	if res != nil && !again {
 		name := "load.json"
 		if round > 1 {
 			name = fmt.Sprintf("load-r%d.json", round)
@@ -708,6 +714,9 @@ func (g *group) load(ctx context.Context, round int) error {
 	}
 	if err != nil && ctx.Err() == nil {
 		return g.notApplicable("load: " + oneLine(err))
+	}
+	if again {
+		return nil
 	}
 	g.m.Runs = append(g.m.Runs, run)
 	return g.save()

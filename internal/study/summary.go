@@ -556,7 +556,9 @@ func (d *Data) Text() []byte {
 		}
 		for _, s := range d.Skipped() {
 			name, why, _ := strings.Cut(s, ": ")
-			fmt.Fprintf(tw, "\t%s\t\t%s\t\t\t\t\n", name, why)
+			// The reason is the line's last cell, outside every column,
+			// so that it does not widen the figures' columns.
+			fmt.Fprintf(tw, "\t%s\t\t  %s\n", name, why)
 		}
 		tw.Flush()
 	}
