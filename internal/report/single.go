@@ -2,6 +2,7 @@ package report
 
 import (
 	"fmt"
+	"math"
 	"strconv"
 	"strings"
 )
@@ -108,7 +109,16 @@ func HumanRate(v float64) string {
 	case v >= 1e3:
 		return strconv.FormatFloat(v/1e3, 'f', 2, 64) + "k"
 	}
-	return strconv.FormatFloat(v, 'f', 0, 64)
+	return PlainRate(v)
+}
+
+// PlainRate prints a rate without unit prefixes: whole numbers from 100
+// up, three significant digits below (0.47, not 0), never an exponent.
+func PlainRate(v float64) string {
+	if v >= 100 || v <= 0 {
+		return strconv.FormatFloat(v, 'f', 0, 64)
+	}
+	return strconv.FormatFloat(v, 'f', 2-int(math.Floor(math.Log10(v))), 64)
 }
 
 // HumanMicros prints a latency given in µs in the unit that reads best:

@@ -542,9 +542,9 @@ func (d *Data) Text() []byte {
 				continue
 			}
 			pid := pointID(r.Point)
-			tp := fmt.Sprintf("%.0f", r.Median)
+			tp := report.PlainRate(r.Median)
 			if spread {
-				tp += fmt.Sprintf(" [%.0f–%.0f]", r.Min, r.Max)
+				tp += " [" + report.PlainRate(r.Min) + "–" + report.PlainRate(r.Max) + "]"
 			}
 			cell := func(metric string) string {
 				if x, ok := d.row(r.Target, w.Name, pid, r.Op, metric); ok {
@@ -617,9 +617,9 @@ func (d *Data) markdown(rep *report.StudyReport) []byte {
 				p99, _ := d.row(r.Target, w.Name, pid, op.Op, "p99")
 				tp := ""
 				if first {
-					tp = fmt.Sprintf("%.0f", r.Median)
+					tp = report.PlainRate(r.Median)
 					if spread {
-						tp += fmt.Sprintf(" [%.0f–%.0f]", r.Min, r.Max)
+						tp += " [" + report.PlainRate(r.Min) + "–" + report.PlainRate(r.Max) + "]"
 					}
 					first = false
 				}
