@@ -335,6 +335,7 @@ func (a *app) runPhase(ctx context.Context, store db.Store, sp *spec, cfg *workl
 	res.Tool = tool()
 	res.Environment = report.ReadEnvironment()
 	res.Environment.GoMaxProcs = out.Procs
+	res.Environment.IOMode = out.IOMode
 	res.Workload = report.Workload{Files: sp.files, Properties: sp.props.Map()}
 	res.Options = report.Options{Threads: opts.Threads, TargetRate: opts.Rate, DurationS: opts.Duration.Seconds(),
 		WarmupS: opts.Warmup.Seconds(), Seed: opts.Seed, BatchSize: out.Batch}

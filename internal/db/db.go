@@ -152,9 +152,25 @@ type Store interface {
 
 // ThreadHolder is a Store whose sessions, as configured, hold their
 // goroutine's thread and its P while they wait for the server (blocking
-// system calls: netio.KernelConn). The runner gives each worker a P.
+// system calls: netio.BlockingConn). The runner gives each worker a P.
 type ThreadHolder interface {
 	HoldsThreads() bool
+}
+
+// ThreadSizer is a Store whose connections depend on the number of
+// sessions a phase opens (the I/O mode of its sessions, a pool's size).
+// The runner calls SetThreads with each phase's thread count before it
+// opens the phase's sessions, so that a store opened once for many phases
+// (a study's points sweeping threads) serves each as if opened for it.
+type ThreadSizer interface {
+	SetThreads(ctx context.Context, threads int) error
+}
+
+// IOModer is a Session that says how its connection waits for the server
+// (netio's modes: blocking, poller, net): what ran, recorded with the
+// phase.
+type IOModer interface {
+	IOMode() string
 }
 
 // Settler is a Store that brings the loaded table to the steady state a

@@ -22,6 +22,11 @@ type Environment struct {
 	// one more than the threads when workers block in the kernel (an open
 	// loop's sleepers, sessions that wait for the server there).
 	GoMaxProcs int `json:"gomaxprocs,omitempty"`
+	// IOMode is how the sessions' connections waited for the server:
+	// blocking, poller or net (pg.io, mysql.io; docs/backends.md),
+	// comma-separated when sessions differed; empty when the backend does
+	// not say.
+	IOMode string `json:"io_mode,omitempty"`
 }
 
 // ReadEnvironment reads the facts of this machine that a result needs.

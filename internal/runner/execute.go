@@ -7,6 +7,7 @@ import (
 	"io"
 	"math"
 	"runtime"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -128,6 +129,19 @@ func (p *execution) openSessions(ctx context.Context, store db.Store) error {
 		}
 	}
 	return nil
+}
+
+// ioModes names the I/O modes of the sessions' connections (db.IOModer),
+// sorted and comma-separated; "" when no session says.
+func ioModes(sessions []db.Session) string {
+	var modes []string
+	for _, s := range sessions {
+		if m, ok := s.(db.IOModer); ok {
+			modes = append(modes, m.IOMode())
+		}
+	}
+	slices.Sort(modes)
+	return strings.Join(slices.Compact(modes), ",")
 }
 
 // missingCapability names what the run's plan needs that s cannot do, or "".

@@ -105,7 +105,9 @@ func kernelSleeper(kind string) bool {
 // for a P until the runtime's sysmon takes one back (up to milliseconds),
 // and that wait is measured as the target's service time. It sets
 // GOMAXPROCS to threads + 1 when it is lower, unless the user set
-// GOMAXPROCS, and returns what restores it.
+// GOMAXPROCS, and returns what restores it: the runtime's default (which
+// follows CPU limits as they change) when it was the default value, else
+// the value it was.
 func raiseProcs(o Options, holds bool) (restore func()) {
 	restore = func() {}
 	sleeps := o.Rate > 0 && kernelSleeper(o.Pacer) && o.interval() >= minSleep
@@ -117,7 +119,12 @@ func raiseProcs(o Options, holds bool) (restore func()) {
 		return restore
 	}
 	runtime.GOMAXPROCS(o.Threads + 1)
-	return func() { runtime.GOMAXPROCS(prev) }
+	return func() {
+		runtime.SetDefaultGOMAXPROCS()
+		if runtime.GOMAXPROCS(0) != prev {
+			runtime.GOMAXPROCS(prev)
+		}
+	}
 }
 
 // interval is an open-loop worker's time between its operations: the

@@ -107,6 +107,10 @@ type Outcome struct {
 	// Procs is GOMAXPROCS while the phase ran (an open loop, or sessions
 	// that block in the kernel, may raise it: raiseProcs).
 	Procs int
+	// IOMode is how the sessions' connections waited for the server
+	// (db.IOModer: blocking, poller, net), comma-separated when sessions
+	// differ; empty when the backend does not say (no network).
+	IOMode string
 }
 
 // Warmup summarises a warm-up: its operations and failures, per op.
@@ -187,6 +191,11 @@ func Execute(ctx context.Context, store db.Store, wl *workload.Workload, plan *P
 	if err != nil {
 		return nil, err
 	}
+	if sizer, ok := store.(db.ThreadSizer); ok {
+		if err := sizer.SetThreads(ctx, p.o.Threads); err != nil {
+			return nil, err
+		}
+	}
 	if err := p.openSessions(ctx, store); err != nil {
 		return nil, err
 	}
@@ -198,7 +207,7 @@ func Execute(ctx context.Context, store db.Store, wl *workload.Workload, plan *P
 	// Worker context: cancelled only after the drain bound once stopped.
 	p.wctx, p.wcancel = context.WithCancel(context.Background())
 	defer p.wcancel()
-	p.out = &Outcome{Phase: p.o.Phase, Names: p.reg.Names(), Batch: p.batch, Procs: runtime.GOMAXPROCS(0)}
+	p.out = &Outcome{Phase: p.o.Phase, Names: p.reg.Names(), Batch: p.batch, Procs: runtime.GOMAXPROCS(0), IOMode: ioModes(p.sessions)}
 	p.st = newStatus(p.o, p.reg, p.total)
 	if err := waitUntil(ctx, p.o.StartAt); err != nil {
 		return nil, ErrInterrupted

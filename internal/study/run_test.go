@@ -76,6 +76,7 @@ func (e *sqlExecutor) Phase(ctx context.Context, store db.Store, target string, 
 		return nil, err
 	}
 	res := report.Build(out, info, target)
+	res.Environment.IOMode = out.IOMode
 	res.Workload = report.Workload{Files: files, Properties: p.Map()}
 	return res, err
 }

@@ -81,7 +81,10 @@ type store struct {
 	indexes  []string
 }
 
-var _ db.Store = (*store)(nil)
+var (
+	_ db.Store       = (*store)(nil)
+	_ db.ThreadSizer = (*store)(nil)
+)
 
 func open(ctx context.Context, cfg db.Config) (db.Store, error) {
 	co, dbName, settings, err := clientOptions(cfg)
@@ -106,6 +109,37 @@ func open(ctx context.Context, cfg db.Config) (db.Store, error) {
 	s.database = s.client.Database(dbName)
 	s.coll = s.database.Collection(cfg.Prop("table", "usertable"))
 	return s, nil
+}
+
+// SetThreads sizes the connection pool for a phase of threads (one
+// connection per worker past the driver's default of 100, unless the URI
+// sets maxPoolSize): a client with another pool size replaces the store's.
+func (s *store) SetThreads(ctx context.Context, threads int) error {
+	cfg := s.cfg
+	cfg.Threads = threads
+	co, _, settings, err := clientOptions(cfg)
+	if err != nil {
+		return err
+	}
+	if settings["maxPoolSize"] == s.settings["maxPoolSize"] {
+		s.cfg = cfg
+		return nil
+	}
+	client, err := mongo.Connect(co)
+	if err == nil {
+		err = client.Ping(ctx, nil)
+	}
+	if err != nil {
+		if client != nil {
+			client.Disconnect(context.Background())
+		}
+		return badTarget(cfg.Target, err)
+	}
+	s.Close()
+	s.cfg, s.settings, s.client = cfg, settings, client
+	s.database = client.Database(s.database.Name())
+	s.coll = s.database.Collection(s.coll.Name())
+	return nil
 }
 
 func badTarget(target string, err error) error {

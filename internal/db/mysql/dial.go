@@ -17,28 +17,23 @@ import (
 type dialSlot struct{}
 
 // rawDial dials as the driver does (within timeout, with TCP keep-alive)
-// and returns a raw connection (netio.Conn), or with kernel one that blocks
-// its thread in the kernel (netio.KernelConn), handed to the session that
-// asked for it through the context.
-func rawDial(timeout time.Duration, kernel bool) func(ctx context.Context, network, addr string) (net.Conn, error) {
+// and returns a connection of the I/O mode that mode gives when it is
+// called (netio.Convert), handed to the session that asked for it through
+// the context.
+func rawDial(timeout time.Duration, mode func() netio.Mode) func(ctx context.Context, network, addr string) (net.Conn, error) {
 	d := net.Dialer{Timeout: timeout, KeepAlive: 15 * time.Second}
 	return func(ctx context.Context, network, addr string) (net.Conn, error) {
 		c, err := d.DialContext(ctx, network, addr)
 		if err != nil {
 			return nil, err
 		}
-		rc := c
-		if kernel {
-			if rc, err = netio.Kernel(c); err != nil {
-				return nil, err
-			}
-		} else {
-			rc = netio.Raw(c)
+		if c, err = netio.Convert(mode(), c); err != nil {
+			return nil, err
 		}
 		if slot, ok := ctx.Value(dialSlot{}).(*net.Conn); ok {
-			*slot = rc
+			*slot = c
 		}
-		return rc, nil
+		return c, nil
 	}
 }
 

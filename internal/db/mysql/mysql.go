@@ -58,10 +58,12 @@ func init() {
 		Options: []db.Option{
 			{Name: "layout", Values: []string{layoutGenerated, layoutColumn}, Default: layoutGenerated,
 				Help: "generated: data JSON + ycsb_key STORED generated from data's YCSB_KEY (primary key on MySQL, unique key on MariaDB, which refuses a primary key on a generated column); column: ycsb_key VARCHAR primary key + data JSON"},
-			{Name: "mysql.rawio", Values: []string{"true", "false"}, Default: "true",
-				Help: "sessions' connections read and write with raw system calls, and each session watches its context once instead of the driver and database/sql per statement; false: the driver's own I/O and watch, which cost client CPU (docs/performance.md)"},
-			{Name: "mysql.blockingio", Values: []string{"auto", "true", "false"}, Default: "auto",
-				Help: "with mysql.rawio, true: workers' connections block their threads in the kernel until the server answers, as a C client's do, each worker holding a P (GOMAXPROCS is raised to threads + 1 unless set); false: they wait in Go's network poller, which wakes them through other threads; auto: true with up to two threads per CPU, where it costs less client CPU, or with fewer threads than GOMAXPROCS when you set it (docs/performance.md)"},
+			{Name: "mysql.io", Values: netio.Modes, Default: "auto",
+				Help: "how workers' connections wait for the server, as pg.io: blocking (threads block in the kernel, each worker holding a P; Linux), poller (raw system calls, waiting in Go's network poller; Linux), net (Go's net package), auto (blocking with up to two threads per CPU, else poller, decided for each phase's threads; net off Linux). Each session watches its context once instead of the driver and database/sql per statement, in every mode (docs/backends.md, docs/performance.md)"},
+			{Name: "mysql.rawio", Values: []string{"true", "false"},
+				Help: "older name, still accepted when mysql.io is not set: false is mysql.io=net (unless mysql.blockingio=true)"},
+			{Name: "mysql.blockingio", Values: []string{"auto", "true", "false"},
+				Help: "older name, still accepted when mysql.io is not set: true is mysql.io=blocking, false poller, auto auto"},
 		},
 		OptionPrefixes: []string{"server."},
 		Open:           open,
@@ -148,7 +150,14 @@ type store struct {
 	// noArrayIndex are array paths Setup was asked to index on a server
 	// without multi-valued indexes (MariaDB): their queries scan.
 	noArrayIndex []string
+	io           netio.Mode // mysql.io (or its older names)
 }
+
+var (
+	_ db.ThreadHolder = (*store)(nil)
+	_ db.ThreadSizer  = (*store)(nil)
+	_ db.IOModer      = (*session)(nil)
+)
 
 // indexCol is a secondary path's generated column.
 type indexCol struct {
@@ -209,16 +218,27 @@ func parseTarget(target string) (*mysql.Config, string, error) {
 	return cfg, name, nil
 }
 
+// mode is the I/O mode of the sessions of a phase of s.cfg.Threads.
+func (s *store) mode() netio.Mode { return netio.Resolve(s.io, s.cfg.Threads) }
+
 // HoldsThreads says whether sessions block their threads in the kernel
-// (mysql.blockingio with mysql.rawio, netio.KernelConn); auto: when that
-// pays for the number of threads.
-func (s *store) HoldsThreads() bool {
-	return s.cfg.Prop("mysql.rawio", "true") == "true" &&
-		netio.KernelWait(s.cfg.Prop("mysql.blockingio", "auto"), s.cfg.Threads)
+// (mysql.io=blocking, netio.BlockingConn); auto: when that pays for the
+// phase's threads.
+func (s *store) HoldsThreads() bool { return s.mode() == netio.Blocking }
+
+// SetThreads sizes the sessions opened next for a phase of threads: auto
+// decides their I/O mode for it.
+func (s *store) SetThreads(_ context.Context, threads int) error {
+	s.cfg.Threads = threads
+	return nil
 }
 
 func open(ctx context.Context, c db.Config) (db.Store, error) {
-	s := &store{cfg: c, layout: c.Prop("layout", layoutGenerated), indexes: map[string]indexCol{}}
+	mode, err := netio.Setting(func(k string) string { return c.Prop(k, "") }, "mysql", false)
+	if err != nil {
+		return nil, err
+	}
+	s := &store{cfg: c, io: mode, layout: c.Prop("layout", layoutGenerated), indexes: map[string]indexCol{}}
 	if s.layout != layoutGenerated && s.layout != layoutColumn {
 		return nil, fmt.Errorf("property layout=%q: MySQL/MariaDB layouts are %s, %s", s.layout, layoutGenerated, layoutColumn)
 	}
@@ -256,21 +276,17 @@ func open(ctx context.Context, c db.Config) (db.Store, error) {
 			cfg.Params[k] = v
 		}
 	}
-	idle := c.Threads + 2
-	if c.Prop("mysql.rawio", "true") == "true" {
-		// Sessions dial their own connection (see NewSession): one
-		// released to the pool would be reused without its dial.
-		idle = 0
-		cfg.DialFunc = rawDial(cfg.Timeout, s.HoldsThreads())
-		cfg.Logger = quietTimeouts{cfg.Logger}
-	}
+	// Sessions dial their own connection (see NewSession), of the phase's
+	// I/O mode: one released to the pool would be reused without its dial.
+	cfg.DialFunc = rawDial(cfg.Timeout, s.mode)
+	cfg.Logger = quietTimeouts{cfg.Logger}
 	conn, err := mysql.NewConnector(cfg)
 	if err != nil {
 		s.Close()
 		return nil, fmt.Errorf("target %s: %v", db.Redact(c.Target), err)
 	}
 	s.sqlDB = sql.OpenDB(conn)
-	s.sqlDB.SetMaxIdleConns(idle)
+	s.sqlDB.SetMaxIdleConns(0)
 	var version string
 	if err := s.sqlDB.QueryRowContext(ctx, "SELECT VERSION()").Scan(&version); err != nil {
 		s.Close()

@@ -25,7 +25,8 @@ type session struct {
 	layout  string
 	indexes map[string]indexCol
 
-	readAll string // select expression of a whole document
+	readAll string     // select expression of a whole document
+	io      netio.Mode // of the session's connection
 
 	insert, read, merge, replace, scan, del *sql.Stmt
 
@@ -80,16 +81,18 @@ func (s *store) NewSession(ctx context.Context) (db.Session, error) {
 	if err := s.loadIndexes(ctx); err != nil {
 		return nil, err
 	}
-	var nc net.Conn // the connection dialled for the session (mysql.rawio)
+	var nc net.Conn // the connection dialled for the session (rawDial)
 	conn, err := s.sqlDB.Conn(context.WithValue(ctx, dialSlot{}, &nc))
 	if err != nil {
 		return nil, fmt.Errorf("target %s: %v", db.Redact(s.cfg.Target), oneLine(err))
 	}
 	ss := &session{Session: sqldb.Session{Conn: conn, Table: s.table, Dialect: s.d.sqlDialect()},
 		d: s.d, layout: s.layout, indexes: s.indexes, batch: map[int]*sql.Stmt{}, queries: map[string]*queryStm{}}
-	if nc != nil {
-		ss.Watch = netio.NewWatch(nc)
+	if nc == nil {
+		ss.Close()
+		return nil, fmt.Errorf("target %s: the session's connection was not dialled for it", db.Redact(s.cfg.Target))
 	}
+	ss.Watch, ss.io = netio.NewWatch(nc), netio.ModeOf(nc)
 	ss.readAll = "data"
 	if s.layout == layoutGenerated {
 		ss.readAll = "JSON_REMOVE(data, '$.YCSB_KEY')"
@@ -115,6 +118,9 @@ func (s *store) NewSession(ctx context.Context) (db.Session, error) {
 	}
 	return ss, nil
 }
+
+// IOMode is the I/O mode of the session's connection.
+func (s *session) IOMode() string { return string(s.io) }
 
 // withKey appends doc with "YCSB_KEY" as its first member to s.doc
 // (generated layout) and returns the appended part's start.

@@ -24,6 +24,7 @@ import (
 	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/docbench/docbench/internal/db"
+	"github.com/docbench/docbench/internal/db/netio"
 	"github.com/docbench/docbench/internal/server"
 )
 
@@ -57,10 +58,12 @@ func init() {
 			{Name: "pg.compression", Values: []string{"pglz", "lz4"}, Help: "SET COMPRESSION of the document column (default: the server's default_toast_compression)"},
 			{Name: "pg.storage", Values: []string{"extended", "external", "main"}, Help: "SET STORAGE of the document column (default extended)"},
 			{Name: "pg.schema", Default: "docbench", Help: "schema docbench creates its tables in (created if missing)"},
-			{Name: "pg.blockingio", Values: []string{"auto", "true", "false"}, Default: "auto",
-				Help: "true: workers' connections block their threads in the kernel until the server answers, as a C client's do, each worker holding a P (GOMAXPROCS is raised to threads + 1 unless set); false: they wait in Go's network poller (see pg.rawio), which wakes them through other threads; auto: true with up to two threads per CPU, where it costs less client CPU, or with fewer threads than GOMAXPROCS when you set it (docs/performance.md)"},
-			{Name: "pg.rawio", Values: []string{"true", "false"}, Default: "true",
-				Help: "when connections wait in Go's network poller (pg.blockingio false, or auto with more than two threads per CPU): they read and write with raw system calls on their non-blocking sockets, waiting in Go's network poller only when a socket is not ready; false: through Go's net package, whose scheduler bookkeeping around each call costs client CPU"},
+			{Name: "pg.io", Values: netio.Modes, Default: "auto",
+				Help: "how workers' connections wait for the server; blocking: their threads block in the kernel until it answers, as a C client's do, each worker holding a P (GOMAXPROCS is raised to threads + 1 unless set; Linux); poller: they wait in Go's network poller, reading and writing with raw system calls (Linux); net: through Go's net package, whose scheduler bookkeeping around each call costs client CPU; auto: blocking with up to two threads per CPU (or fewer threads than GOMAXPROCS when you set it), where it costs less client CPU, else poller, decided for each phase's threads (net off Linux; docs/backends.md, docs/performance.md)"},
+			{Name: "pg.blockingio", Values: []string{"auto", "true", "false"},
+				Help: "older name, still accepted when pg.io is not set: true is pg.io=blocking, false poller, auto auto"},
+			{Name: "pg.rawio", Values: []string{"true", "false"},
+				Help: "older name, still accepted when pg.io is not set: false is pg.io=net (unless pg.blockingio=true)"},
 			{Name: "pg.vacuum", Values: []string{"analyze", "run", "none"}, Default: "analyze",
 				Help: "after a load: VACUUM (ANALYZE) the loaded tables, outside the load's figures, as pgbench does (statistics, visibility map, GIN pending entries); run: before each run's warm-up too, as pgbench does before its runs; none: leave them to autovacuum"},
 			{Name: "pg.datadir", Default: server.DefaultDataDir(""),
@@ -137,16 +140,26 @@ type store struct {
 	settings map[string]string // server.* properties
 	indexes  []string          // secondary index definitions created by Setup
 	cols     []relColumn       // layout=relational columns
+	io       netio.Mode        // pg.io (or its older names)
 }
 
-var _ db.Store = (*store)(nil)
+var (
+	_ db.Store        = (*store)(nil)
+	_ db.ThreadHolder = (*store)(nil)
+	_ db.ThreadSizer  = (*store)(nil)
+	_ db.IOModer      = (*session)(nil)
+)
 
 func open(ctx context.Context, cfg db.Config) (db.Store, error) {
 	v, err := parseVariant(cfg)
 	if err != nil {
 		return nil, err
 	}
-	s := &store{cfg: cfg, v: v, schema: cfg.Prop("pg.schema", "docbench"), settings: map[string]string{}}
+	mode, err := netio.Setting(func(k string) string { return cfg.Prop(k, "") }, "pg", true)
+	if err != nil {
+		return nil, err
+	}
+	s := &store{cfg: cfg, v: v, io: mode, schema: cfg.Prop("pg.schema", "docbench"), settings: map[string]string{}}
 	s.setTable(cfg.Prop("table", "usertable"))
 	for k, v := range cfg.Props {
 		if name, ok := strings.CutPrefix(k, "server."); ok {

@@ -317,7 +317,7 @@ func BenchmarkSession(b *testing.B) {
 	})
 }
 
-// A blocking connection (pg.blockingio) still honours a cancelled context:
+// A blocking connection (pg.io=blocking) still honours a cancelled context:
 // the statement stops long before it would have finished.
 func TestBlockingIOCancels(t *testing.T) {
 	url := testutil.FreshDatabase(t, testutil.Postgres(t, "debian"))
@@ -325,13 +325,13 @@ func TestBlockingIOCancels(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cfg.DialFunc = netio.KernelDial(cfg.DialFunc)
+	cfg.DialFunc = netio.Dial(netio.Blocking, cfg.DialFunc)
 	conn, err := pgconn.ConnectConfig(context.Background(), cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer conn.Close(context.Background())
-	if _, ok := conn.Conn().(*netio.KernelConn); !ok {
+	if _, ok := conn.Conn().(*netio.BlockingConn); !ok {
 		t.Fatalf("connection is a %T, not a blocking one", conn.Conn())
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)

@@ -109,21 +109,29 @@ func (s *store) jsonbData() string {
 	return "data"
 }
 
+// mode is the I/O mode of the sessions of a phase of s.cfg.Threads.
+func (s *store) mode() netio.Mode { return netio.Resolve(s.io, s.cfg.Threads) }
+
 // HoldsThreads says whether sessions block their threads in the kernel
-// (pg.blockingio, netio.KernelConn); auto: when that pays for the number
-// of threads.
-func (s *store) HoldsThreads() bool {
-	return netio.KernelWait(s.cfg.Prop("pg.blockingio", "auto"), s.cfg.Threads)
+// (pg.io=blocking, netio.BlockingConn); auto: when that pays for the
+// phase's threads.
+func (s *store) HoldsThreads() bool { return s.mode() == netio.Blocking }
+
+// SetThreads sizes the sessions opened next for a phase of threads: auto
+// decides their I/O mode for it.
+func (s *store) SetThreads(_ context.Context, threads int) error {
+	s.cfg.Threads = threads
+	return nil
 }
+
+// IOMode is the I/O mode of the session's connection (below TLS, if any).
+func (s *session) IOMode() string { return string(netio.ModeOf(s.pg.Conn())) }
 
 func (s *store) NewSession(ctx context.Context) (db.Session, error) {
 	cc := s.connCfg
-	if s.HoldsThreads() {
+	if m := s.mode(); m != netio.Net {
 		cc = cc.Copy()
-		cc.DialFunc = netio.KernelDial(cc.DialFunc)
-	} else if s.cfg.Prop("pg.rawio", "true") == "true" {
-		cc = cc.Copy()
-		cc.DialFunc = netio.RawDial(cc.DialFunc)
+		cc.DialFunc = netio.Dial(m, cc.DialFunc)
 	}
 	conn, err := pgx.ConnectConfig(ctx, cc)
 	if err != nil {

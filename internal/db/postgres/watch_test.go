@@ -3,7 +3,6 @@ package postgres
 import (
 	"context"
 	"errors"
-	"runtime"
 	"strconv"
 	"strings"
 	"testing"
@@ -118,24 +117,6 @@ func TestStatementsAllocateOnceUnderACancellableContext(t *testing.T) {
 		}
 		if allocs > 1 {
 			t.Errorf("%s: %v allocations per statement, want at most 1", name, allocs)
-		}
-	}
-}
-
-// pg.blockingio reaches the store (netio.KernelWait decides): auto by
-// default, as set otherwise.
-func TestBlockingIOProperty(t *testing.T) {
-	many := 2*runtime.GOMAXPROCS(0) + 1
-	for _, c := range []struct {
-		props   map[string]string
-		threads int
-		want    bool
-	}{
-		{nil, 1, true}, {nil, many, false}, {map[string]string{"pg.blockingio": "true"}, many, true},
-	} {
-		s := &store{cfg: db.Config{Props: c.props, Threads: c.threads}}
-		if got := s.HoldsThreads(); got != c.want {
-			t.Errorf("%v, %d threads: HoldsThreads %v, want %v", c.props, c.threads, got, c.want)
 		}
 	}
 }
