@@ -26,7 +26,7 @@ func TestSweepRunsEachPointInItsIOMode(t *testing.T) {
 title: threads sweep
 targets:
   - {name: pg, target: "`+url+`"}
-properties: {recordcount: 200}
+properties: {recordcount: 200, pg.io: auto}
 workloads:
   - {name: c, workload: workloadc}
 sweep:

@@ -48,7 +48,8 @@ func TestSetting(t *testing.T) {
 		want      Mode
 		err       string
 	}{
-		{nil, true, Auto, ""},
+		{nil, true, Default(), ""},
+		{map[string]string{"pg.io": "auto"}, true, Auto, ""},
 		{map[string]string{"pg.io": "blocking"}, true, Blocking, ""},
 		{map[string]string{"pg.io": "poller"}, true, Poller, ""},
 		{map[string]string{"pg.io": "net"}, true, Net, ""},

@@ -23,7 +23,8 @@ func TestIOModeFollowsThreads(t *testing.T) {
 		threads []int
 		want    []netio.Mode
 	}{
-		{nil, []int{1, many, 1}, []netio.Mode{netio.Blocking, netio.Poller, netio.Blocking}},
+		{nil, []int{1, many}, []netio.Mode{netio.Poller, netio.Poller}},
+		{map[string]string{"pg.io": "auto"}, []int{1, many, 1}, []netio.Mode{netio.Blocking, netio.Poller, netio.Blocking}},
 		{map[string]string{"pg.io": "blocking"}, []int{many}, []netio.Mode{netio.Blocking}},
 		{map[string]string{"pg.io": "poller"}, []int{1}, []netio.Mode{netio.Poller}},
 		{map[string]string{"pg.io": "net"}, []int{1}, []netio.Mode{netio.Net}},
