@@ -43,8 +43,8 @@ var (
 	msgNotebook = regexp.MustCompile(`(?i)` + strings.Join(notebook, "|"))
 )
 
-// exempt are the documents other work rewrites for users; a prefix leaves
-// this list once its documents pass.
+// exempt are the documents other work is rewriting for users (none now); a
+// prefix leaves this list once its documents pass.
 var exempt = []string{}
 
 // TestUserDocsAreForUsers: the README fits a first page, and no document a

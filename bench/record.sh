@@ -1,0 +1,47 @@
+#!/usr/bin/env bash
+# The record behind docs/reproductions.md: every built-in study with claims at full
+# length, one at a time, then containment, partial-update and doc-vs-relational at
+# their sources' sizes (--scale source). Run it on a quiet machine: nothing else
+# running, since every figure is a throughput or a latency.
+#
+# usage: bench/record.sh [RESULTS_DIR=record-results]
+#   WITH_MARIADB=0       leave out --with mariadb (index-strategy, partial-update);
+#                        by default it is given, which needs a local MariaDB install
+#   MONGODB_URL=mongodb://host/db
+#                        add --with mongodb=URL to the studies that declare it (a real
+#                        mongod); without it their MongoDB claims are not measurable here
+#
+# Each study writes its directory under RESULTS_DIR (summary.md, report.html, the
+# results); the wall time of each is printed and appended to RESULTS_DIR/times.txt.
+# A study that fails is reported and the next one runs; the exit code is non-zero if
+# any failed.
+set -uo pipefail
+out=${1:-record-results}
+cd "$(dirname "$0")/.."
+mkdir -p "$out"
+go build -o "$out/docbench" ./cmd/docbench || exit 1
+
+# declares NAME OPTION: whether studies/NAME.yaml declares the opt-in target OPTION.
+declares() { awk '/^with:/{w=1; next} /^[a-z]/{w=0} w && $1 == "'"$2"':" {f=1} END {exit !f}' "studies/$1.yaml"; }
+
+failed=0
+run() { # run DIR STUDY [ARGS...]
+  local dir=$1 study=$2; shift 2
+  local args=("$@")
+  if [ "${WITH_MARIADB:-1}" != 0 ] && declares "$study" mariadb; then args+=(--with mariadb); fi
+  if [ -n "${MONGODB_URL:-}" ] && declares "$study" mongodb; then args+=(--with "mongodb=$MONGODB_URL"); fi
+  echo "== $(date -u +%FT%TZ) docbench study $study ${args[*]} --out $out/$dir" | tee -a "$out/times.txt"
+  local start=$SECONDS rc=0
+  "$out/docbench" study "$study" "${args[@]}" --out "$out/$dir" || rc=$?
+  local t=$((SECONDS - start))
+  printf '%-32s %dm%02ds  exit %d\n' "$dir" $((t / 60)) $((t % 60)) "$rc" | tee -a "$out/times.txt"
+  [ "$rc" = 0 ] || failed=1
+}
+
+for s in $(grep -l '^claims:' studies/*.yaml | xargs -n1 basename | sed 's/\.yaml$//'); do
+  run "$s" "$s"
+done
+for s in containment partial-update doc-vs-relational; do
+  run "$s-source" "$s" --scale source
+done
+exit "$failed"
