@@ -198,14 +198,7 @@ const trialSlack = 1500 * time.Millisecond
 // with the error, when it failed or was interrupted after trials ran).
 func (a *app) capacity(ctx context.Context, c *capacitySpec) (*report.Result, error) {
 	sp := c.phase
-	cfg, err := config(sp.props)
-	if err != nil {
-		return nil, err
-	}
-	if err := db.Check(sp.target, cfg.Props); err != nil {
-		return nil, &ExitError{Code: exitUsage, Err: err}
-	}
-	wl, plan, err := preparePhase(cfg, sp)
+	cfg, wl, plan, err := preparePhase(sp)
 	if err != nil {
 		return nil, err
 	}

@@ -220,16 +220,9 @@ func config(props *workload.Properties) (*workload.Config, error) {
 // execute opens the target, runs one phase and returns its result; on
 // failure after measuring began, the partial result comes back with the error.
 func (a *app) execute(ctx context.Context, sp *spec) (*report.Result, error) {
-	cfg, err := config(sp.props)
-	if err != nil {
-		return nil, err
-	}
 	// Everything is validated before the target is touched: a bad document
 	// property must not leave a database file behind.
-	if err := db.Check(sp.target, cfg.Props); err != nil {
-		return nil, &ExitError{Code: exitUsage, Err: err}
-	}
-	wl, plan, err := preparePhase(cfg, sp)
+	cfg, wl, plan, err := preparePhase(sp)
 	if err != nil {
 		return nil, err
 	}
@@ -241,11 +234,17 @@ func (a *app) execute(ctx context.Context, sp *spec) (*report.Result, error) {
 	return a.runPhase(ctx, store, sp, cfg, wl, plan)
 }
 
-// preparePhase applies the shard to a validated configuration and builds
-// the phase's workload and plan: once, before the target is touched.
-func preparePhase(cfg *workload.Config, sp *spec) (*workload.Workload, *runner.Plan, error) {
+// preparePhase validates the phase's properties, applies its shard and
+// builds its workload and plan: once, before the target is touched (open
+// checks the target's own options).
+func preparePhase(sp *spec) (*workload.Config, *workload.Workload, *runner.Plan, error) {
+	cfg, err := config(sp.props)
+	if err != nil {
+		return nil, nil, nil, err
+	}
 	cfg.ApplyShard(sp.shard.shard) // this shard's operations and rate
-	return buildPlan(cfg, sp.opts.Seed)
+	wl, plan, err := buildPlan(cfg, sp.opts.Seed)
+	return cfg, wl, plan, err
 }
 
 // open opens a target for a validated configuration.

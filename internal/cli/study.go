@@ -79,13 +79,9 @@ func (e executor) DocBytes(props map[string]string) (float64, error) {
 
 func (e executor) Phase(ctx context.Context, store db.Store, target string, files []string, props *workload.Properties,
 	phase runner.Phase, warmup time.Duration) (*report.Result, error) {
-	cfg, err := config(props)
-	if err != nil {
-		return nil, err
-	}
 	sp := &spec{phase: phase, target: target, files: files, props: props, quiet: true, recreate: phase == runner.Load, by: "docbench study",
 		opts: runner.Options{Phase: phase, Seed: 1, Warmup: warmup}}
-	wl, plan, err := preparePhase(cfg, sp)
+	cfg, wl, plan, err := preparePhase(sp)
 	if err != nil {
 		return nil, err
 	}
@@ -97,14 +93,10 @@ func (e executor) Phase(ctx context.Context, store db.Store, target string, file
 func (e executor) Capacity(ctx context.Context, store db.Store, target string, files []string, props *workload.Properties,
 	run study.CapacityRun) (*report.Result, error) {
 	props.Set("operationcount", "0", "capacity")
-	cfg, err := config(props)
-	if err != nil {
-		return nil, err
-	}
 	c := &capacitySpec{cfg: run.Config, maxTime: run.MaxTime, trial: run.Trial,
 		phase: &spec{phase: runner.Run, target: target, files: files, props: props, encode: true, quiet: true,
 			opts: runner.Options{Phase: runner.Run, Seed: 1, Warmup: run.Warmup, MaxErrorRate: -1}}}
-	wl, plan, err := preparePhase(cfg, c.phase)
+	cfg, wl, plan, err := preparePhase(c.phase)
 	if err != nil {
 		return nil, err
 	}
