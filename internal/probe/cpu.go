@@ -6,22 +6,11 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"syscall"
 )
 
 // clockTicks is USER_HZ, the unit of /proc/PID/stat times: 100 on every
 // Linux architecture Go supports.
 const clockTicks = 100
-
-// SelfCPU returns docbench's own CPU seconds (user + system).
-func SelfCPU() float64 {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		return 0
-	}
-	tv := func(t syscall.Timeval) float64 { return float64(t.Sec) + float64(t.Usec)/1e6 }
-	return tv(ru.Utime) + tv(ru.Stime)
-}
 
 // procStat is what TreeCPU needs of /proc/PID/stat.
 type procStat struct {

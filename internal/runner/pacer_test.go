@@ -7,12 +7,12 @@ import (
 	"os"
 	"runtime"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 
 	"github.com/docbench/docbench/internal/db"
 	"github.com/docbench/docbench/internal/measure"
+	"github.com/docbench/docbench/internal/probe"
 )
 
 // pacerCase is a mechanism, with workers crowded on the Ps or not.
@@ -129,11 +129,7 @@ type holding struct{ db.Store }
 
 func (holding) HoldsThreads() bool { return true }
 
-func cpuTime() time.Duration {
-	var ru syscall.Rusage
-	_ = syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
-}
+func cpuTime() time.Duration { return time.Duration(probe.SelfCPU() * float64(time.Second)) }
 
 // BenchmarkPacer measures each pacing mechanism as the runner uses it: the
 // workers share the target rate, each with its own schedule and pacer, and

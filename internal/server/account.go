@@ -8,6 +8,8 @@ import (
 	"strconv"
 	"strings"
 	"syscall"
+
+	"github.com/docbench/docbench/internal/server/proc"
 )
 
 // account is the OS user the postgres processes run as; nil means the
@@ -78,7 +80,7 @@ func (a *account) apply(cmd *exec.Cmd) {
 		cmd.SysProcAttr = &syscall.SysProcAttr{}
 	}
 	if a != nil {
-		cmd.SysProcAttr.Credential = &syscall.Credential{Uid: a.uid, Gid: a.gid, Groups: []uint32{}}
+		proc.SetCredential(cmd.SysProcAttr, a.uid, a.gid)
 	}
 }
 

@@ -146,20 +146,20 @@ func checkSearchable(dir string, acct *account) error {
 		return nil
 	}
 	for d := filepath.Dir(dir); ; d = filepath.Dir(d) {
-		var st syscall.Stat_t
-		if err := syscall.Stat(d, &st); err != nil {
+		uid, gid, mode, err := proc.Owner(d)
+		if err != nil {
 			return fmt.Errorf("data directory %s: %s: %w", dir, d, err)
 		}
 		bit := uint32(0o001)
 		switch {
-		case st.Uid == acct.uid:
+		case uid == acct.uid:
 			bit = 0o100
-		case st.Gid == acct.gid:
+		case gid == acct.gid:
 			bit = 0o010
 		}
-		if uint32(st.Mode)&bit == 0 {
+		if mode&bit == 0 {
 			return fmt.Errorf("data directory %s: the server runs as user %s, which cannot enter %s (mode %04o, uid %d): chmod o+x it or choose another directory",
-				dir, acct.name, d, st.Mode&0o7777, st.Uid)
+				dir, acct.name, d, mode&0o7777, uid)
 		}
 		if filepath.Dir(d) == d {
 			return nil
@@ -241,7 +241,7 @@ func lockDataDir(dir string, acct *account) (*dataLock, error) {
 	if err != nil {
 		return nil, fmt.Errorf("data directory %s: lock: %w", dir, err)
 	}
-	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
+	if err := proc.TryLock(f); err != nil {
 		f.Close()
 		if errors.Is(err, syscall.EWOULDBLOCK) {
 			who := "another docbench"
@@ -272,12 +272,12 @@ func checkDataDir(dir, version string, acct *account) error {
 		return fmt.Errorf("data directory %s was created by PostgreSQL %s, this server is PostgreSQL %s: use another directory, or remove it to start afresh", dir, got, version)
 	}
 	if acct != nil {
-		var st syscall.Stat_t
-		if err := syscall.Stat(dir, &st); err != nil {
+		uid, _, _, err := proc.Owner(dir)
+		if err != nil {
 			return fmt.Errorf("data directory %s: %w", dir, err)
 		}
-		if st.Uid != acct.uid {
-			return fmt.Errorf("data directory %s is owned by uid %d, but the server runs as %s (uid %d): chown -R %s it", dir, st.Uid, acct.name, acct.uid, acct.name)
+		if uid != acct.uid {
+			return fmt.Errorf("data directory %s is owned by uid %d, but the server runs as %s (uid %d): chown -R %s it", dir, uid, acct.name, acct.uid, acct.name)
 		}
 	}
 	pidFile := filepath.Join(dir, "postmaster.pid")

@@ -265,7 +265,7 @@ func TestPersistentOwnerKilled(t *testing.T) {
 	if v := queryOne(t, ctx, p.URL, "select v from kept"); v != "from child" {
 		t.Errorf("after the owner was killed: v = %q", v)
 	}
-	if err := syscall.Kill(-pid, 0); !errors.Is(err, syscall.ESRCH) {
+	if err := proc.Signal(-pid, 0); !errors.Is(err, syscall.ESRCH) {
 		t.Errorf("the killed child's server (group %d) still runs", pid)
 	}
 	proctest.CheckGone(t, "the killed child's runtime dir", runDir)

@@ -61,6 +61,9 @@ type MariaDB struct {
 // MariaDB is not installed the error is one line starting
 // "local MariaDB unavailable:".
 func StartMariaDB(ctx context.Context, o MariaDBOptions) (_ *MariaDB, err error) {
+	if err := proc.Supported(); err != nil {
+		return nil, err
+	}
 	mariadbd, installDB, err := mariaBinaries()
 	if err != nil {
 		return nil, fmt.Errorf("local MariaDB unavailable: %w", err)

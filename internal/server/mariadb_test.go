@@ -124,10 +124,10 @@ func TestMariaDBOwnerKilled(t *testing.T) {
 	}
 	child, pid, runDir := proctest.StartOwnerChild(t, "1")
 	proctest.KillChild(child)
-	gone := func() bool { return errors.Is(syscall.Kill(-pid, 0), syscall.ESRCH) || zombie(pid) }
+	gone := func() bool { return errors.Is(proc.Signal(-pid, 0), syscall.ESRCH) || zombie(pid) }
 	if !proc.WaitFor(10*time.Second, gone) {
 		t.Errorf("mariadbd (pid %d) survived its owner", pid)
-		syscall.Kill(pid, syscall.SIGKILL)
+		proc.Signal(pid, syscall.SIGKILL)
 	}
 	CleanStaleMariaDB()
 	proctest.CheckGone(t, "runtime dir", runDir)

@@ -65,6 +65,9 @@ type Postgres struct {
 // system user "docbench" (created if absent). When the binaries cannot be
 // had, the error is one line starting "embedded PostgreSQL unavailable:".
 func StartPostgres(ctx context.Context, o PostgresOptions) (*Postgres, error) {
+	if err := proc.Supported(); err != nil {
+		return nil, err
+	}
 	if o.Version == "" {
 		o.Version = DefaultPostgresVersion
 	}
@@ -103,6 +106,9 @@ func prepareEmbedded(ctx context.Context, o PostgresOptions) (string, *account, 
 // the distribution's package creates). o.Version is ignored. Its errors do
 // not name binDir: the caller says which install it chose.
 func StartInstalledPostgres(ctx context.Context, binDir, runAs string, o PostgresOptions) (*Postgres, error) {
+	if err := proc.Supported(); err != nil {
+		return nil, err
+	}
 	acct, err := serverAccount(runAs, false)
 	if err != nil {
 		return nil, err

@@ -93,7 +93,7 @@ func TestOwnerKilled(t *testing.T) {
 	}
 	child, pid, runDir := proctest.StartOwnerChild(t, "1")
 	proctest.KillChild(child)
-	groupGone := func() bool { return errors.Is(syscall.Kill(-pid, 0), syscall.ESRCH) }
+	groupGone := func() bool { return errors.Is(proc.Signal(-pid, 0), syscall.ESRCH) }
 	if !proc.WaitFor(10*time.Second, groupGone) {
 		t.Errorf("server processes (group %d) survived their owner", pid)
 		killWait(pid)

@@ -45,7 +45,7 @@ func CleanStale() {
 // killWait asks a postmaster for immediate shutdown (SIGQUIT), then SIGKILLs
 // it if it is still there after five seconds.
 func killWait(pid int) {
-	syscall.Kill(pid, syscall.SIGQUIT)
+	proc.Signal(pid, syscall.SIGQUIT)
 	if !proc.WaitGone(pid, 5*time.Second) {
 		proc.KillAndWait(pid, 2*time.Second)
 	}

@@ -8,7 +8,6 @@ import (
 	"sort"
 	"strconv"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/docbench/docbench/internal/server"
@@ -151,19 +150,13 @@ func (e *estimate) check(r *studyRun) error {
 	var order []uint64
 	for dir, need := range e.need {
 		d := existing(dir)
-		var st syscall.Statfs_t
-		if err := syscall.Statfs(d, &st); err != nil {
+		dev, free, err := diskOf(d)
+		if err != nil {
 			return fmt.Errorf("disk space of %s: %w", d, err)
-		}
-		var dev uint64
-		if fi, err := os.Stat(d); err == nil {
-			if s, ok := fi.Sys().(*syscall.Stat_t); ok {
-				dev = uint64(s.Dev)
-			}
 		}
 		fs := byFS[dev]
 		if fs == nil {
-			fs = &fsNeed{dir: d, free: int64(st.Bavail) * int64(st.Bsize)}
+			fs = &fsNeed{dir: d, free: free}
 			byFS[dev] = fs
 			order = append(order, dev)
 		}

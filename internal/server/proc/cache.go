@@ -6,7 +6,6 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"syscall"
 )
 
 // CacheRoot is where docbench keeps what it downloads and builds (server
@@ -44,12 +43,16 @@ func LockCacheFile(root, name string) (unlock func(), err error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX); err != nil {
+	if err := lock(f, true); err != nil {
 		f.Close()
 		return nil, fmt.Errorf("lock %s: %w", f.Name(), err)
 	}
 	return func() { f.Close() }, nil // closing releases the flock
 }
+
+// TryLock takes an exclusive lock on f without waiting, released when f is
+// closed; syscall.EWOULDBLOCK when another process holds it.
+func TryLock(f *os.File) error { return lock(f, false) }
 
 // CopyFile copies the regular file src to dst, which must not exist, with
 // permission bits perm.

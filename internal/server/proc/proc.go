@@ -5,7 +5,8 @@
 // process group and dies with that docbench; Stop escalates signals until it
 // has exited and removes the runtime directory; a stale-cleanup pass removes
 // what a dead docbench left behind; and what is downloaded or built lives in
-// one cache directory.
+// one cache directory. All of it is Unix's: on Windows every start fails
+// with the one error Supported returns.
 package proc
 
 import (
@@ -28,12 +29,13 @@ import (
 // OwnerFile, in a runtime directory, holds the PID of its docbench process.
 const OwnerFile = "owner.pid"
 
-// Alive reports whether a process with this PID exists.
+// Alive reports whether a process with this PID exists (never on Windows,
+// where no server of ours runs).
 func Alive(pid int) bool {
 	if pid <= 0 {
 		return false
 	}
-	err := syscall.Kill(pid, 0)
+	err := Signal(pid, 0)
 	return err == nil || err == syscall.EPERM
 }
 
@@ -115,7 +117,7 @@ func WaitGone(pid int, d time.Duration) bool {
 
 // KillAndWait SIGKILLs pid and waits up to d for it to be gone.
 func KillAndWait(pid int, d time.Duration) {
-	syscall.Kill(pid, syscall.SIGKILL)
+	Signal(pid, syscall.SIGKILL)
 	WaitGone(pid, d)
 }
 
@@ -183,10 +185,13 @@ func Prepare(cmd *exec.Cmd, dir string) {
 // deathSig sent to it when docbench dies. The channel it returns is closed
 // once the process has exited.
 func StartOwned(cmd *exec.Cmd, deathSig syscall.Signal) (chan struct{}, error) {
+	if err := Supported(); err != nil {
+		return nil, err
+	}
 	if cmd.SysProcAttr == nil {
 		cmd.SysProcAttr = &syscall.SysProcAttr{}
 	}
-	cmd.SysProcAttr.Setpgid = true
+	setOwnGroup(cmd.SysProcAttr)
 	setParentDeath(cmd.SysProcAttr, deathSig)
 	if err := cmd.Start(); err != nil {
 		return nil, err

@@ -52,7 +52,7 @@ func checkOwnerKilled[P proctest.Server](t *testing.T, start func() (P, error), 
 	proctest.KillChild(child)
 	if !proc.WaitGone(pid, 10*time.Second) {
 		t.Errorf("peer %d survived its owner", pid)
-		syscall.Kill(pid, syscall.SIGKILL)
+		proc.Signal(pid, syscall.SIGKILL)
 	}
 	clean()
 	proctest.CheckGone(t, "runtime dir", runDir)

@@ -55,6 +55,9 @@ type MongoPeer struct {
 // -B package`, needing Java 17+, Maven and Maven Central) and caches it; when
 // that or the start fails, the error starts "MongoDB peer unavailable:".
 func StartMongoPeer(ctx context.Context, o MongoPeerOptions) (*MongoPeer, error) {
+	if err := proc.Supported(); err != nil {
+		return nil, mongoPeers.unavailable(err)
+	}
 	CleanStaleMongoPeers()
 	java, err := javaBinary()
 	if err != nil {

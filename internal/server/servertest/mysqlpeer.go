@@ -59,6 +59,9 @@ type MySQLPeer struct {
 // hash of the peer's sources; when that or the start fails, the error starts
 // "MySQL 8 peer unavailable:".
 func StartMySQLPeer(ctx context.Context, o MySQLPeerOptions) (*MySQLPeer, error) {
+	if err := proc.Supported(); err != nil {
+		return nil, mysqlPeers.unavailable(err)
+	}
 	CleanStaleMySQLPeers()
 	bin, err := MySQLPeerBinary(ctx, o.Source, o.Log)
 	if err != nil {

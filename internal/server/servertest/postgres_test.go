@@ -65,7 +65,7 @@ func TestLocalPostgres(t *testing.T) {
 		}
 	}
 	// The postmaster ran in its own process group, with all its backends.
-	if err := syscall.Kill(-pid, 0); !errors.Is(err, syscall.ESRCH) {
+	if err := proc.Signal(-pid, 0); !errors.Is(err, syscall.ESRCH) {
 		t.Errorf("process group %d still running (kill: %v)", pid, err)
 	}
 	proctest.CheckGone(t, "runtime dir", filepath.Dir(p.DataDir))

@@ -67,7 +67,7 @@ func CheckStopped(t testing.TB, srv Server, probe int) {
 	if err := srv.Stop(); err != nil {
 		t.Fatalf("second Stop: %v", err)
 	}
-	if err := syscall.Kill(probe, 0); !errors.Is(err, syscall.ESRCH) {
+	if err := proc.Signal(probe, 0); !errors.Is(err, syscall.ESRCH) {
 		what := fmt.Sprintf("process %d", probe)
 		if probe < 0 {
 			what = fmt.Sprintf("process group %d", -probe)
