@@ -50,7 +50,10 @@ geometric bracket from half its throughput, a bisection to --precision, and a
 confirmation trial at the rate found. A trial passes when every --slo holds,
 failed operations stay within --max-error-rate and the rate was sustained; a
 trial whose throughput or p99 still trends from its first to its last third is
-run once more, twice as long, then rejected. A trial the client could not
+run once more, twice as long, then rejected. A rate is decided by one trial
+only when it passes clearly (under half of every bound) or fails above the
+closed-loop throughput; otherwise by the majority of up to three trials, so
+that one noisy trial does not move the result. A trial the client could not
 drive (schedule lag, docbench's CPU at its cores, every worker busy) is
 labelled generator-limited, and so is a result bounded by one.
 
@@ -377,6 +380,9 @@ func (a *app) capacityProgress(tr capacity.Trial, t *report.Trial, remaining int
 	}
 	if t.GeneratorLimited != "" {
 		verdict += " [generator-limited]"
+	}
+	if t.Vote != "" {
+		verdict += " · " + t.Vote
 	}
 	eta := ""
 	if remaining > 0 {

@@ -54,7 +54,7 @@ type Capacity struct {
 // for the closed-loop probe).
 type Trial struct {
 	N     int    `json:"n"`
-	Stage string `json:"stage"` // probe, bracket, bisect, confirm, ladder
+	Stage string `json:"stage"` // probe, bracket, bisect, recheck, confirm, ladder
 	// Rate is the target rate over all shards (a shard ran Rate/N);
 	// 0 for the closed-loop probe.
 	Rate      float64   `json:"target_ops_per_sec"`
@@ -91,7 +91,12 @@ type Trial struct {
 	// GeneratorLimited why the client, not the server, set its pace.
 	Unsteady         string `json:"unsteady,omitempty"`
 	GeneratorLimited string `json:"generator_limited,omitempty"`
-	Error            string `json:"error,omitempty"`
+	// Vote says how the trial counted towards its rate's verdict, which
+	// the majority of up to three trials decides: "judged again" when it
+	// did not decide it; on the trial that decided it after others, the
+	// rate's verdict ("the rate passed (2 of 3 trials)").
+	Vote  string `json:"vote,omitempty"`
+	Error string `json:"error,omitempty"`
 }
 
 // Segment is a part of a trial: its successful throughput and the merged
@@ -271,6 +276,9 @@ func trialVerdict(t *Trial) string {
 	}
 	if t.Extended {
 		v += " (extended)"
+	}
+	if t.Vote != "" {
+		v += " · " + t.Vote
 	}
 	return v
 }
