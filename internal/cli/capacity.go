@@ -396,7 +396,14 @@ func (a *app) writeCapacity(res *report.Result, format, out, html string) error 
 	if err := a.emit(res, format, out); err != nil {
 		return err
 	}
-	if html == "" || res.Capacity.Limit == "shard" {
+	return a.writeCapacityHTML(res, html)
+}
+
+// writeCapacityHTML writes the HTML report of a capacity result, with its
+// latency-vs-rate curve, to html ("": none). A shard's part of a sharded
+// search has none: the merge judges it and writes the report.
+func (a *app) writeCapacityHTML(res *report.Result, html string) error {
+	if html == "" || res.Capacity == nil || res.Capacity.Limit == "shard" {
 		return nil
 	}
 	var b strings.Builder
