@@ -36,7 +36,8 @@ type Capacity struct {
 	Absent string  `json:"absent,omitempty"`
 	// LowestFail is the lowest rate tried above Rate that failed.
 	LowestFail float64 `json:"lowest_failing_ops_per_sec,omitempty"`
-	// Confirmed: a final trial at Rate held the SLO again.
+	// Confirmed: the confirmation at Rate held the SLO again (its first
+	// trial, or the majority of three).
 	Confirmed bool `json:"confirmed"`
 	// Limit names what ended the search: "slo" (a failing rate above a
 	// passing one, within the precision), "generator" (the client could
