@@ -488,8 +488,8 @@ func (s *Search) fail(t Trial, generator string) {
 			return
 		}
 		// The accepted rate did not hold again: fall back to the highest
-		// rate that passed below it, or step down.
-		// It was judged twice: no recheck.
+		// rate that passed below it, or step down. Judged twice, it is
+		// not rechecked.
 		s.rechecked = append(s.rechecked, t.Rate)
 		s.hi, s.hiGenerator, s.lo, s.loClear = t.Rate, generator, 0, false
 		for _, p := range s.passes {
