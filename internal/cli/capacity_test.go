@@ -126,6 +126,15 @@ func TestCapacityShardsMerge(t *testing.T) {
 		!strings.Contains(string(b), "sustainable rate: ") || !strings.Contains(stderr, "wrote "+html) {
 		t.Errorf("merged HTML report: %v; stderr %q", err, stderr)
 	}
+	// kube collect merges the pods' logs the same way and writes NAME.html.
+	kdir := fakeKubectl(t, []string{filepath.Join(dir, "s0.json"), filepath.Join(dir, "s1.json")})
+	t.Chdir(kdir)
+	if _, stderr, code := docbench(t, "kube", "collect", "cap"); code != 0 && code != ExitThresholds {
+		t.Fatalf("kube collect: exit %d: %s", code, stderr)
+	}
+	if b, err := os.ReadFile(filepath.Join(kdir, "cap.html")); err != nil || !strings.Contains(string(b), "Latency vs rate offered") {
+		t.Errorf("kube collect HTML report: %v", err)
+	}
 }
 
 func TestKubeJobCapacity(t *testing.T) {
