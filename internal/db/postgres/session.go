@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
@@ -141,6 +142,7 @@ func (s *store) NewSession(ctx context.Context) (db.Session, error) {
 	ss := &session{conn: conn, pg: conn.PgConn(), st: s, pred: pred, order: order, proj: map[string]string{},
 		segs: map[string][]string{}, queries: map[string]string{}}
 	ss.watch = netio.NewWatch(ss.pg.Conn())
+	ss.watch.OnCancel(ss.cancel)
 	stmts := map[string]string{
 		"read":   "SELECT " + s.docExpr() + " FROM " + s.table + " WHERE " + pred,
 		"scan":   "SELECT " + s.docExpr() + " FROM " + s.table + " WHERE " + order + " >= $1 ORDER BY " + order + " LIMIT $2",
@@ -359,6 +361,17 @@ func (s *session) exec(ctx context.Context, stmt string, params ...[]byte) (*pgc
 		return s.pg.ExecStatement(pctx, d, s.params, nil, nil), nil
 	}
 	return s.pg.ExecPrepared(pctx, stmt, s.params, nil, nil), nil
+}
+
+// cancel asks the server to stop the statement in flight (a CancelRequest
+// on a connection of its own), for the session's watch.
+func (s *session) cancel(ctx context.Context) error {
+	err := s.pg.CancelRequest(ctx)
+	// The server hands the request to the session's backend as a signal,
+	// which may land a moment later: wait before the session's next
+	// statement can start, as pgx's CancelRequestContextWatcherHandler does.
+	time.Sleep(100 * time.Millisecond)
+	return err
 }
 
 // finish closes the results of a statement run by exec under ctx.
