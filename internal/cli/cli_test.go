@@ -97,17 +97,18 @@ func (w *onWrite) Write(p []byte) (int, error) {
 // stderr holds said: a readiness signal from the program, not a guess at
 // how long it takes to get there on a busy machine. wait waits for the
 // exit and returns the whole stderr. A binary still running after two
-// minutes (it never said it, or hangs after a signal) is killed.
+// minutes (it never said it, or hangs after a signal) or at the end of the
+// test is killed.
 func startUntil(t *testing.T, said string, args ...string) (cmd *exec.Cmd, wait func() (string, error)) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	t.Cleanup(cancel)
 	cmd = exec.CommandContext(ctx, binary(t), args...)
 	pipe, err := cmd.StderrPipe()
 	if err != nil {
 		t.Fatal(err)
 	}
 	if err := cmd.Start(); err != nil {
-		cancel()
 		t.Fatal(err)
 	}
 	var stderr strings.Builder
@@ -125,7 +126,6 @@ func startUntil(t *testing.T, said string, args ...string) (cmd *exec.Cmd, wait 
 		io.Copy(io.Discard, pipe) // a line too long for the scanner
 	}(ready)
 	wait = func() (string, error) {
-		defer cancel()
 		<-eof
 		err := cmd.Wait()
 		return stderr.String(), err
