@@ -21,32 +21,6 @@ import (
 	"github.com/docbench/docbench/internal/testutil"
 )
 
-var (
-	binOnce sync.Once
-	binPath string
-	binErr  error
-)
-
-// binary builds docbench once for the tests that run it as a process.
-func binary(t *testing.T) string {
-	t.Helper()
-	binOnce.Do(func() {
-		dir, err := os.MkdirTemp("", "docbench-bin")
-		if err != nil {
-			binErr = err
-			return
-		}
-		binPath = filepath.Join(dir, "docbench")
-		if out, err := exec.Command("go", "build", "-o", binPath, "../../cmd/docbench").CombinedOutput(); err != nil {
-			binErr = fmt.Errorf("build: %v\n%s", err, out)
-		}
-	})
-	if binErr != nil {
-		t.Fatal(binErr)
-	}
-	return binPath
-}
-
 // decodeManifests decodes `kube job` output strictly into the API types.
 func decodeManifests(t *testing.T, b []byte) (*corev1.ConfigMap, *batchv1.Job) {
 	t.Helper()

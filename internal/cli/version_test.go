@@ -28,10 +28,7 @@ func TestVersionIdentifiesTheBuild(t *testing.T) {
 		// worktree (its .git is a file); CI runs in a clone.
 		t.Skip("a linked git worktree: go build stamps no version-control information here")
 	}
-	bin := filepath.Join(t.TempDir(), "docbench")
-	if out, err := exec.Command("go", "build", "-buildvcs=true", "-o", bin, "../../cmd/docbench").CombinedOutput(); err != nil {
-		t.Fatalf("build: %v\n%s", err, out)
-	}
+	bin := binary(t) // go build stamps version-control information in a clone (-buildvcs=auto)
 	out, err := exec.Command(bin, "version").Output()
 	if err != nil {
 		t.Fatal(err)
