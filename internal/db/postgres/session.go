@@ -206,6 +206,7 @@ type session struct {
 	rel     *relSession
 	hs      hstoreBuf         // doctype=hstore conversions
 	stmts   map[string]string // statements of the user's → prepared name
+	direct  direct            // the messages of readFirst
 }
 
 var (
@@ -323,18 +324,9 @@ func (s *session) Read(ctx context.Context, key []byte, fields []string, dst []b
 			return dst, err
 		}
 	}
-	rr, err := s.exec(ctx, stmt, s.keyParam(key))
+	s.params = append(s.params[:0], s.keyParam(key))
+	dst, found, err := s.readFirst(ctx, s.descs[stmt], dst)
 	if err != nil {
-		return dst, err
-	}
-	found := false
-	for rr.NextRow() {
-		if !found {
-			dst = append(dst, rr.Values()[0]...)
-			found = true
-		}
-	}
-	if _, err := s.finish(ctx, rr); err != nil {
 		return dst, err
 	}
 	if !found {
