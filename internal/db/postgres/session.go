@@ -206,7 +206,7 @@ type session struct {
 	rel     *relSession
 	hs      hstoreBuf         // doctype=hstore conversions
 	stmts   map[string]string // statements of the user's → prepared name
-	direct  direct            // the messages of readFirst
+	direct  direct            // the messages of run
 }
 
 var (
