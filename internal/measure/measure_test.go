@@ -3,6 +3,8 @@ package measure
 import (
 	"errors"
 	"fmt"
+	"math"
+	"math/rand/v2"
 	"runtime"
 	"testing"
 	"time"
@@ -83,6 +85,63 @@ func BenchmarkRecord(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
 		r.Record(0, 123*time.Microsecond, 130*time.Microsecond, nil)
+	}
+}
+
+// latencies are n service times spread log-uniformly over 20 µs–20 ms, as a
+// database's are: recording them touches hundreds of distinct buckets.
+func latencies(n int) []time.Duration {
+	rng := rand.New(rand.NewPCG(1, 2))
+	d := make([]time.Duration, n)
+	for i := range d {
+		d[i] = time.Duration(20e3 * math.Pow(1000, rng.Float64()))
+	}
+	return d
+}
+
+// BenchmarkRecordSpread is a closed-loop worker of workload A: reads and
+// updates alternate, their latencies spread over three decades.
+func BenchmarkRecordSpread(b *testing.B) {
+	reg := NewRegistry([]string{"READ", "UPDATE", "INSERT", "SCAN", "READ-MODIFY-WRITE"}, false)
+	r := reg.NewRecorder()
+	lat := latencies(1 << 12)
+	i := 0
+	b.ReportAllocs()
+	for b.Loop() {
+		r.Record(i&1, lat[i&(len(lat)-1)], 0, nil)
+		i++
+	}
+}
+
+// BenchmarkTick closes one interval of 16 or 1,000 workers that each ran
+// 200 operations of workload A in it: the merge and the reset of their
+// interval histograms. ns/op is one tick.
+func BenchmarkTick(b *testing.B) {
+	lat := latencies(1 << 12)
+	for _, workers := range []int{16, 1000} {
+		b.Run(fmt.Sprintf("workers=%d", workers), func(b *testing.B) {
+			reg := NewRegistry([]string{"READ", "UPDATE", "INSERT", "SCAN", "READ-MODIFY-WRITE"}, false)
+			recs := make([]*Recorder, workers)
+			for w := range recs {
+				recs[w] = reg.NewRecorder()
+			}
+			i := 0
+			fill := func() {
+				for _, r := range recs {
+					for range 200 {
+						r.Record(i&1, lat[i&(len(lat)-1)], 0, nil)
+						i++
+					}
+				}
+			}
+			b.ReportAllocs()
+			for b.Loop() {
+				b.StopTimer()
+				fill()
+				b.StartTimer()
+				_ = reg.Tick(time.Time{}, time.Time{})
+			}
+		})
 	}
 }
 
