@@ -49,6 +49,7 @@ type Registry struct {
 
 	// merged holds the last Tick's merge per op, reused every tick.
 	merged []*hdr.Histogram
+	full   []*hdr.Histogram // Tick's copy of a recorder's interval histograms
 }
 
 // ErrorCount is a distinct error message and how often it occurred.
@@ -60,7 +61,8 @@ type ErrorCount struct {
 // NewRegistry prepares recording for the named operations. With intended,
 // response time from each operation's intended start is recorded as well.
 func NewRegistry(names []string, intended bool) *Registry {
-	r := &Registry{names: names, intended: intended, merged: make([]*hdr.Histogram, len(names))}
+	r := &Registry{names: names, intended: intended, merged: make([]*hdr.Histogram, len(names)),
+		full: make([]*hdr.Histogram, len(names))}
 	for i := range r.merged {
 		r.merged[i] = NewHistogram()
 	}
@@ -89,17 +91,9 @@ func (r *Registry) NewRecorder() *Recorder {
 		msgs:     make([][]ErrorCount, n),
 		nf:       r.notFound,
 	}
-	for i := range n {
-		rec.service[i] = NewHistogram()
-		rec.interval[i] = NewHistogram()
-		rec.spare[i] = NewHistogram()
-	}
 	if r.intended {
 		rec.response = make([]*hdr.Histogram, n)
 		rec.failedResponse = make([]*hdr.Histogram, n)
-		for i := range n {
-			rec.response[i] = NewHistogram()
-		}
 	}
 	r.mu.Lock()
 	r.recorders = append(r.recorders, rec)
@@ -157,6 +151,9 @@ func (r *Recorder) Record(op int, service, response time.Duration, err error) {
 		r.mu.Unlock()
 		return
 	}
+	if r.service[op] == nil {
+		r.add(op)
+	}
 	record(r.service[op], service)
 	if r.response != nil {
 		record(r.response[op], response)
@@ -165,6 +162,15 @@ func (r *Recorder) Record(op int, service, response time.Duration, err error) {
 		record(r.interval[op], service)
 	}
 	r.mu.Unlock()
+}
+
+// add makes op's histograms, on its first successful record: a worker
+// holds histograms only for the operations it runs. Called under r.mu.
+func (r *Recorder) add(op int) {
+	r.service[op], r.interval[op], r.spare[op] = NewHistogram(), NewHistogram(), NewHistogram()
+	if r.response != nil {
+		r.response[op] = NewHistogram()
+	}
 }
 
 func (r *Recorder) keepError(op int, err error) {
@@ -188,11 +194,13 @@ func (r *Recorder) reset() {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	for i := range r.service {
-		r.service[i].Reset()
-		r.interval[i].Reset()
-		r.spare[i].Reset()
-		if r.response != nil {
-			r.response[i].Reset()
+		if r.service[i] != nil {
+			r.service[i].Reset()
+			r.interval[i].Reset()
+			r.spare[i].Reset()
+			if r.response != nil {
+				r.response[i].Reset()
+			}
 		}
 		if r.failed[i] != nil {
 			r.failed[i].Reset()
@@ -280,20 +288,25 @@ func (r *Registry) Tick(start, end time.Time) Interval {
 	for _, h := range r.merged {
 		h.Reset()
 	}
+	full := r.full
 	for _, rec := range r.snapshot() {
 		rec.mu.Lock()
-		full := rec.interval
-		rec.interval, rec.spare = rec.spare, full
+		copy(full, rec.interval)
+		rec.interval, rec.spare = rec.spare, rec.interval
 		for i := range iv.Ops {
 			iv.Ops[i].Errors += rec.ivErrors[i]
 			rec.ivErrors[i] = 0
 		}
 		rec.mu.Unlock()
-		// full is now the recorder's spare: only Tick and reset touch it,
-		// and reset runs while no operation and no tick is under way.
+		// full's histograms are now the recorder's spares: only Tick and
+		// reset touch them, and reset runs while no operation and no tick
+		// is under way. (full is a copy: add may fill the recorder's slices
+		// meanwhile.)
 		for i, h := range full {
-			r.merged[i].Merge(h)
-			h.Reset()
+			if h != nil {
+				r.merged[i].Merge(h)
+				h.Reset()
+			}
 		}
 	}
 	for i, h := range r.merged {
@@ -376,9 +389,13 @@ func (r *Registry) Totals() Totals {
 		rec.mu.Lock()
 		rec.paused = true
 		for i := range n {
-			t.Service[i].Merge(rec.service[i])
+			if rec.service[i] != nil {
+				t.Service[i].Merge(rec.service[i])
+				if r.intended {
+					t.Response[i].Merge(rec.response[i])
+				}
+			}
 			if r.intended {
-				t.Response[i].Merge(rec.response[i])
 				t.FailedResponse[i] = mergeInto(t.FailedResponse[i], rec.failedResponse[i])
 			}
 			t.Failed[i] = mergeInto(t.Failed[i], rec.failed[i])
