@@ -1,9 +1,16 @@
 // Package measure records operation latencies in per-worker HDR histograms,
 // merges them, and keeps a per-interval time series.
 //
-// Each worker owns a Recorder; recording takes an uncontended mutex and
-// allocates nothing. A Registry ticks all recorders (swapping their interval
-// histograms) and merges the cumulative ones at the end. Values are
+// Each worker owns a Recorder; recording takes an uncontended mutex. A
+// worker's histograms are sparse (HdrHistogram's PackedHistogram: memory
+// follows the buckets populated, not the 1 ns–1 h range) and made on the
+// first record of each operation type, so a run's memory follows its
+// threads × the operations its mix runs. Recording allocates only when a
+// histogram's storage grows (a new bucket past its capacity, or a count
+// past 255, 65,535 or 2³²), which settles within the first intervals:
+// Reset keeps the storage. A Registry ticks all recorders (swapping their
+// interval histograms) and merges them, and the cumulative ones at the end,
+// exactly into dense histograms of the same geometry. Values are
 // nanoseconds; percentiles are always read from merged histograms, never
 // averaged.
 package measure
@@ -28,7 +35,12 @@ const (
 // NewHistogram returns an empty latency histogram in docbench's geometry.
 func NewHistogram() *hdr.Histogram { return hdr.New(lowest, highest, sigfigs) }
 
-func record(h *hdr.Histogram, d time.Duration) {
+// NewPacked returns an empty sparse histogram in docbench's geometry, the
+// kind a worker records into: its memory follows the buckets populated,
+// and merged into a NewHistogram it adds exactly the same counts.
+func NewPacked() *hdr.PackedHistogram { return hdr.NewPacked(lowest, highest, sigfigs) }
+
+func record(h *hdr.PackedHistogram, d time.Duration) {
 	v := int64(d)
 	if v < 0 {
 		v = 0
@@ -49,7 +61,7 @@ type Registry struct {
 
 	// merged holds the last Tick's merge per op, reused every tick.
 	merged []*hdr.Histogram
-	full   []*hdr.Histogram // Tick's copy of a recorder's interval histograms
+	full   []*hdr.PackedHistogram // Tick's copy of a recorder's interval histograms
 }
 
 // ErrorCount is a distinct error message and how often it occurred.
@@ -62,7 +74,7 @@ type ErrorCount struct {
 // response time from each operation's intended start is recorded as well.
 func NewRegistry(names []string, intended bool) *Registry {
 	r := &Registry{names: names, intended: intended, merged: make([]*hdr.Histogram, len(names)),
-		full: make([]*hdr.Histogram, len(names))}
+		full: make([]*hdr.PackedHistogram, len(names))}
 	for i := range r.merged {
 		r.merged[i] = NewHistogram()
 	}
@@ -81,10 +93,10 @@ func (r *Registry) Names() []string { return r.names }
 func (r *Registry) NewRecorder() *Recorder {
 	n := len(r.names)
 	rec := &Recorder{
-		service:  make([]*hdr.Histogram, n),
-		interval: make([]*hdr.Histogram, n),
-		spare:    make([]*hdr.Histogram, n),
-		failed:   make([]*hdr.Histogram, n),
+		service:  make([]*hdr.PackedHistogram, n),
+		interval: make([]*hdr.PackedHistogram, n),
+		spare:    make([]*hdr.PackedHistogram, n),
+		failed:   make([]*hdr.PackedHistogram, n),
 		errors:   make([]int64, n),
 		notFound: make([]int64, n),
 		ivErrors: make([]int64, n),
@@ -92,8 +104,8 @@ func (r *Registry) NewRecorder() *Recorder {
 		nf:       r.notFound,
 	}
 	if r.intended {
-		rec.response = make([]*hdr.Histogram, n)
-		rec.failedResponse = make([]*hdr.Histogram, n)
+		rec.response = make([]*hdr.PackedHistogram, n)
+		rec.failedResponse = make([]*hdr.PackedHistogram, n)
 	}
 	r.mu.Lock()
 	r.recorders = append(r.recorders, rec)
@@ -103,16 +115,17 @@ func (r *Registry) NewRecorder() *Recorder {
 
 // Recorder collects one worker's measurements.
 type Recorder struct {
-	mu       sync.Mutex
-	service  []*hdr.Histogram // cumulative service time per op
-	response []*hdr.Histogram // cumulative response time from intended start (open loop)
-	interval []*hdr.Histogram // since the last tick (response time if open loop)
-	spare    []*hdr.Histogram // the other interval buffer: swapped in at each tick
+	mu sync.Mutex
+	// Per op, sparse, and nil until the op's first successful record (add).
+	service  []*hdr.PackedHistogram // cumulative service time
+	response []*hdr.PackedHistogram // cumulative response time from intended start (open loop)
+	interval []*hdr.PackedHistogram // since the last tick (response time if open loop)
+	spare    []*hdr.PackedHistogram // the other interval buffer: swapped in at each tick
 	// failed and failedResponse time the failed operations per op (as
 	// YCSB's [OP-FAILED] blocks do); an op's histogram is made at its
 	// first failure, so a run without failures pays nothing for them.
-	failed         []*hdr.Histogram
-	failedResponse []*hdr.Histogram
+	failed         []*hdr.PackedHistogram
+	failedResponse []*hdr.PackedHistogram
 	errors         []int64
 	notFound       []int64 // the part of errors that were "not found"
 	ivErrors       []int64
@@ -139,12 +152,12 @@ func (r *Recorder) Record(op int, service, response time.Duration, err error) {
 		}
 		r.keepError(op, err)
 		if r.failed[op] == nil {
-			r.failed[op] = NewHistogram()
+			r.failed[op] = NewPacked()
 		}
 		record(r.failed[op], service)
 		if r.failedResponse != nil {
 			if r.failedResponse[op] == nil {
-				r.failedResponse[op] = NewHistogram()
+				r.failedResponse[op] = NewPacked()
 			}
 			record(r.failedResponse[op], response)
 		}
@@ -167,9 +180,9 @@ func (r *Recorder) Record(op int, service, response time.Duration, err error) {
 // add makes op's histograms, on its first successful record: a worker
 // holds histograms only for the operations it runs. Called under r.mu.
 func (r *Recorder) add(op int) {
-	r.service[op], r.interval[op], r.spare[op] = NewHistogram(), NewHistogram(), NewHistogram()
+	r.service[op], r.interval[op], r.spare[op] = NewPacked(), NewPacked(), NewPacked()
 	if r.response != nil {
-		r.response[op] = NewHistogram()
+		r.response[op] = NewPacked()
 	}
 }
 
@@ -286,7 +299,9 @@ func (iv *Interval) Failed() int64 {
 func (r *Registry) Tick(start, end time.Time) Interval {
 	iv := Interval{Start: start, End: end, Ops: make([]OpInterval, len(r.names))}
 	for _, h := range r.merged {
-		h.Reset()
+		if h.TotalCount() > 0 {
+			h.Reset()
+		}
 	}
 	full := r.full
 	for _, rec := range r.snapshot() {
@@ -304,7 +319,7 @@ func (r *Registry) Tick(start, end time.Time) Interval {
 		// meanwhile.)
 		for i, h := range full {
 			if h != nil {
-				r.merged[i].Merge(h)
+				h.MergeInto(r.merged[i])
 				h.Reset()
 			}
 		}
@@ -390,9 +405,9 @@ func (r *Registry) Totals() Totals {
 		rec.paused = true
 		for i := range n {
 			if rec.service[i] != nil {
-				t.Service[i].Merge(rec.service[i])
+				rec.service[i].MergeInto(t.Service[i])
 				if r.intended {
-					t.Response[i].Merge(rec.response[i])
+					rec.response[i].MergeInto(t.Response[i])
 				}
 			}
 			if r.intended {
@@ -411,14 +426,14 @@ func (r *Registry) Totals() Totals {
 }
 
 // mergeInto merges h into dst, making dst at the first h that is not nil.
-func mergeInto(dst, h *hdr.Histogram) *hdr.Histogram {
+func mergeInto(dst *hdr.Histogram, h *hdr.PackedHistogram) *hdr.Histogram {
 	if h == nil {
 		return dst
 	}
 	if dst == nil {
 		dst = NewHistogram()
 	}
-	dst.Merge(h)
+	h.MergeInto(dst)
 	return dst
 }
 
