@@ -8,6 +8,8 @@ import (
 	"runtime"
 	"testing"
 	"time"
+
+	hdr "github.com/HdrHistogram/hdrhistogram-go"
 )
 
 // Percentiles come from the merged histogram of all workers: a slow worker's
@@ -221,5 +223,69 @@ func TestRecordAllocatesNothing(t *testing.T) {
 		r.Record(0, 123*time.Microsecond, 130*time.Microsecond, nil)
 	}); a != 0 {
 		t.Fatalf("Record allocates %.1f times per operation; want 0", a)
+	}
+}
+
+// Sparse per-worker histograms merge exactly: the totals and the sum of the
+// intervals hold, bucket for bucket, what one dense histogram recording
+// every value holds; an op a worker never ran costs it no histogram.
+func TestMergeIsExact(t *testing.T) {
+	reg := NewRegistry([]string{"READ", "UPDATE", "SCAN"}, true)
+	recs := []*Recorder{reg.NewRecorder(), reg.NewRecorder(), reg.NewRecorder()}
+	want, wantResp, sumIv := NewHistogram(), NewHistogram(), NewHistogram()
+	lat := latencies(5000)
+	lat = append(lat, 0, -1, 2*time.Hour) // clamped at both ends, as before
+	for i, d := range lat {
+		resp := d + time.Duration(i)*time.Microsecond
+		recs[i%3].Record(i%2, d, resp, nil)
+		if i%2 == 0 {
+			record := func(h interface{ RecordValue(int64) error }, d time.Duration) {
+				_ = h.RecordValue(min(max(int64(d), 0), highest))
+			}
+			record(want, d)
+			record(wantResp, resp)
+		}
+		if i%1000 == 999 {
+			reg.Tick(time.Time{}, time.Time{})
+			sumIv.Merge(reg.Merged(0))
+		}
+	}
+	reg.Tick(time.Time{}, time.Time{})
+	sumIv.Merge(reg.Merged(0))
+	for _, r := range recs {
+		if r.service[2] != nil {
+			t.Fatal("a histogram was made for an op never recorded")
+		}
+	}
+	tot := reg.Totals()
+	same := func(name string, got, want *hdr.Histogram) {
+		t.Helper()
+		if !got.Equals(want) || got.TotalCount() != want.TotalCount() {
+			t.Fatalf("%s: merged %d values, p99 %d, max %d; recorded dense %d, p99 %d, max %d", name,
+				got.TotalCount(), got.ValueAtQuantile(99), got.Max(), want.TotalCount(), want.ValueAtQuantile(99), want.Max())
+		}
+	}
+	same("service", tot.Service[0], want)
+	same("response", tot.Response[0], wantResp)
+	same("intervals", sumIv, wantResp)
+}
+
+// Once a worker's histograms have grown to its latencies' buckets (the
+// first interval), recording and ticking allocate nothing more.
+func TestSteadyRecordAllocatesNothing(t *testing.T) {
+	reg := NewRegistry([]string{"READ", "UPDATE"}, false)
+	r := reg.NewRecorder()
+	lat := latencies(1 << 12)
+	pass := func() {
+		for i, d := range lat {
+			r.Record(i&1, d, 0, nil)
+		}
+	}
+	for range 3 { // the interval histograms alternate: fill both
+		pass()
+		reg.Tick(time.Time{}, time.Time{})
+	}
+	if a := testing.AllocsPerRun(1, pass); a != 0 { // one pass: an exact count
+		t.Fatalf("recording %d spread latencies allocates %.1f times; want 0", len(lat), a)
 	}
 }
