@@ -62,6 +62,12 @@ type Registry struct {
 	// merged holds the last Tick's merge per op, reused every tick.
 	merged []*hdr.Histogram
 	full   []*hdr.PackedHistogram // Tick's copy of a recorder's interval histograms
+	// ticked holds, per op, every interval Tick has closed since the start
+	// (or Reset): the phase's cumulative histogram of what intervals hold
+	// (response time if intended, else service time), so that a worker
+	// records each operation once in closed loop. Only Tick's goroutine
+	// touches it.
+	ticked []*hdr.Histogram
 }
 
 // ErrorCount is a distinct error message and how often it occurred.
@@ -74,9 +80,9 @@ type ErrorCount struct {
 // response time from each operation's intended start is recorded as well.
 func NewRegistry(names []string, intended bool) *Registry {
 	r := &Registry{names: names, intended: intended, merged: make([]*hdr.Histogram, len(names)),
-		full: make([]*hdr.PackedHistogram, len(names))}
+		full: make([]*hdr.PackedHistogram, len(names)), ticked: make([]*hdr.Histogram, len(names))}
 	for i := range r.merged {
-		r.merged[i] = NewHistogram()
+		r.merged[i], r.ticked[i] = NewHistogram(), NewHistogram()
 	}
 	return r
 }
@@ -93,7 +99,6 @@ func (r *Registry) Names() []string { return r.names }
 func (r *Registry) NewRecorder() *Recorder {
 	n := len(r.names)
 	rec := &Recorder{
-		service:  make([]*hdr.PackedHistogram, n),
 		interval: make([]*hdr.PackedHistogram, n),
 		spare:    make([]*hdr.PackedHistogram, n),
 		failed:   make([]*hdr.PackedHistogram, n),
@@ -104,7 +109,7 @@ func (r *Registry) NewRecorder() *Recorder {
 		nf:       r.notFound,
 	}
 	if r.intended {
-		rec.response = make([]*hdr.PackedHistogram, n)
+		rec.service = make([]*hdr.PackedHistogram, n)
 		rec.failedResponse = make([]*hdr.PackedHistogram, n)
 	}
 	r.mu.Lock()
@@ -117,10 +122,10 @@ func (r *Registry) NewRecorder() *Recorder {
 type Recorder struct {
 	mu sync.Mutex
 	// Per op, sparse, and nil until the op's first successful record (add).
-	service  []*hdr.PackedHistogram // cumulative service time
-	response []*hdr.PackedHistogram // cumulative response time from intended start (open loop)
-	interval []*hdr.PackedHistogram // since the last tick (response time if open loop)
+	// What intervals hold accumulates in the Registry as they are ticked.
+	interval []*hdr.PackedHistogram // since the last tick: response time if open loop, else service time
 	spare    []*hdr.PackedHistogram // the other interval buffer: swapped in at each tick
+	service  []*hdr.PackedHistogram // open loop only: cumulative service time
 	// failed and failedResponse time the failed operations per op (as
 	// YCSB's [OP-FAILED] blocks do); an op's histogram is made at its
 	// first failure, so a run without failures pays nothing for them.
@@ -164,12 +169,11 @@ func (r *Recorder) Record(op int, service, response time.Duration, err error) {
 		r.mu.Unlock()
 		return
 	}
-	if r.service[op] == nil {
+	if r.interval[op] == nil {
 		r.add(op)
 	}
-	record(r.service[op], service)
-	if r.response != nil {
-		record(r.response[op], response)
+	if r.service != nil {
+		record(r.service[op], service)
 		record(r.interval[op], response)
 	} else {
 		record(r.interval[op], service)
@@ -180,9 +184,9 @@ func (r *Recorder) Record(op int, service, response time.Duration, err error) {
 // add makes op's histograms, on its first successful record: a worker
 // holds histograms only for the operations it runs. Called under r.mu.
 func (r *Recorder) add(op int) {
-	r.service[op], r.interval[op], r.spare[op] = NewPacked(), NewPacked(), NewPacked()
-	if r.response != nil {
-		r.response[op] = NewPacked()
+	r.interval[op], r.spare[op] = NewPacked(), NewPacked()
+	if r.service != nil {
+		r.service[op] = NewPacked()
 	}
 }
 
@@ -206,13 +210,12 @@ func (r *Recorder) keepError(op int, err error) {
 func (r *Recorder) reset() {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	for i := range r.service {
-		if r.service[i] != nil {
-			r.service[i].Reset()
+	for i := range r.interval {
+		if r.interval[i] != nil {
 			r.interval[i].Reset()
 			r.spare[i].Reset()
-			if r.response != nil {
-				r.response[i].Reset()
+			if r.service != nil {
+				r.service[i].Reset()
 			}
 		}
 		if r.failed[i] != nil {
@@ -228,8 +231,12 @@ func (r *Recorder) reset() {
 	}
 }
 
-// Reset discards everything recorded so far by every recorder.
+// Reset discards everything recorded so far by every recorder. It runs on
+// Tick's goroutine while no operation is under way.
 func (r *Registry) Reset() {
+	for _, h := range r.ticked {
+		h.Reset()
+	}
 	for _, rec := range r.snapshot() {
 		rec.reset()
 	}
@@ -320,6 +327,7 @@ func (r *Registry) Tick(start, end time.Time) Interval {
 		for i, h := range full {
 			if h != nil {
 				h.MergeInto(r.merged[i])
+				h.MergeInto(r.ticked[i])
 				h.Reset()
 			}
 		}
@@ -384,30 +392,34 @@ func (r *Registry) Failures() (errs []int64, msgs [][]ErrorCount) {
 	return errs, msgs
 }
 
-// Totals merges every recorder's cumulative histograms. Recorders stop
-// recording afterwards.
+// Totals merges every recorder's cumulative histograms, and the intervals
+// ticked with those not yet ticked. Recorders stop recording afterwards.
+// It runs on Tick's goroutine.
 func (r *Registry) Totals() Totals {
 	n := len(r.names)
 	t := Totals{Service: make([]*hdr.Histogram, n), Failed: make([]*hdr.Histogram, n), Errors: make([]int64, n),
 		NotFound: make([]int64, n), Messages: make([][]ErrorCount, n)}
-	for i := range n {
-		t.Service[i] = NewHistogram()
-	}
+	ivs := t.Service // what intervals hold
 	if r.intended {
 		t.Response = make([]*hdr.Histogram, n)
 		t.FailedResponse = make([]*hdr.Histogram, n)
 		for i := range n {
-			t.Response[i] = NewHistogram()
+			t.Service[i] = NewHistogram()
 		}
+		ivs = t.Response
+	}
+	for i := range n {
+		ivs[i] = NewHistogram()
+		ivs[i].Merge(r.ticked[i])
 	}
 	for _, rec := range r.snapshot() {
 		rec.mu.Lock()
 		rec.paused = true
 		for i := range n {
-			if rec.service[i] != nil {
-				rec.service[i].MergeInto(t.Service[i])
+			if rec.interval[i] != nil {
+				rec.interval[i].MergeInto(ivs[i])
 				if r.intended {
-					rec.response[i].MergeInto(t.Response[i])
+					rec.service[i].MergeInto(t.Service[i])
 				}
 			}
 			if r.intended {

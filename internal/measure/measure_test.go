@@ -228,15 +228,25 @@ func TestRecordAllocatesNothing(t *testing.T) {
 
 // Sparse per-worker histograms merge exactly: the totals and the sum of the
 // intervals hold, bucket for bucket, what one dense histogram recording
-// every value holds; an op a worker never ran costs it no histogram.
+// every value holds, in closed and open loop; an op a worker never ran
+// costs it no histogram.
 func TestMergeIsExact(t *testing.T) {
-	reg := NewRegistry([]string{"READ", "UPDATE", "SCAN"}, true)
+	for _, intended := range []bool{false, true} {
+		t.Run(fmt.Sprint("intended=", intended), func(t *testing.T) { testMergeIsExact(t, intended) })
+	}
+}
+
+func testMergeIsExact(t *testing.T, intended bool) {
+	reg := NewRegistry([]string{"READ", "UPDATE", "SCAN"}, intended)
 	recs := []*Recorder{reg.NewRecorder(), reg.NewRecorder(), reg.NewRecorder()}
 	want, wantResp, sumIv := NewHistogram(), NewHistogram(), NewHistogram()
 	lat := latencies(5000)
 	lat = append(lat, 0, -1, 2*time.Hour) // clamped at both ends, as before
 	for i, d := range lat {
 		resp := d + time.Duration(i)*time.Microsecond
+		if !intended {
+			resp = 0
+		}
 		recs[i%3].Record(i%2, d, resp, nil)
 		if i%2 == 0 {
 			record := func(h interface{ RecordValue(int64) error }, d time.Duration) {
@@ -252,8 +262,21 @@ func TestMergeIsExact(t *testing.T) {
 	}
 	reg.Tick(time.Time{}, time.Time{})
 	sumIv.Merge(reg.Merged(0))
+	ivWant := NewHistogram() // intervals hold response times if intended, else service times
+	if intended {
+		ivWant.Merge(wantResp)
+	} else {
+		ivWant.Merge(want)
+	}
+	// Operations after the last tick count in the totals all the same.
+	for i := range 10 {
+		d := time.Duration(i+1) * time.Millisecond
+		recs[i%3].Record(0, d, d, nil)
+		_ = want.RecordValue(int64(d))
+		_ = wantResp.RecordValue(int64(d))
+	}
 	for _, r := range recs {
-		if r.service[2] != nil {
+		if r.interval[2] != nil || r.spare[2] != nil {
 			t.Fatal("a histogram was made for an op never recorded")
 		}
 	}
@@ -266,8 +289,10 @@ func TestMergeIsExact(t *testing.T) {
 		}
 	}
 	same("service", tot.Service[0], want)
-	same("response", tot.Response[0], wantResp)
-	same("intervals", sumIv, wantResp)
+	same("intervals", sumIv, ivWant)
+	if intended {
+		same("response", tot.Response[0], wantResp)
+	}
 }
 
 // Once a worker's histograms have grown to its latencies' buckets (the
