@@ -9,10 +9,10 @@
 // histogram's storage grows (a new bucket past its capacity, or a count
 // past 255, 65,535 or 2³²), which settles within the first intervals:
 // Reset keeps the storage. A Registry ticks all recorders (swapping their
-// interval histograms) and merges them, and the cumulative ones at the end,
-// exactly into dense histograms of the same geometry. Values are
-// nanoseconds; percentiles are always read from merged histograms, never
-// averaged.
+// interval histograms) and merges them exactly into dense histograms of the
+// same geometry: the interval's, and the phase's cumulative one, so that a
+// closed-loop worker records each operation once. Values are nanoseconds;
+// percentiles are always read from merged histograms, never averaged.
 package measure
 
 import (
