@@ -296,7 +296,7 @@ func BenchmarkStep(b *testing.B) {
 			w.prepare()
 			var intended time.Time
 			if paced {
-				w.lag = measure.NewHistogram()
+				w.lag = measure.NewPacked()
 				intended = time.Now()
 				w.from = intended
 			}
