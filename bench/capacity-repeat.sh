@@ -60,7 +60,7 @@ for r in runs:
     if r.get("file"):
         c = json.load(open(os.path.join(d, r["file"])))["capacity"]
         rate = c.get("sustainable_ops_per_sec", 0)
-        label = c["limit"] + ("" if c.get("confirmed") else ", unconfirmed")
+        label = c["limit"] + ("" if c.get("confirmed") else ", unconfirmed") + f", {len(c.get('trials', []))} trials"
         if c.get("generator_limited"):
             label += ", generator-limited: " + c["generator_limited"]
     else:

@@ -67,4 +67,8 @@ func Evaluate(cfg Config, t *report.Trial, j Judgement) {
 	if j.Unsteady || j.Extend {
 		t.Unsteady = j.Trending
 	}
+	t.Vote = j.Votes
+	if j.Again {
+		t.Vote = "judged again"
+	}
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 	"time"
 )
@@ -23,7 +24,7 @@ type Config struct {
 	// MinRate is the lowest rate tried (default 1 op/s): below it, no
 	// rate meets the SLO.
 	MinRate float64
-	// MaxTrials bounds the search (default 40).
+	// MaxTrials bounds the search (default 60).
 	MaxTrials int
 }
 
@@ -31,10 +32,15 @@ type Config struct {
 const (
 	DefaultPrecision = 0.05
 	defaultGrowth    = 2
-	defaultMaxTrials = 40
-	// confirmations bounds the confirmation trials: after this many
-	// failed ones the search ends unconfirmed.
+	defaultMaxTrials = 60
+	// confirmations bounds the confirmations: after this many failed ones
+	// the search ends unconfirmed.
 	confirmations = 3
+	// clearShare: a trial whose every SLO value lies below clearShare of
+	// its bound, and whose errors below clearShare of their limit, passes
+	// clearly and decides its rate alone; any other verdict is judged on
+	// more than one trial (see vote).
+	clearShare = 0.5
 	// shortfall: a trial whose successful throughput is below
 	// (1 − shortfall) × its rate did not sustain the rate.
 	shortfall = 0.05
@@ -87,6 +93,7 @@ const (
 	Probe   Stage = "probe"   // closed loop: how fast at all
 	Bracket Stage = "bracket" // geometric steps to a passing and a failing rate
 	Bisect  Stage = "bisect"  // halving the bracket to the precision
+	Recheck Stage = "recheck" // the lowest failing rate once more, before confirming
 	Confirm Stage = "confirm" // the accepted rate once more
 	Rung    Stage = "ladder"  // a sharded search's fixed rate
 )
@@ -148,6 +155,14 @@ type Judgement struct {
 	GeneratorLimited string
 	// Extend asks for the trial to be re-run twice as long.
 	Extend bool
+	// Again says this trial did not decide its rate: another trial at the
+	// same rate follows. Decided is set on the trial that did, with the
+	// rate's verdict in RatePass and, when more than one trial voted, in
+	// Votes ("the rate passed (2 of 3 trials)").
+	Again    bool
+	Decided  bool
+	RatePass bool
+	Votes    string
 }
 
 // Judge judges one open-loop trial at rate against cfg (Extend is never
@@ -247,18 +262,52 @@ type Verdict struct {
 
 // Search is a capacity search in progress. Call Next for the trial to run,
 // Observe with its figures, until Next reports the end; then Verdict.
+//
+// A rate is judged by a vote of its trials, not by one: near the knee one
+// trial's p99 is noisy, and a server's background work (checkpoints,
+// vacuum, compaction) makes isolated spikes at any rate. A bisection never
+// revisits a rate, so one spurious failure would pin the result low. A
+// trial that passes clearly (every SLO value under half its bound) decides
+// its rate alone; so does a failure at or above the closed-loop throughput
+// (no open loop with the same threads sustains more). Any other verdict —
+// a failure, or a pass near the bound — is judged again: the rate's verdict
+// is the majority of up to three independent trials. Percentiles are never
+// averaged across trials; each trial is judged whole, and counted. Before
+// the confirmation, a lowest failing rate just above a rate that passed
+// clearly is judged once more (Recheck): a knee that sharp happens, but so
+// does an unlucky vote, and only this revisits it.
 type Search struct {
 	cfg     Config
 	records []Record
 	pending *Trial
+	vote    *vote // the rate being judged, until its verdict
 	done    *Verdict
 
 	closed        float64 // closed-loop throughput
 	lo, hi        float64 // highest passing, lowest failing rate (0: none yet)
-	hiGenerator   string  // why the trial at hi was generator-limited, or ""
-	passes        []float64
-	next          float64 // the rate of the next bracket step
-	confirmations int
+	loClear       bool    // the rate at lo passed clearly
+	hiGenerator   string  // why the trials at hi were generator-limited, or ""
+	passes, fails []outcome
+	rechecked     []float64 // failing rates judged again
+	next          float64   // the rate of the next bracket step
+	confirmations int       // failed confirmations
+}
+
+// outcome is a rate's decided vote.
+type outcome struct {
+	rate      float64
+	clear     bool   // passed on one clear trial
+	generator string // failed, every failing trial generator-limited
+}
+
+// vote is the trials at one rate in one stage, until they decide it.
+type vote struct {
+	stage      Stage
+	rate       float64
+	pass, fail int
+	// generator is why every failing trial was generator-limited ("" when
+	// one was not: the server failed on its own).
+	generator string
 }
 
 // New starts a search; cfg is validated first.
@@ -284,16 +333,24 @@ func (s *Search) Next() (Trial, bool) {
 	switch {
 	case len(s.records) == 0:
 		t.Stage = Probe
+	case s.vote != nil:
+		t.Stage, t.Rate = s.vote.stage, s.vote.rate
 	case s.lo == 0 || s.hi == 0:
 		t.Stage, t.Rate = Bracket, s.next
 	case s.hi-s.lo > s.cfg.Precision*s.lo:
 		t.Stage, t.Rate = Bisect, (s.lo+s.hi)/2
+	case s.loClear && s.hi < s.closed && !slices.Contains(s.rechecked, s.hi):
+		t.Stage, t.Rate = Recheck, s.hi
+		s.rechecked = append(s.rechecked, s.hi)
 	default:
 		t.Stage, t.Rate = Confirm, s.lo
 	}
 	if len(s.records) >= s.cfg.MaxTrials {
 		s.finish("max-trials", fmt.Sprintf("the search reached %d trials", s.cfg.MaxTrials))
 		return Trial{}, false
+	}
+	if s.vote == nil && t.Stage != Probe {
+		s.vote = &vote{stage: t.Stage, rate: t.Rate}
 	}
 	s.pending = &t
 	return t, true
@@ -333,42 +390,111 @@ func (s *Search) Observe(o Observation) Judgement {
 		j.Pass, j.Unsteady = false, true
 		j.Why = "not steady after an extension (" + j.Trending + ")"
 	}
+	s.count(t, o, &j)
 	s.records = append(s.records, Record{t, o, j})
-	switch {
-	case j.Pass:
-		s.pass(t)
-	default:
-		s.fail(t, j)
+	if j.Decided {
+		v := s.vote
+		s.vote = nil
+		if j.RatePass {
+			s.pass(t, v.pass+v.fail == 1 && t.Stage != Confirm)
+		} else {
+			s.fail(t, v.generator)
+		}
 	}
 	return j
 }
 
-func (s *Search) pass(t Trial) {
-	s.passes = append(s.passes, t.Rate)
+// count adds a judged trial to its rate's vote and sets on j whether the
+// vote is decided.
+func (s *Search) count(t Trial, o Observation, j *Judgement) {
+	v := s.vote
+	if j.Pass {
+		v.pass++
+	} else {
+		if v.fail == 0 || v.generator != "" {
+			v.generator = j.GeneratorLimited
+		}
+		v.fail++
+	}
+	n := v.pass + v.fail
+	switch {
+	case n == 1 && j.Pass && (t.Stage == Confirm || s.clear(o)):
+		// A clear pass, or a confirmation of a rate that already passed.
+		j.Decided, j.RatePass = true, true
+	case n == 1 && !j.Pass && t.Rate >= s.closed:
+		j.Decided = true // the closed loop did no more: an expected failure
+	case v.pass >= 2:
+		j.Decided, j.RatePass = true, true
+	case v.fail >= 2:
+		j.Decided = true
+	default:
+		j.Again = true
+		return
+	}
+	if n > 1 {
+		word := "passed"
+		if !j.RatePass {
+			word = "failed"
+		}
+		j.Votes = fmt.Sprintf("the rate %s (%d of %d trials)", word, max(v.pass, v.fail), n)
+	}
+}
+
+// clear reports whether a passing trial passed with a margin: every SLO
+// value under clearShare of its bound, errors under clearShare of their
+// limit.
+func (s *Search) clear(o Observation) bool {
+	for i, slo := range s.cfg.SLOs {
+		if i >= len(o.Latency) || !(o.Latency[i] < clearShare*slo.Value) {
+			return false
+		}
+	}
+	return s.cfg.MaxErrorShare < 0 || o.ErrorShare <= clearShare*s.cfg.MaxErrorShare
+}
+
+// pass takes a rate's passed vote; clear says one clear trial decided it.
+func (s *Search) pass(t Trial, clear bool) {
 	if t.Stage == Confirm {
 		s.finish("slo", "")
 		return
 	}
-	s.lo = max(s.lo, t.Rate)
+	s.passes = append(s.passes, outcome{rate: t.Rate, clear: clear})
+	if t.Rate > s.lo {
+		s.lo, s.loClear = t.Rate, clear
+	}
+	if s.hi > 0 && t.Rate >= s.hi {
+		// A failed rate passed when judged again: its failure was noise,
+		// and the lowest failure above it bounds the bracket.
+		s.hi, s.hiGenerator = 0, ""
+		for _, f := range s.fails {
+			if f.rate > t.Rate && (s.hi == 0 || f.rate < s.hi) {
+				s.hi, s.hiGenerator = f.rate, f.generator
+			}
+		}
+	}
 	if s.hi == 0 {
 		s.next = t.Rate * s.cfg.Growth
 	}
 }
 
-func (s *Search) fail(t Trial, j Judgement) {
+// fail takes a rate's failed vote; generator is why every failing trial
+// of it was generator-limited, or "".
+func (s *Search) fail(t Trial, generator string) {
+	s.fails = append(s.fails, outcome{rate: t.Rate, generator: generator})
 	if t.Stage == Confirm {
 		s.confirmations++
 		if s.confirmations >= confirmations {
-			s.finish("unconfirmed", fmt.Sprintf("%d confirmation trials failed", s.confirmations))
+			s.finish("unconfirmed", fmt.Sprintf("%d confirmations failed", s.confirmations))
 			return
 		}
-		// The accepted rate did not hold twice: fall back to the
-		// highest rate that passed below it, or step down.
-		s.hi, s.hiGenerator = t.Rate, j.GeneratorLimited
-		s.lo = 0
-		for _, r := range s.passes {
-			if r < t.Rate {
-				s.lo = max(s.lo, r)
+		// The accepted rate did not hold again: fall back to the highest
+		// rate that passed below it, or step down. Judged twice, it is
+		// not rechecked.
+		s.rechecked = append(s.rechecked, t.Rate)
+		s.hi, s.hiGenerator, s.lo, s.loClear = t.Rate, generator, 0, false
+		for _, p := range s.passes {
+			if p.rate < t.Rate && p.rate > s.lo {
+				s.lo, s.loClear = p.rate, p.clear
 			}
 		}
 		if s.lo == 0 {
@@ -377,7 +503,7 @@ func (s *Search) fail(t Trial, j Judgement) {
 		return
 	}
 	if s.hi == 0 || t.Rate <= s.hi {
-		s.hi, s.hiGenerator = t.Rate, j.GeneratorLimited
+		s.hi, s.hiGenerator = t.Rate, generator
 	}
 	if s.lo == 0 {
 		s.next = t.Rate / s.cfg.Growth
@@ -391,7 +517,7 @@ func (s *Search) fail(t Trial, j Judgement) {
 // highest passing rate so far, unconfirmed.
 func (s *Search) Stop(limit string) {
 	if s.done == nil {
-		s.pending = nil
+		s.pending, s.vote = nil, nil
 		s.finish(limit, "the search ended ("+limit+") before a confirmed rate")
 	}
 }
@@ -423,17 +549,18 @@ func (s *Search) Done() bool { return s.done != nil }
 // Verdict returns the end of a finished search (nil before).
 func (s *Search) Verdict() *Verdict { return s.done }
 
-// Remaining estimates the trials still to run (for an ETA).
+// Remaining estimates the trials still to run (for an ETA): near the knee
+// most rates are judged on two trials.
 func (s *Search) Remaining() int {
 	switch {
 	case s.done != nil:
 		return 0
 	case len(s.records) == 0:
-		return 1 + 2 + bisections(s.cfg.Growth, s.cfg.Precision) + 1
+		return 1 + 2*(2+bisections(s.cfg.Growth, s.cfg.Precision)+1)
 	case s.lo == 0 || s.hi == 0:
-		return 1 + bisections(s.cfg.Growth, s.cfg.Precision) + 1
+		return 2 * (1 + bisections(s.cfg.Growth, s.cfg.Precision) + 1)
 	}
-	return bisections((s.hi)/s.lo, s.cfg.Precision) + 1
+	return 2 * (bisections(s.hi/s.lo, s.cfg.Precision) + 1)
 }
 
 // bisections is how many halvings bring a bracket of ratio r to p.

@@ -50,7 +50,10 @@ geometric bracket from half its throughput, a bisection to --precision, and a
 confirmation trial at the rate found. A trial passes when every --slo holds,
 failed operations stay within --max-error-rate and the rate was sustained; a
 trial whose throughput or p99 still trends from its first to its last third is
-run once more, twice as long, then rejected. A trial the client could not
+run once more, twice as long, then rejected. A rate is decided by one trial
+only when it passes clearly (under half of every bound) or fails above the
+closed-loop throughput; otherwise by the majority of up to three trials, so
+that one noisy trial does not move the result. A trial the client could not
 drive (schedule lag, docbench's CPU at its cores, every worker busy) is
 labelled generator-limited, and so is a result bounded by one.
 
@@ -378,6 +381,9 @@ func (a *app) capacityProgress(tr capacity.Trial, t *report.Trial, remaining int
 	if t.GeneratorLimited != "" {
 		verdict += " [generator-limited]"
 	}
+	if t.Vote != "" {
+		verdict += " · " + t.Vote
+	}
 	eta := ""
 	if remaining > 0 {
 		eta = fmt.Sprintf(" · ETA ~%s (%d trials)", (time.Duration(remaining) * per).Round(time.Second), remaining)
@@ -390,7 +396,14 @@ func (a *app) writeCapacity(res *report.Result, format, out, html string) error 
 	if err := a.emit(res, format, out); err != nil {
 		return err
 	}
-	if html == "" || res.Capacity.Limit == "shard" {
+	return a.writeCapacityHTML(res, html)
+}
+
+// writeCapacityHTML writes the HTML report of a capacity result, with its
+// latency-vs-rate curve, to html ("": none). A shard's part of a sharded
+// search has none: the merge judges it and writes the report.
+func (a *app) writeCapacityHTML(res *report.Result, html string) error {
+	if html == "" || res.Capacity == nil || res.Capacity.Limit == "shard" {
 		return nil
 	}
 	var b strings.Builder

@@ -98,8 +98,8 @@ func TestCapacityShardsMerge(t *testing.T) {
 	if c := s0.Capacity; c == nil || c.Limit != "shard" || len(c.Trials) != 3 || c.Trials[0].Rate != 200 || c.Trials[0].Pass {
 		t.Fatalf("shard result: %+v", s0.Capacity)
 	}
-	merged := filepath.Join(dir, "merged.json")
-	stdout, stderr, code := docbench(t, "merge", filepath.Join(dir, "s0.json"), filepath.Join(dir, "s1.json"), "--out", merged)
+	merged, html := filepath.Join(dir, "merged.json"), filepath.Join(dir, "merged.html")
+	stdout, stderr, code := docbench(t, "merge", filepath.Join(dir, "s0.json"), filepath.Join(dir, "s1.json"), "--out", merged, "--html", html)
 	if code != 0 && code != ExitThresholds { // 99: no rung held (a loaded machine)
 		t.Fatalf("merge: exit %d: %s\n%s", code, stderr, stdout)
 	}
@@ -118,6 +118,22 @@ func TestCapacityShardsMerge(t *testing.T) {
 	}
 	if !strings.Contains(stdout, "sustainable rate: ") {
 		t.Errorf("merge output: %s", stdout)
+	}
+	// The merge writes the report docbench capacity writes: the curve of
+	// the merged rungs, the verdict the merge judged.
+	b, err := os.ReadFile(html)
+	if err != nil || !strings.Contains(string(b), "Latency vs rate offered") || !strings.Contains(string(b), "<svg") ||
+		!strings.Contains(string(b), "sustainable rate: ") || !strings.Contains(stderr, "wrote "+html) {
+		t.Errorf("merged HTML report: %v; stderr %q", err, stderr)
+	}
+	// kube collect merges the pods' logs the same way and writes NAME.html.
+	kdir := fakeKubectl(t, []string{filepath.Join(dir, "s0.json"), filepath.Join(dir, "s1.json")})
+	t.Chdir(kdir)
+	if _, stderr, code := docbench(t, "kube", "collect", "cap"); code != 0 && code != ExitThresholds {
+		t.Fatalf("kube collect: exit %d: %s", code, stderr)
+	}
+	if b, err := os.ReadFile(filepath.Join(kdir, "cap.html")); err != nil || !strings.Contains(string(b), "Latency vs rate offered") {
+		t.Errorf("kube collect HTML report: %v", err)
 	}
 }
 

@@ -1,13 +1,18 @@
 package cli
 
 import (
+	"bufio"
 	"bytes"
+	"context"
 	"encoding/json"
+	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -16,14 +21,122 @@ import (
 	"github.com/docbench/docbench/internal/testutil"
 )
 
-func TestMain(m *testing.M) { testutil.Main(m) }
+// binDir holds the docbench binary that tests run as a process, built
+// once per test binary; TestMain removes it.
+var (
+	binDir  string
+	binOnce sync.Once
+	binErr  error
+)
+
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "docbench-bin")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	binDir = dir
+	testutil.Main(m, func() { os.RemoveAll(dir) })
+}
+
+// binary builds docbench, on first use, for the tests that run it as a process.
+func binary(t *testing.T) string {
+	t.Helper()
+	bin := filepath.Join(binDir, "docbench")
+	binOnce.Do(func() {
+		if out, err := exec.Command("go", "build", "-o", bin, "../../cmd/docbench").CombinedOutput(); err != nil {
+			binErr = fmt.Errorf("build: %v\n%s", err, out)
+		}
+	})
+	if binErr != nil {
+		t.Fatal(binErr)
+	}
+	return bin
+}
 
 // docbench runs the CLI in-process and returns stdout, stderr and the exit code.
 func docbench(t *testing.T, args ...string) (string, string, int) {
 	t.Helper()
-	var out, errb bytes.Buffer
-	code := Execute(args, &out, &errb)
-	return out.String(), errb.String(), code
+	return docbenchWhen(t, "", nil, args...)
+}
+
+// docbenchWhen is docbench calling do, once, in the write to stderr that
+// holds said: the program's own word that it has got as far as the test
+// needs, acted on before it goes further. do nil: nothing is awaited.
+func docbenchWhen(t *testing.T, said string, do func(), args ...string) (string, string, int) {
+	t.Helper()
+	var out bytes.Buffer
+	errw := &onWrite{said: []byte(said), do: do}
+	code := Execute(args, &out, errw)
+	if errw.do != nil {
+		t.Fatalf("docbench %s never said %q; stderr:\n%s", strings.Join(args, " "), said, &errw.buf)
+	}
+	return out.String(), errw.buf.String(), code
+}
+
+// onWrite keeps what is written and calls do during the first write that
+// holds said.
+type onWrite struct {
+	mu   sync.Mutex
+	buf  bytes.Buffer
+	said []byte
+	do   func()
+}
+
+func (w *onWrite) Write(p []byte) (int, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.do != nil && bytes.Contains(p, w.said) {
+		w.do()
+		w.do = nil
+	}
+	return w.buf.Write(p)
+}
+
+// startUntil starts the docbench binary and returns once a line of its
+// stderr holds said: a readiness signal from the program, not a guess at
+// how long it takes to get there on a busy machine. wait waits for the
+// exit and returns the whole stderr. A binary still running after two
+// minutes (it never said it, or hangs after a signal) or at the end of the
+// test is killed.
+func startUntil(t *testing.T, said string, args ...string) (cmd *exec.Cmd, wait func() (string, error)) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	t.Cleanup(cancel)
+	cmd = exec.CommandContext(ctx, binary(t), args...)
+	pipe, err := cmd.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	var stderr strings.Builder
+	ready, eof := make(chan struct{}), make(chan struct{})
+	go func(ready chan struct{}) {
+		defer close(eof)
+		sc := bufio.NewScanner(pipe)
+		for sc.Scan() {
+			stderr.WriteString(sc.Text() + "\n")
+			if ready != nil && strings.Contains(sc.Text(), said) {
+				close(ready)
+				ready = nil
+			}
+		}
+		io.Copy(io.Discard, pipe) // a line too long for the scanner
+	}(ready)
+	wait = func() (string, error) {
+		<-eof
+		err := cmd.Wait()
+		return stderr.String(), err
+	}
+	select {
+	case <-ready:
+	case <-eof:
+		out, err := wait()
+		t.Fatalf("docbench %s ended (%v) before saying %q:\n%s", strings.Join(args, " "), err, said, out)
+	}
+	return cmd, wait
 }
 
 func TestVersionAndTargets(t *testing.T) {
@@ -189,31 +302,22 @@ func TestYCSBOnlyPropertyIsANote(t *testing.T) {
 // TestInterruptWritesPartialResult runs the real binary and stops it with
 // SIGINT: it must drain, write the partial result and exit non-zero.
 func TestInterruptWritesPartialResult(t *testing.T) {
-	bin := filepath.Join(t.TempDir(), "docbench")
-	if out, err := exec.Command("go", "build", "-o", bin, "../../cmd/docbench").CombinedOutput(); err != nil {
-		t.Fatalf("build: %v\n%s", err, out)
-	}
 	res := filepath.Join(t.TempDir(), "partial.json")
-	cmd := exec.Command(bin, "run", "-t", "null:", "-P", "workloada", "-p", "recordcount=1000",
-		"-p", "operationcount=1000000000000", "--out", res, "--status", "0")
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	time.Sleep(700 * time.Millisecond)
+	// The first status line: the run is under way, operations done.
+	cmd, wait := startUntil(t, " operations; ", "run", "-t", "null:", "-P", "workloada", "-p", "recordcount=1000",
+		"-p", "operationcount=1000000000000", "--out", res, "--status", "1s")
 	cmd.Process.Signal(syscall.SIGINT)
-	err := cmd.Wait()
+	stderr, err := wait()
 	ee, ok := err.(*exec.ExitError)
 	if !ok || ee.ExitCode() == 0 {
-		t.Fatalf("exit: %v, stderr %s", err, stderr.String())
+		t.Fatalf("exit: %v, stderr %s", err, stderr)
 	}
 	r := readResult(t, res)
 	if r.Complete || r.Stopped != "interrupted" || r.Operations == 0 {
 		t.Fatalf("partial result: complete=%v stopped=%q ops=%d", r.Complete, r.Stopped, r.Operations)
 	}
-	if strings.Contains(stderr.String(), "goroutine") {
-		t.Fatalf("stack trace on stderr: %s", stderr.String())
+	if strings.Contains(stderr, "goroutine") {
+		t.Fatalf("stack trace on stderr: %s", stderr)
 	}
 }
 

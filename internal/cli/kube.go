@@ -152,15 +152,16 @@ or the kubectl pipeline printed in the manifests' header.`,
 }
 
 func (a *app) kubeCollectCommand() *cobra.Command {
-	var namespace, out, format string
+	var namespace, out, format, html string
 	var shards int
 	cmd := &cobra.Command{
-		Use:   "collect NAME [-n NAMESPACE] [--out FILE]",
+		Use:   "collect NAME [-n NAMESPACE] [--out FILE] [--html FILE]",
 		Short: "Read the shard results from the logs of Job NAME's pods (kubectl logs) and merge them",
 		Long: `collect runs
   kubectl logs -l app.kubernetes.io/instance=NAME --prefix --tail=-1
-and merges the results the pods printed, as docbench merge does. kubectl must be
-on PATH and pointed at the cluster.`,
+and merges the results the pods printed, as docbench merge does (for a sharded
+capacity search, with its HTML report and curve in --html). kubectl must be on
+PATH and pointed at the cluster.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if err := report.CheckFormat(format); err != nil {
@@ -192,6 +193,12 @@ on PATH and pointed at the cluster.`,
 				return err
 			}
 			fmt.Fprintf(a.stderr, "merged %d shard result(s) into %s\n", len(in), out)
+			if html == "" && !cmd.Flags().Changed("html") {
+				html = args[0] + ".html"
+			}
+			if err := a.writeCapacityHTML(res, html); err != nil {
+				return err
+			}
 			if !res.Complete {
 				return &ExitError{Code: 1, Err: errors.New("merged result incomplete: " + res.Error)}
 			}
@@ -202,6 +209,7 @@ on PATH and pointed at the cluster.`,
 	cmd.Flags().StringVar(&out, "out", "", "merged result file (default NAME.json)")
 	cmd.Flags().StringVar(&format, "format", "text", "report format on stdout: text, ycsb, json or jsonl")
 	cmd.Flags().IntVar(&shards, "shards", 0, "number of shards, when more than 5 (kubectl's --max-log-requests)")
+	cmd.Flags().StringVar(&html, "html", "", "for a sharded capacity search: its HTML report with the latency-vs-throughput curve (default NAME.html)")
 	return cmd
 }
 

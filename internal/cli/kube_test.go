@@ -21,32 +21,6 @@ import (
 	"github.com/docbench/docbench/internal/testutil"
 )
 
-var (
-	binOnce sync.Once
-	binPath string
-	binErr  error
-)
-
-// binary builds docbench once for the tests that run it as a process.
-func binary(t *testing.T) string {
-	t.Helper()
-	binOnce.Do(func() {
-		dir, err := os.MkdirTemp("", "docbench-bin")
-		if err != nil {
-			binErr = err
-			return
-		}
-		binPath = filepath.Join(dir, "docbench")
-		if out, err := exec.Command("go", "build", "-o", binPath, "../../cmd/docbench").CombinedOutput(); err != nil {
-			binErr = fmt.Errorf("build: %v\n%s", err, out)
-		}
-	})
-	if binErr != nil {
-		t.Fatal(binErr)
-	}
-	return binPath
-}
-
 // decodeManifests decodes `kube job` output strictly into the API types.
 func decodeManifests(t *testing.T, b []byte) (*corev1.ConfigMap, *batchv1.Job) {
 	t.Helper()
@@ -172,6 +146,25 @@ func TestKubeJobSimulated(t *testing.T) {
 // docbench runs and what it does with the output.
 func TestKubeCollect(t *testing.T) {
 	files := shards(t, t.TempDir(), 2, "run", "-t", "null:", "-P", "workloada", "-p", "recordcount=100", "-p", "operationcount=200")
+	dir := fakeKubectl(t, files)
+	out := filepath.Join(dir, "merged.json")
+	if _, stderr, code := docbench(t, "kube", "collect", "job", "-n", "bench", "--out", out); code != 0 {
+		t.Fatalf("collect: %d %s", code, stderr)
+	}
+	args, _ := os.ReadFile(filepath.Join(dir, "args"))
+	if got := strings.TrimSpace(string(args)); got != "logs -l app.kubernetes.io/instance=job --prefix --tail=-1 --max-log-requests=5 -n bench" {
+		t.Errorf("kubectl %s", got)
+	}
+	if m := readResult(t, out); !m.Complete || m.Operations != 200 {
+		t.Errorf("merged: complete %v operations %d", m.Complete, m.Operations)
+	}
+}
+
+// fakeKubectl puts on PATH a kubectl that records its arguments in
+// DIR/args and prints the result files as the pods' logs (kubectl logs
+// --prefix), each after a status line; it returns DIR.
+func fakeKubectl(t *testing.T, files []string) string {
+	t.Helper()
 	dir := t.TempDir()
 	var logs bytes.Buffer
 	for k, f := range files {
@@ -193,15 +186,5 @@ func TestKubeCollect(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Setenv("PATH", dir+string(os.PathListSeparator)+os.Getenv("PATH"))
-	out := filepath.Join(dir, "merged.json")
-	if _, stderr, code := docbench(t, "kube", "collect", "job", "-n", "bench", "--out", out); code != 0 {
-		t.Fatalf("collect: %d %s", code, stderr)
-	}
-	args, _ := os.ReadFile(filepath.Join(dir, "args"))
-	if got := strings.TrimSpace(string(args)); got != "logs -l app.kubernetes.io/instance=job --prefix --tail=-1 --max-log-requests=5 -n bench" {
-		t.Errorf("kubectl %s", got)
-	}
-	if m := readResult(t, out); !m.Complete || m.Operations != 200 {
-		t.Errorf("merged: complete %v operations %d", m.Complete, m.Operations)
-	}
+	return dir
 }

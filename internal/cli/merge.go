@@ -16,9 +16,9 @@ import (
 )
 
 func (a *app) mergeCommand() *cobra.Command {
-	var out, format string
+	var out, format, html string
 	cmd := &cobra.Command{
-		Use:   "merge SHARD.json... [--out FILE] [--format text|ycsb|json|jsonl]",
+		Use:   "merge SHARD.json... [--out FILE] [--format text|ycsb|json|jsonl] [--html FILE]",
 		Short: "Merge the results of the shards of one phase (--shard K/N) into one result",
 		Long: `merge combines the results of N shards of one load or run into one result:
 counts and errors summed, throughput over the merged window (first start to last
@@ -29,6 +29,10 @@ each shard's host, start and client CPU listed under shards[].
 Shards of different workloads, docbench versions, targets, seeds or settings are
 refused with one line naming the difference. A missing or incomplete shard makes
 the merged result incomplete (written, then exit status 1).
+
+The shards of a sharded capacity search (docbench capacity --shard) are judged
+on the merged histograms of each rung; the merge writes the search's HTML
+report with its curve to --html, as docbench capacity does.
 
 An argument may be a result file, a file of --format jsonl lines, or the pods'
 logs of a sharded Kubernetes Job ("-" reads standard input):
@@ -68,6 +72,9 @@ logs of a sharded Kubernetes Job ("-" reads standard input):
 			if f := strings.ToLower(format); f == "" || f == "text" {
 				writeShards(a.stdout, res)
 			}
+			if err := a.writeCapacityHTML(res, html); err != nil {
+				return err
+			}
 			if !res.Complete {
 				return &ExitError{Code: 1, Err: errors.New("merged result incomplete: " + res.Error)}
 			}
@@ -79,6 +86,7 @@ logs of a sharded Kubernetes Job ("-" reads standard input):
 	}
 	cmd.Flags().StringVar(&out, "out", "", "write the merged result JSON to this file (atomically)")
 	cmd.Flags().StringVar(&format, "format", "text", "report format on stdout: text, ycsb, json or jsonl")
+	cmd.Flags().StringVar(&html, "html", "capacity.html", "for the shards of a capacity search: the HTML report with the latency-vs-throughput curve, as docbench capacity writes it (\"\" for none)")
 	return cmd
 }
 

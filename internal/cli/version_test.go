@@ -28,6 +28,9 @@ func TestVersionIdentifiesTheBuild(t *testing.T) {
 		// worktree (its .git is a file); CI runs in a clone.
 		t.Skip("a linked git worktree: go build stamps no version-control information here")
 	}
+	// Its own build, not the shared binary: a user's go build stamps the
+	// revision (-buildvcs=auto in a clone), but GOFLAGS may say
+	// -buildvcs=false, as on the project's own machines.
 	bin := filepath.Join(t.TempDir(), "docbench")
 	if out, err := exec.Command("go", "build", "-buildvcs=true", "-o", bin, "../../cmd/docbench").CombinedOutput(); err != nil {
 		t.Fatalf("build: %v\n%s", err, out)

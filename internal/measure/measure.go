@@ -1,11 +1,18 @@
 // Package measure records operation latencies in per-worker HDR histograms,
 // merges them, and keeps a per-interval time series.
 //
-// Each worker owns a Recorder; recording takes an uncontended mutex and
-// allocates nothing. A Registry ticks all recorders (swapping their interval
-// histograms) and merges the cumulative ones at the end. Values are
-// nanoseconds; percentiles are always read from merged histograms, never
-// averaged.
+// Each worker owns a Recorder; recording takes an uncontended mutex. A
+// worker's histograms are sparse (HdrHistogram's PackedHistogram: memory
+// follows the buckets populated, not the 1 ns–1 h range) and made on the
+// first record of each operation type, so a run's memory follows its
+// threads × the operations its mix runs. Recording allocates only when a
+// histogram's storage grows (a new bucket past its capacity, or a count
+// past 255, 65,535 or 2³²), which settles within the first intervals:
+// Reset keeps the storage. A Registry ticks all recorders (swapping their
+// interval histograms) and merges them exactly into dense histograms of the
+// same geometry: the interval's, and the phase's cumulative one, so that a
+// closed-loop worker records each operation once. Values are nanoseconds;
+// percentiles are always read from merged histograms, never averaged.
 package measure
 
 import (
@@ -28,7 +35,12 @@ const (
 // NewHistogram returns an empty latency histogram in docbench's geometry.
 func NewHistogram() *hdr.Histogram { return hdr.New(lowest, highest, sigfigs) }
 
-func record(h *hdr.Histogram, d time.Duration) {
+// NewPacked returns an empty sparse histogram in docbench's geometry, the
+// kind a worker records into: its memory follows the buckets populated,
+// and merged into a NewHistogram it adds exactly the same counts.
+func NewPacked() *hdr.PackedHistogram { return hdr.NewPacked(lowest, highest, sigfigs) }
+
+func record(h *hdr.PackedHistogram, d time.Duration) {
 	v := int64(d)
 	if v < 0 {
 		v = 0
@@ -49,6 +61,13 @@ type Registry struct {
 
 	// merged holds the last Tick's merge per op, reused every tick.
 	merged []*hdr.Histogram
+	full   []*hdr.PackedHistogram // Tick's copy of a recorder's interval histograms
+	// ticked holds, per op, every interval Tick has closed since the start
+	// (or Reset): the phase's cumulative histogram of what intervals hold
+	// (response time if intended, else service time), so that a worker
+	// records each operation once in closed loop. Only Tick's goroutine
+	// touches it.
+	ticked []*hdr.Histogram
 }
 
 // ErrorCount is a distinct error message and how often it occurred.
@@ -60,9 +79,10 @@ type ErrorCount struct {
 // NewRegistry prepares recording for the named operations. With intended,
 // response time from each operation's intended start is recorded as well.
 func NewRegistry(names []string, intended bool) *Registry {
-	r := &Registry{names: names, intended: intended, merged: make([]*hdr.Histogram, len(names))}
+	r := &Registry{names: names, intended: intended, merged: make([]*hdr.Histogram, len(names)),
+		full: make([]*hdr.PackedHistogram, len(names)), ticked: make([]*hdr.Histogram, len(names))}
 	for i := range r.merged {
-		r.merged[i] = NewHistogram()
+		r.merged[i], r.ticked[i] = NewHistogram(), NewHistogram()
 	}
 	return r
 }
@@ -79,27 +99,18 @@ func (r *Registry) Names() []string { return r.names }
 func (r *Registry) NewRecorder() *Recorder {
 	n := len(r.names)
 	rec := &Recorder{
-		service:  make([]*hdr.Histogram, n),
-		interval: make([]*hdr.Histogram, n),
-		spare:    make([]*hdr.Histogram, n),
-		failed:   make([]*hdr.Histogram, n),
+		interval: make([]*hdr.PackedHistogram, n),
+		spare:    make([]*hdr.PackedHistogram, n),
+		failed:   make([]*hdr.PackedHistogram, n),
 		errors:   make([]int64, n),
 		notFound: make([]int64, n),
 		ivErrors: make([]int64, n),
 		msgs:     make([][]ErrorCount, n),
 		nf:       r.notFound,
 	}
-	for i := range n {
-		rec.service[i] = NewHistogram()
-		rec.interval[i] = NewHistogram()
-		rec.spare[i] = NewHistogram()
-	}
 	if r.intended {
-		rec.response = make([]*hdr.Histogram, n)
-		rec.failedResponse = make([]*hdr.Histogram, n)
-		for i := range n {
-			rec.response[i] = NewHistogram()
-		}
+		rec.service = make([]*hdr.PackedHistogram, n)
+		rec.failedResponse = make([]*hdr.PackedHistogram, n)
 	}
 	r.mu.Lock()
 	r.recorders = append(r.recorders, rec)
@@ -109,16 +120,17 @@ func (r *Registry) NewRecorder() *Recorder {
 
 // Recorder collects one worker's measurements.
 type Recorder struct {
-	mu       sync.Mutex
-	service  []*hdr.Histogram // cumulative service time per op
-	response []*hdr.Histogram // cumulative response time from intended start (open loop)
-	interval []*hdr.Histogram // since the last tick (response time if open loop)
-	spare    []*hdr.Histogram // the other interval buffer: swapped in at each tick
+	mu sync.Mutex
+	// Per op, sparse, and nil until the op's first successful record (add).
+	// What intervals hold accumulates in the Registry as they are ticked.
+	interval []*hdr.PackedHistogram // since the last tick: response time if open loop, else service time
+	spare    []*hdr.PackedHistogram // the other interval buffer: swapped in at each tick
+	service  []*hdr.PackedHistogram // open loop only: cumulative service time
 	// failed and failedResponse time the failed operations per op (as
 	// YCSB's [OP-FAILED] blocks do); an op's histogram is made at its
 	// first failure, so a run without failures pays nothing for them.
-	failed         []*hdr.Histogram
-	failedResponse []*hdr.Histogram
+	failed         []*hdr.PackedHistogram
+	failedResponse []*hdr.PackedHistogram
 	errors         []int64
 	notFound       []int64 // the part of errors that were "not found"
 	ivErrors       []int64
@@ -145,26 +157,37 @@ func (r *Recorder) Record(op int, service, response time.Duration, err error) {
 		}
 		r.keepError(op, err)
 		if r.failed[op] == nil {
-			r.failed[op] = NewHistogram()
+			r.failed[op] = NewPacked()
 		}
 		record(r.failed[op], service)
 		if r.failedResponse != nil {
 			if r.failedResponse[op] == nil {
-				r.failedResponse[op] = NewHistogram()
+				r.failedResponse[op] = NewPacked()
 			}
 			record(r.failedResponse[op], response)
 		}
 		r.mu.Unlock()
 		return
 	}
-	record(r.service[op], service)
-	if r.response != nil {
-		record(r.response[op], response)
+	if r.interval[op] == nil {
+		r.add(op)
+	}
+	if r.service != nil {
+		record(r.service[op], service)
 		record(r.interval[op], response)
 	} else {
 		record(r.interval[op], service)
 	}
 	r.mu.Unlock()
+}
+
+// add makes op's histograms, on its first successful record: a worker
+// holds histograms only for the operations it runs. Called under r.mu.
+func (r *Recorder) add(op int) {
+	r.interval[op], r.spare[op] = NewPacked(), NewPacked()
+	if r.service != nil {
+		r.service[op] = NewPacked()
+	}
 }
 
 func (r *Recorder) keepError(op int, err error) {
@@ -187,12 +210,13 @@ func (r *Recorder) keepError(op int, err error) {
 func (r *Recorder) reset() {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	for i := range r.service {
-		r.service[i].Reset()
-		r.interval[i].Reset()
-		r.spare[i].Reset()
-		if r.response != nil {
-			r.response[i].Reset()
+	for i := range r.interval {
+		if r.interval[i] != nil {
+			r.interval[i].Reset()
+			r.spare[i].Reset()
+			if r.service != nil {
+				r.service[i].Reset()
+			}
 		}
 		if r.failed[i] != nil {
 			r.failed[i].Reset()
@@ -207,8 +231,12 @@ func (r *Recorder) reset() {
 	}
 }
 
-// Reset discards everything recorded so far by every recorder.
+// Reset discards everything recorded so far by every recorder. It runs on
+// Tick's goroutine while no operation is under way.
 func (r *Registry) Reset() {
+	for _, h := range r.ticked {
+		h.Reset()
+	}
 	for _, rec := range r.snapshot() {
 		rec.reset()
 	}
@@ -278,22 +306,30 @@ func (iv *Interval) Failed() int64 {
 func (r *Registry) Tick(start, end time.Time) Interval {
 	iv := Interval{Start: start, End: end, Ops: make([]OpInterval, len(r.names))}
 	for _, h := range r.merged {
-		h.Reset()
+		if h.TotalCount() > 0 {
+			h.Reset()
+		}
 	}
+	full := r.full
 	for _, rec := range r.snapshot() {
 		rec.mu.Lock()
-		full := rec.interval
-		rec.interval, rec.spare = rec.spare, full
+		copy(full, rec.interval)
+		rec.interval, rec.spare = rec.spare, rec.interval
 		for i := range iv.Ops {
 			iv.Ops[i].Errors += rec.ivErrors[i]
 			rec.ivErrors[i] = 0
 		}
 		rec.mu.Unlock()
-		// full is now the recorder's spare: only Tick and reset touch it,
-		// and reset runs while no operation and no tick is under way.
+		// full's histograms are now the recorder's spares: only Tick and
+		// reset touch them, and reset runs while no operation and no tick
+		// is under way. (full is a copy: add may fill the recorder's slices
+		// meanwhile.)
 		for i, h := range full {
-			r.merged[i].Merge(h)
-			h.Reset()
+			if h != nil {
+				h.MergeInto(r.merged[i])
+				h.MergeInto(r.ticked[i])
+				h.Reset()
+			}
 		}
 	}
 	for i, h := range r.merged {
@@ -356,29 +392,37 @@ func (r *Registry) Failures() (errs []int64, msgs [][]ErrorCount) {
 	return errs, msgs
 }
 
-// Totals merges every recorder's cumulative histograms. Recorders stop
-// recording afterwards.
+// Totals merges every recorder's cumulative histograms, and the intervals
+// ticked with those not yet ticked. Recorders stop recording afterwards.
+// It runs on Tick's goroutine.
 func (r *Registry) Totals() Totals {
 	n := len(r.names)
 	t := Totals{Service: make([]*hdr.Histogram, n), Failed: make([]*hdr.Histogram, n), Errors: make([]int64, n),
 		NotFound: make([]int64, n), Messages: make([][]ErrorCount, n)}
-	for i := range n {
-		t.Service[i] = NewHistogram()
-	}
+	ivs := t.Service // what intervals hold
 	if r.intended {
 		t.Response = make([]*hdr.Histogram, n)
 		t.FailedResponse = make([]*hdr.Histogram, n)
 		for i := range n {
-			t.Response[i] = NewHistogram()
+			t.Service[i] = NewHistogram()
 		}
+		ivs = t.Response
+	}
+	for i := range n {
+		ivs[i] = NewHistogram()
+		ivs[i].Merge(r.ticked[i])
 	}
 	for _, rec := range r.snapshot() {
 		rec.mu.Lock()
 		rec.paused = true
 		for i := range n {
-			t.Service[i].Merge(rec.service[i])
+			if rec.interval[i] != nil {
+				rec.interval[i].MergeInto(ivs[i])
+				if r.intended {
+					rec.service[i].MergeInto(t.Service[i])
+				}
+			}
 			if r.intended {
-				t.Response[i].Merge(rec.response[i])
 				t.FailedResponse[i] = mergeInto(t.FailedResponse[i], rec.failedResponse[i])
 			}
 			t.Failed[i] = mergeInto(t.Failed[i], rec.failed[i])
@@ -394,14 +438,14 @@ func (r *Registry) Totals() Totals {
 }
 
 // mergeInto merges h into dst, making dst at the first h that is not nil.
-func mergeInto(dst, h *hdr.Histogram) *hdr.Histogram {
+func mergeInto(dst *hdr.Histogram, h *hdr.PackedHistogram) *hdr.Histogram {
 	if h == nil {
 		return dst
 	}
 	if dst == nil {
 		dst = NewHistogram()
 	}
-	dst.Merge(h)
+	h.MergeInto(dst)
 	return dst
 }
 

@@ -3,9 +3,13 @@ package measure
 import (
 	"errors"
 	"fmt"
+	"math"
+	"math/rand/v2"
 	"runtime"
 	"testing"
 	"time"
+
+	hdr "github.com/HdrHistogram/hdrhistogram-go"
 )
 
 // Percentiles come from the merged histogram of all workers: a slow worker's
@@ -86,6 +90,63 @@ func BenchmarkRecord(b *testing.B) {
 	}
 }
 
+// latencies are n service times spread log-uniformly over 20 µs–20 ms, as a
+// database's are: recording them touches hundreds of distinct buckets.
+func latencies(n int) []time.Duration {
+	rng := rand.New(rand.NewPCG(1, 2))
+	d := make([]time.Duration, n)
+	for i := range d {
+		d[i] = time.Duration(20e3 * math.Pow(1000, rng.Float64()))
+	}
+	return d
+}
+
+// BenchmarkRecordSpread is a closed-loop worker of workload A: reads and
+// updates alternate, their latencies spread over three decades.
+func BenchmarkRecordSpread(b *testing.B) {
+	reg := NewRegistry([]string{"READ", "UPDATE", "INSERT", "SCAN", "READ-MODIFY-WRITE"}, false)
+	r := reg.NewRecorder()
+	lat := latencies(1 << 12)
+	i := 0
+	b.ReportAllocs()
+	for b.Loop() {
+		r.Record(i&1, lat[i&(len(lat)-1)], 0, nil)
+		i++
+	}
+}
+
+// BenchmarkTick closes one interval of 16 or 1,000 workers that each ran
+// 200 operations of workload A in it: the merge and the reset of their
+// interval histograms. ns/op is one tick.
+func BenchmarkTick(b *testing.B) {
+	lat := latencies(1 << 12)
+	for _, workers := range []int{16, 1000} {
+		b.Run(fmt.Sprintf("workers=%d", workers), func(b *testing.B) {
+			reg := NewRegistry([]string{"READ", "UPDATE", "INSERT", "SCAN", "READ-MODIFY-WRITE"}, false)
+			recs := make([]*Recorder, workers)
+			for w := range recs {
+				recs[w] = reg.NewRecorder()
+			}
+			i := 0
+			fill := func() {
+				for _, r := range recs {
+					for range 200 {
+						r.Record(i&1, lat[i&(len(lat)-1)], 0, nil)
+						i++
+					}
+				}
+			}
+			b.ReportAllocs()
+			for b.Loop() {
+				b.StopTimer()
+				fill()
+				b.StartTimer()
+				_ = reg.Tick(time.Time{}, time.Time{})
+			}
+		})
+	}
+}
+
 func TestNotFoundCountedBesideErrors(t *testing.T) {
 	notFound := errors.New("not found")
 	reg := NewRegistry([]string{"READ"}, false)
@@ -162,5 +223,94 @@ func TestRecordAllocatesNothing(t *testing.T) {
 		r.Record(0, 123*time.Microsecond, 130*time.Microsecond, nil)
 	}); a != 0 {
 		t.Fatalf("Record allocates %.1f times per operation; want 0", a)
+	}
+}
+
+// Sparse per-worker histograms merge exactly: the totals and the sum of the
+// intervals hold, bucket for bucket, what one dense histogram recording
+// every value holds, in closed and open loop; an op a worker never ran
+// costs it no histogram.
+func TestMergeIsExact(t *testing.T) {
+	for _, intended := range []bool{false, true} {
+		t.Run(fmt.Sprint("intended=", intended), func(t *testing.T) { testMergeIsExact(t, intended) })
+	}
+}
+
+func testMergeIsExact(t *testing.T, intended bool) {
+	reg := NewRegistry([]string{"READ", "UPDATE", "SCAN"}, intended)
+	recs := []*Recorder{reg.NewRecorder(), reg.NewRecorder(), reg.NewRecorder()}
+	want, wantResp, sumIv := NewHistogram(), NewHistogram(), NewHistogram()
+	lat := latencies(5000)
+	lat = append(lat, 0, -1, 2*time.Hour) // clamped at both ends, as before
+	for i, d := range lat {
+		resp := d + time.Duration(i)*time.Microsecond
+		if !intended {
+			resp = 0
+		}
+		recs[i%3].Record(i%2, d, resp, nil)
+		if i%2 == 0 {
+			record := func(h interface{ RecordValue(int64) error }, d time.Duration) {
+				_ = h.RecordValue(min(max(int64(d), 0), highest))
+			}
+			record(want, d)
+			record(wantResp, resp)
+		}
+		if i%1000 == 999 {
+			reg.Tick(time.Time{}, time.Time{})
+			sumIv.Merge(reg.Merged(0))
+		}
+	}
+	reg.Tick(time.Time{}, time.Time{})
+	sumIv.Merge(reg.Merged(0))
+	ivWant := NewHistogram() // intervals hold response times if intended, else service times
+	if intended {
+		ivWant.Merge(wantResp)
+	} else {
+		ivWant.Merge(want)
+	}
+	// Operations after the last tick count in the totals all the same.
+	for i := range 10 {
+		d := time.Duration(i+1) * time.Millisecond
+		recs[i%3].Record(0, d, d, nil)
+		_ = want.RecordValue(int64(d))
+		_ = wantResp.RecordValue(int64(d))
+	}
+	for _, r := range recs {
+		if r.interval[2] != nil || r.spare[2] != nil {
+			t.Fatal("a histogram was made for an op never recorded")
+		}
+	}
+	tot := reg.Totals()
+	same := func(name string, got, want *hdr.Histogram) {
+		t.Helper()
+		if !got.Equals(want) || got.TotalCount() != want.TotalCount() {
+			t.Fatalf("%s: merged %d values, p99 %d, max %d; recorded dense %d, p99 %d, max %d", name,
+				got.TotalCount(), got.ValueAtQuantile(99), got.Max(), want.TotalCount(), want.ValueAtQuantile(99), want.Max())
+		}
+	}
+	same("service", tot.Service[0], want)
+	same("intervals", sumIv, ivWant)
+	if intended {
+		same("response", tot.Response[0], wantResp)
+	}
+}
+
+// Once a worker's histograms have grown to its latencies' buckets (the
+// first interval), recording and ticking allocate nothing more.
+func TestSteadyRecordAllocatesNothing(t *testing.T) {
+	reg := NewRegistry([]string{"READ", "UPDATE"}, false)
+	r := reg.NewRecorder()
+	lat := latencies(1 << 12)
+	pass := func() {
+		for i, d := range lat {
+			r.Record(i&1, d, 0, nil)
+		}
+	}
+	for range 3 { // the interval histograms alternate: fill both
+		pass()
+		reg.Tick(time.Time{}, time.Time{})
+	}
+	if a := testing.AllocsPerRun(1, pass); a != 0 { // one pass: an exact count
+		t.Fatalf("recording %d spread latencies allocates %.1f times; want 0", len(lat), a)
 	}
 }

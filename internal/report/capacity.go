@@ -36,7 +36,8 @@ type Capacity struct {
 	Absent string  `json:"absent,omitempty"`
 	// LowestFail is the lowest rate tried above Rate that failed.
 	LowestFail float64 `json:"lowest_failing_ops_per_sec,omitempty"`
-	// Confirmed: a final trial at Rate held the SLO again.
+	// Confirmed: the confirmation at Rate held the SLO again (its first
+	// trial, or the majority of three).
 	Confirmed bool `json:"confirmed"`
 	// Limit names what ended the search: "slo" (a failing rate above a
 	// passing one, within the precision), "generator" (the client could
@@ -54,7 +55,7 @@ type Capacity struct {
 // for the closed-loop probe).
 type Trial struct {
 	N     int    `json:"n"`
-	Stage string `json:"stage"` // probe, bracket, bisect, confirm, ladder
+	Stage string `json:"stage"` // probe, bracket, bisect, recheck, confirm, ladder
 	// Rate is the target rate over all shards (a shard ran Rate/N);
 	// 0 for the closed-loop probe.
 	Rate      float64   `json:"target_ops_per_sec"`
@@ -91,7 +92,12 @@ type Trial struct {
 	// GeneratorLimited why the client, not the server, set its pace.
 	Unsteady         string `json:"unsteady,omitempty"`
 	GeneratorLimited string `json:"generator_limited,omitempty"`
-	Error            string `json:"error,omitempty"`
+	// Vote says how the trial counted towards its rate's verdict, which
+	// the majority of up to three trials decides: "judged again" when it
+	// did not decide it; on the trial that decided it after others, the
+	// rate's verdict ("the rate passed (2 of 3 trials)").
+	Vote  string `json:"vote,omitempty"`
+	Error string `json:"error,omitempty"`
 }
 
 // Segment is a part of a trial: its successful throughput and the merged
@@ -271,6 +277,9 @@ func trialVerdict(t *Trial) string {
 	}
 	if t.Extended {
 		v += " (extended)"
+	}
+	if t.Vote != "" {
+		v += " · " + t.Vote
 	}
 	return v
 }

@@ -192,7 +192,7 @@ func (p *execution) buildWorkers() {
 			w.interval = o.interval()
 			w.offset = time.Duration(float64(time.Second) * float64(i) / o.Rate)
 			w.pacer = NewPacer(o.Pacer, crowded)
-			w.lag = measure.NewHistogram()
+			w.lag = measure.NewPacked()
 		}
 		p.workers[i] = w
 	}
@@ -313,11 +313,13 @@ func (p *execution) measure(ctx context.Context) {
 	}
 	p.st.begin(base, count)
 
-	var deadline <-chan time.Time
+	// The duration halts the workers from a timer of its own, not from
+	// this loop: with many more busy workers than cores (1,000 against
+	// null:), a tick can wait seconds for a preempted worker to release
+	// its recorder, and the run must still end on time.
 	if p.o.Duration > 0 {
-		t := time.NewTimer(p.o.Duration)
+		t := time.AfterFunc(p.o.Duration, func() { p.halt("duration") })
 		defer t.Stop()
-		deadline = t.C
 	}
 	tick := time.NewTicker(time.Second)
 	defer tick.Stop()
@@ -330,9 +332,6 @@ func (p *execution) measure(ctx context.Context) {
 			p.sample(end, true)
 			p.out.End = end
 			return
-		case <-deadline:
-			p.halt("duration")
-			deadline = nil
 		case <-ctx.Done():
 			if !p.interrupted {
 				p.interrupted = true
@@ -442,7 +441,7 @@ func (p *execution) mergeLag() {
 	case <-p.finished:
 		p.out.ScheduleLag = measure.NewHistogram()
 		for _, w := range p.workers {
-			p.out.ScheduleLag.Merge(w.lag)
+			w.lag.MergeInto(p.out.ScheduleLag)
 			p.out.Behind += w.behind
 		}
 	default:

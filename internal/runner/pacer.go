@@ -240,7 +240,7 @@ func (s spinner) spinUntil(intended time.Time, stop <-chan struct{}) bool {
 }
 
 // recordLag adds one schedule lag to h (clamped to its range).
-func recordLag(h *hdr.Histogram, d time.Duration) {
+func recordLag(h *hdr.PackedHistogram, d time.Duration) {
 	v := int64(d)
 	if v < 0 {
 		v = 0

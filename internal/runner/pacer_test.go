@@ -1,6 +1,7 @@
 package runner
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"io"
@@ -58,18 +59,29 @@ func TestPacerStops(t *testing.T) {
 		t.Run(name.String(), func(t *testing.T) {
 			p := NewPacer(name.kind, name.crowded)
 			stop := make(chan struct{})
-			go func() { time.Sleep(20 * time.Millisecond); close(stop) }()
 			done := make(chan bool)
 			go func() { done <- p.Wait(time.Now().Add(time.Hour), stop) }()
+			inWait(t)
+			close(stop)
 			select {
 			case ok := <-done:
 				if ok {
 					t.Fatal("Wait returned true after stop")
 				}
-			case <-time.After(5 * time.Second):
+			case <-time.After(30 * time.Second): // a hang: the wait was for an hour
 				t.Fatal("Wait did not notice stop")
 			}
 		})
+	}
+}
+
+// inWait returns once a goroutine is inside a pacer's Wait, read from the
+// goroutines' stacks: stop then comes during the wait, not before it.
+func inWait(t *testing.T) {
+	t.Helper()
+	buf := make([]byte, 1<<20)
+	for !bytes.Contains(buf[:runtime.Stack(buf, true)], []byte("Pacer).Wait(")) {
+		runtime.Gosched()
 	}
 }
 

@@ -35,12 +35,12 @@ type worker struct {
 	stop   <-chan struct{}
 	drng   *document.Rand
 
-	interval time.Duration  // open loop: time between this worker's operations
-	offset   time.Duration  // open loop: this worker's phase within the schedule
-	pacer    Pacer          // open loop: waits for each intended start
-	lag      *hdr.Histogram // open loop: schedule lag of each operation
-	from     time.Time      // open loop: when the current operation could start
-	behind   int64          // open loop: operations whose start found the worker busy
+	interval time.Duration        // open loop: time between this worker's operations
+	offset   time.Duration        // open loop: this worker's phase within the schedule
+	pacer    Pacer                // open loop: waits for each intended start
+	lag      *hdr.PackedHistogram // open loop: schedule lag of each operation
+	from     time.Time            // open loop: when the current operation could start
+	behind   int64                // open loop: operations whose start found the worker busy
 
 	key, buf, doc []byte
 	vals          []byte // partial update values, back to back

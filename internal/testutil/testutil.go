@@ -124,11 +124,15 @@ func knownKinds() string {
 	return strings.Join(names, ", ")
 }
 
-// Main runs the tests, stops every server they started and exits. Call it
-// from TestMain. (Without it servers still die with the test binary, and
-// their directories are removed by the next start.)
-func Main(m *testing.M) {
+// Main runs the tests, then the cleanups (files the test binary made for
+// all its tests), stops every server they started and exits. Call it from
+// TestMain. (Without it servers still die with the test binary, and their
+// directories are removed by the next start.)
+func Main(m *testing.M, cleanups ...func()) {
 	code := m.Run()
+	for _, c := range cleanups {
+		c()
+	}
 	if err := StopAll(); err != nil {
 		fmt.Fprintln(os.Stderr, "testutil:", err)
 		if code == 0 {

@@ -151,6 +151,7 @@ type store struct {
 	// without multi-valued indexes (MariaDB): their queries scan.
 	noArrayIndex []string
 	io           netio.Mode // mysql.io (or its older names)
+	killer       killer     // stops cancelled statements on the server
 }
 
 var (
@@ -329,7 +330,7 @@ func oneLine(err error) error {
 func (s *store) Close() error {
 	var errs []error
 	if s.sqlDB != nil {
-		errs = append(errs, s.sqlDB.Close())
+		errs = append(errs, s.killer.close(), s.sqlDB.Close())
 	}
 	if s.managed != nil {
 		errs = append(errs, s.managed.Stop())

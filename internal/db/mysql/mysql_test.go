@@ -61,6 +61,27 @@ func TestConformance(t *testing.T) {
 	}
 }
 
+// cancelWhenRunning calls cancel once the server shows query running on
+// another connection (the process list): the statement is in flight, not
+// still on its way.
+func cancelWhenRunning(t *testing.T, st *store, query string, cancel func()) {
+	t.Helper()
+	go func() {
+		defer cancel()
+		for deadline := time.Now().Add(time.Minute); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+			var n int
+			if err := st.sqlDB.QueryRow(`SELECT count(*) FROM information_schema.PROCESSLIST
+				WHERE INFO = ? AND ID <> CONNECTION_ID()`, query).Scan(&n); err != nil {
+				t.Errorf("process list: %v", err)
+				return
+			}
+			if n > 0 {
+				return
+			}
+		}
+	}()
+}
+
 // A session's statements honour their context in every I/O mode (given by
 // the older names here, as study files may): cancelling interrupts the
 // statement in flight; a statement under a context already cancelled is
@@ -84,10 +105,12 @@ func TestStatementsHonourTheirContext(t *testing.T) {
 			}
 			stmts := sess.(db.Statementer)
 			ctx, cancel := context.WithCancel(bg)
-			time.AfterFunc(200*time.Millisecond, cancel)
+			// Named after the subtest: an earlier one's SLEEP may still run.
+			sleep := "SELECT SLEEP(30) /* " + t.Name() + " */"
+			cancelWhenRunning(t, st, sleep, cancel)
 			start := time.Now()
-			if _, err := stmts.Statement(ctx, "SELECT SLEEP(30)", nil); !errors.Is(err, context.Canceled) {
-				t.Fatalf("SLEEP(30) cancelled after 200 ms: err %v, want context.Canceled", err)
+			if _, err := stmts.Statement(ctx, sleep, nil); !errors.Is(err, context.Canceled) {
+				t.Fatalf("SLEEP(30) cancelled while running: err %v, want context.Canceled", err)
 			}
 			if el := time.Since(start); el > 10*time.Second {
 				t.Fatalf("cancelled after %s", el)

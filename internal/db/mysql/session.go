@@ -93,6 +93,13 @@ func (s *store) NewSession(ctx context.Context) (db.Session, error) {
 		return nil, fmt.Errorf("target %s: the session's connection was not dialled for it", db.Redact(s.cfg.Target))
 	}
 	ss.Watch, ss.io = netio.NewWatch(nc), netio.ModeOf(nc)
+	// A cancelled statement is stopped on the server by its connection id.
+	var id int64
+	if err := conn.QueryRowContext(ctx, "SELECT CONNECTION_ID()").Scan(&id); err != nil {
+		ss.Close()
+		return nil, fmt.Errorf("target %s: %v", db.Redact(s.cfg.Target), oneLine(err))
+	}
+	ss.Watch.OnCancel(func(ctx context.Context) error { return s.killer.kill(ctx, s.sqlDB, id) })
 	ss.readAll = "data"
 	if s.layout == layoutGenerated {
 		ss.readAll = "JSON_REMOVE(data, '$.YCSB_KEY')"

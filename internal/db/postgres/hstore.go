@@ -242,11 +242,11 @@ func (s *session) hstoreUpdate(ctx context.Context, key []byte, u *db.Update) er
 	if err != nil {
 		return err
 	}
-	tag, err := s.execTag(ctx, stmt, key, h)
+	rows, err := s.execTag(ctx, stmt, key, h)
 	if err != nil {
 		return err
 	}
-	if tag.RowsAffected() == 0 {
+	if rows == 0 {
 		return db.ErrNotFound
 	}
 	return nil
@@ -289,11 +289,11 @@ func (s *session) hstorePartial(ctx context.Context, key []byte, u *db.Update) e
 		start = offs[i]
 	}
 	s.hs.params = params
-	tag, err := s.execTag(ctx, name, params...)
+	rows, err := s.execTag(ctx, name, params...)
 	if err != nil {
 		return err
 	}
-	if tag.RowsAffected() == 0 {
+	if rows == 0 {
 		return db.ErrNotFound
 	}
 	return nil

@@ -22,6 +22,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/pgx/v5/pgconn/ctxwatch"
 
 	"github.com/docbench/docbench/internal/db"
 	"github.com/docbench/docbench/internal/db/netio"
@@ -198,6 +199,11 @@ func open(ctx context.Context, cfg db.Config) (db.Store, error) {
 		for k, v := range s.settings {
 			cc.RuntimeParams[k] = v
 		}
+	}
+	// Statements pgx watches (all but the sessions' own, netio.Watch) are
+	// stopped on the server too when their context is cancelled.
+	cc.BuildContextWatcherHandler = func(pc *pgconn.PgConn) ctxwatch.Handler {
+		return &pgconn.CancelRequestContextWatcherHandler{Conn: pc, DeadlineDelay: netio.CancelGrace}
 	}
 	s.connCfg = cc
 	s.admin, err = pgx.ConnectConfig(ctx, cc)

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
@@ -141,6 +142,7 @@ func (s *store) NewSession(ctx context.Context) (db.Session, error) {
 	ss := &session{conn: conn, pg: conn.PgConn(), st: s, pred: pred, order: order, proj: map[string]string{},
 		segs: map[string][]string{}, queries: map[string]string{}}
 	ss.watch = netio.NewWatch(ss.pg.Conn())
+	ss.watch.OnCancel(ss.cancel)
 	stmts := map[string]string{
 		"read":   "SELECT " + s.docExpr() + " FROM " + s.table + " WHERE " + pred,
 		"scan":   "SELECT " + s.docExpr() + " FROM " + s.table + " WHERE " + order + " >= $1 ORDER BY " + order + " LIMIT $2",
@@ -206,6 +208,7 @@ type session struct {
 	rel     *relSession
 	hs      hstoreBuf         // doctype=hstore conversions
 	stmts   map[string]string // statements of the user's → prepared name
+	direct  direct            // the messages of run
 }
 
 var (
@@ -323,21 +326,12 @@ func (s *session) Read(ctx context.Context, key []byte, fields []string, dst []b
 			return dst, err
 		}
 	}
-	rr, err := s.exec(ctx, stmt, s.keyParam(key))
+	s.params = append(s.params[:0], s.keyParam(key))
+	dst, rows, err := s.run(ctx, stmt, dst)
 	if err != nil {
 		return dst, err
 	}
-	found := false
-	for rr.NextRow() {
-		if !found {
-			dst = append(dst, rr.Values()[0]...)
-			found = true
-		}
-	}
-	if _, err := s.finish(ctx, rr); err != nil {
-		return dst, err
-	}
-	if !found {
+	if rows == 0 {
 		return dst, db.ErrNotFound
 	}
 	return dst, nil
@@ -361,19 +355,29 @@ func (s *session) exec(ctx context.Context, stmt string, params ...[]byte) (*pgc
 	return s.pg.ExecPrepared(pctx, stmt, s.params, nil, nil), nil
 }
 
+// cancel asks the server to stop the statement in flight (a CancelRequest
+// on a connection of its own), for the session's watch.
+func (s *session) cancel(ctx context.Context) error {
+	err := s.pg.CancelRequest(ctx)
+	// The server hands the request to the session's backend as a signal,
+	// which may land a moment later: wait before the session's next
+	// statement can start, as pgx's CancelRequestContextWatcherHandler does.
+	time.Sleep(100 * time.Millisecond)
+	return err
+}
+
 // finish closes the results of a statement run by exec under ctx.
 func (s *session) finish(ctx context.Context, rr *pgconn.ResultReader) (pgconn.CommandTag, error) {
 	tag, err := rr.Close()
 	return tag, s.watch.End(ctx, err)
 }
 
-// execTag runs a prepared statement that returns no rows, for its tag.
-func (s *session) execTag(ctx context.Context, stmt string, params ...[]byte) (pgconn.CommandTag, error) {
-	rr, err := s.exec(ctx, stmt, params...)
-	if err != nil {
-		return pgconn.CommandTag{}, err
-	}
-	return s.finish(ctx, rr)
+// execTag runs a prepared statement that returns no rows, for the count
+// of rows it wrote.
+func (s *session) execTag(ctx context.Context, stmt string, params ...[]byte) (int64, error) {
+	s.params = append(s.params[:0], params...)
+	_, rows, err := s.run(ctx, stmt, nil)
+	return rows, err
 }
 
 // keyParam is keyArg as a text parameter.
@@ -398,17 +402,17 @@ func (s *session) Update(ctx context.Context, key []byte, u *db.Update) error {
 	if s.st.v.doctype == "hstore" {
 		return s.hstoreUpdate(ctx, key, u)
 	}
-	var tag pgconn.CommandTag
+	var rows int64
 	var err error
 	switch u.Mode {
 	case db.Merge:
-		tag, err = s.execTag(ctx, "merge", s.keyParam(key), u.Doc)
+		rows, err = s.execTag(ctx, "merge", s.keyParam(key), u.Doc)
 	case db.Replace:
 		doc := u.Doc
 		if s.st.v.layout == "document" {
 			doc = s.withKey(key, doc)
 		}
-		tag, err = s.execTag(ctx, "replace", s.keyParam(key), doc)
+		rows, err = s.execTag(ctx, "replace", s.keyParam(key), doc)
 	case db.Partial:
 		var name string
 		if name, err = s.partialStmt(ctx, len(u.Paths)); err != nil {
@@ -418,14 +422,16 @@ func (s *session) Update(ctx context.Context, key []byte, u *db.Update) error {
 		for i, p := range u.Paths {
 			s.args = append(s.args, s.segments(p), u.Values[i])
 		}
+		var tag pgconn.CommandTag
 		tag, err = s.conn.Exec(ctx, name, s.args...)
+		rows = tag.RowsAffected()
 	default:
 		return fmt.Errorf("postgres: update mode %v", u.Mode)
 	}
 	if err != nil {
 		return err
 	}
-	if tag.RowsAffected() == 0 {
+	if rows == 0 {
 		return db.ErrNotFound
 	}
 	return nil
@@ -492,11 +498,11 @@ func (s *session) Delete(ctx context.Context, key []byte) error {
 	if s.st.v.layout == "relational" {
 		return s.rel.delete(ctx, s.conn, key)
 	}
-	tag, err := s.execTag(ctx, "delete", s.keyParam(key))
+	rows, err := s.execTag(ctx, "delete", s.keyParam(key))
 	if err != nil {
 		return err
 	}
-	if tag.RowsAffected() == 0 {
+	if rows == 0 {
 		return db.ErrNotFound
 	}
 	return nil

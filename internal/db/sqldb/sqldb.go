@@ -72,8 +72,12 @@ type Session struct {
 
 // Prepare prepares q on the session's connection and keeps its text.
 func (s *Session) Prepare(ctx context.Context, q string) (*sql.Stmt, error) {
-	st, err := s.Conn.PrepareContext(ctx, q)
+	qctx, err := s.Watch.Begin(ctx)
 	if err != nil {
+		return nil, fmt.Errorf("%s prepare: %w (statement: %s)", s.Dialect.Name, err, q)
+	}
+	st, err := s.Conn.PrepareContext(qctx, q)
+	if err = s.Watch.End(ctx, err); err != nil {
 		return nil, fmt.Errorf("%s prepare: %w (statement: %s)", s.Dialect.Name, err, q)
 	}
 	if s.Texts == nil {
