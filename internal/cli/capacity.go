@@ -201,7 +201,7 @@ const trialSlack = 1500 * time.Millisecond
 // with the error, when it failed or was interrupted after trials ran).
 func (a *app) capacity(ctx context.Context, c *capacitySpec) (*report.Result, error) {
 	sp := c.phase
-	cfg, wl, plan, err := preparePhase(sp)
+	cfg, wl, docOps, err := preparePhase(sp)
 	if err != nil {
 		return nil, err
 	}
@@ -210,13 +210,13 @@ func (a *app) capacity(ctx context.Context, c *capacitySpec) (*report.Result, er
 		return nil, notLoaded(err, sp.target, sp.files, nil)
 	}
 	defer store.Close()
-	return a.capacityOn(ctx, store, c, cfg, wl, plan)
+	return a.capacityOn(ctx, store, c, cfg, wl, docOps)
 }
 
 // capacityOn runs the search on an opened store, with the configuration,
-// workload and plan preparePhase made of c's phase.
+// workload and document operations preparePhase made of c's phase.
 func (a *app) capacityOn(ctx context.Context, store db.Store, c *capacitySpec, cfg *workload.Config,
-	wl *workload.Workload, plan *runner.Plan) (*report.Result, error) {
+	wl *workload.Workload, docOps *runner.DocOps) (*report.Result, error) {
 	sp := c.phase
 	pt := probe.Take(ctx, store)
 	inProcess := pt.Err == nil && pt.Snap.InProcess
@@ -236,7 +236,7 @@ func (a *app) capacityOn(ctx context.Context, store db.Store, c *capacitySpec, c
 	one := func(n int, stage capacity.Stage, rate float64, d time.Duration, extended bool) (report.Trial, *report.Result, error) {
 		cfg.Target = rate / float64(shards)
 		cfg.MaxExecutionTime = d
-		res, err := a.runPhase(ctx, store, sp, cfg, wl, plan)
+		res, err := a.runPhase(ctx, store, sp, cfg, wl, docOps)
 		sp.settled = true
 		if res == nil {
 			return report.Trial{N: n, Stage: string(stage), Rate: rate, Extended: extended, Error: errText(err)}, nil, err

@@ -54,12 +54,12 @@ func (a *app) docCommand() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			wl, plan, err := buildPlan(cfg, seed)
+			wl, docOps, err := buildDocOps(cfg, seed)
 			if err != nil {
 				return err
 			}
 			if paths {
-				for _, p := range plan.Shape.Paths() {
+				for _, p := range docOps.Shape.Paths() {
 					kind := p.Type
 					if p.Array {
 						kind = "array of " + p.Items
@@ -75,7 +75,7 @@ func (a *app) docCommand() *cobra.Command {
 				return &ExitError{Code: exitUsage, Err: fmt.Errorf("doc: --key %d: want a key number, 0 or more", keynum)}
 			}
 			key := wl.NewThread(0).AppendKey(nil, keynum)
-			d := plan.Shape.AppendDoc(nil, key, keynum, document.NewRand())
+			d := docOps.Shape.AppendDoc(nil, key, keynum, document.NewRand())
 			if !compact {
 				var out bytes.Buffer
 				if err := json.Indent(&out, d, "", "  "); err != nil {
@@ -83,7 +83,7 @@ func (a *app) docCommand() *cobra.Command {
 				}
 				d = out.Bytes()
 			}
-			fmt.Fprintf(a.stderr, "key %s (key number %d), %d bytes as compact JSON\n", key, keynum, len(plan.Shape.AppendDoc(nil, key, keynum, document.NewRand())))
+			fmt.Fprintf(a.stderr, "key %s (key number %d), %d bytes as compact JSON\n", key, keynum, len(docOps.Shape.AppendDoc(nil, key, keynum, document.NewRand())))
 			_, err = fmt.Fprintf(a.stdout, "%s\n", d)
 			return err
 		},
@@ -116,7 +116,7 @@ or "corrupt" otherwise. Missing or corrupt records make the exit status non-zero
 			if err != nil {
 				return err
 			}
-			wl, plan, err := buildPlan(cfg, seed)
+			wl, docOps, err := buildDocOps(cfg, seed)
 			if err != nil {
 				return err
 			}
@@ -125,7 +125,7 @@ or "corrupt" otherwise. Missing or corrupt records make the exit status non-zero
 				return notLoaded(err, target, files, overrides)
 			}
 			defer store.Close()
-			return notLoaded(a.verify(cmd.Context(), store, wl, plan, max(threads, 1)), target, files, overrides)
+			return notLoaded(a.verify(cmd.Context(), store, wl, docOps, max(threads, 1)), target, files, overrides)
 		},
 	}
 	fl := cmd.Flags()
@@ -140,8 +140,8 @@ or "corrupt" otherwise. Missing or corrupt records make the exit status non-zero
 
 // verify runs runner.Verify and prints what it found; missing or corrupt
 // records are exit status 1.
-func (a *app) verify(ctx context.Context, store db.Store, wl *workload.Workload, plan *runner.Plan, threads int) error {
-	v, err := runner.Verify(ctx, store, wl, plan, threads)
+func (a *app) verify(ctx context.Context, store db.Store, wl *workload.Workload, docOps *runner.DocOps, threads int) error {
+	v, err := runner.Verify(ctx, store, wl, docOps, threads)
 	if err != nil {
 		return err
 	}

@@ -222,7 +222,7 @@ func config(props *workload.Properties) (*workload.Config, error) {
 func (a *app) execute(ctx context.Context, sp *spec) (*report.Result, error) {
 	// Everything is validated before the target is touched: a bad document
 	// property must not leave a database file behind.
-	cfg, wl, plan, err := preparePhase(sp)
+	cfg, wl, docOps, err := preparePhase(sp)
 	if err != nil {
 		return nil, err
 	}
@@ -231,20 +231,20 @@ func (a *app) execute(ctx context.Context, sp *spec) (*report.Result, error) {
 		return nil, err
 	}
 	defer store.Close()
-	return a.runPhase(ctx, store, sp, cfg, wl, plan)
+	return a.runPhase(ctx, store, sp, cfg, wl, docOps)
 }
 
 // preparePhase validates the phase's properties, applies its shard and
-// builds its workload and plan: once, before the target is touched (open
-// checks the target's own options).
-func preparePhase(sp *spec) (*workload.Config, *workload.Workload, *runner.Plan, error) {
+// builds its workload and document operations: once, before the target is
+// touched (open checks the target's own options).
+func preparePhase(sp *spec) (*workload.Config, *workload.Workload, *runner.DocOps, error) {
 	cfg, err := config(sp.props)
 	if err != nil {
 		return nil, nil, nil, err
 	}
 	cfg.ApplyShard(sp.shard.shard) // this shard's operations and rate
-	wl, plan, err := buildPlan(cfg, sp.opts.Seed)
-	return cfg, wl, plan, err
+	wl, docOps, err := buildDocOps(cfg, sp.opts.Seed)
+	return cfg, wl, docOps, err
 }
 
 // open opens a target for a validated configuration.
@@ -277,7 +277,7 @@ func notLoaded(err error, target string, files, props []string) error {
 
 // runPhase runs one phase, prepared by preparePhase, against an opened store.
 func (a *app) runPhase(ctx context.Context, store db.Store, sp *spec, cfg *workload.Config,
-	wl *workload.Workload, plan *runner.Plan) (*report.Result, error) {
+	wl *workload.Workload, docOps *runner.DocOps) (*report.Result, error) {
 	opts := sp.opts
 	opts.Threads = int(cfg.ThreadCount)
 	opts.Rate = cfg.Target
@@ -292,7 +292,7 @@ func (a *app) runPhase(ctx context.Context, store db.Store, sp *spec, cfg *workl
 			fmt.Fprintf(a.stderr, "note: %s\n", n)
 		}
 	}
-	schema := markedSchema(plan.Schema(), sp.by, wl, cfg.Props)
+	schema := markedSchema(docOps.Schema(), sp.by, wl, cfg.Props)
 	switch {
 	case sp.recreate && sp.shard.shard.Sharded():
 		if err := setupShared(ctx, store, schema); err != nil {
@@ -326,7 +326,7 @@ func (a *app) runPhase(ctx context.Context, store db.Store, sp *spec, cfg *workl
 			return nil, runner.ErrInterrupted
 		}
 	}
-	out, runErr := runner.Execute(ctx, store, wl, plan, opts)
+	out, runErr := runner.Execute(ctx, store, wl, docOps, opts)
 	if out == nil {
 		return nil, runErr
 	}
@@ -353,7 +353,7 @@ func (a *app) runPhase(ctx context.Context, store db.Store, sp *spec, cfg *workl
 		report.EncodeSeries(res, out)
 	}
 	if sp.phase == runner.Run {
-		res.Notes = append(res.Notes, plan.Notes...)
+		res.Notes = append(res.Notes, docOps.Notes...)
 	}
 	if out.Batch > 1 {
 		res.Notes = append(res.Notes, fmt.Sprintf("loaded in batches of %d: INSERT-BATCH latency is per batch; operations and throughput count records", out.Batch))
@@ -370,7 +370,7 @@ func (a *app) runPhase(ctx context.Context, store db.Store, sp *spec, cfg *workl
 	if before == nil { // interrupted during the warm-up
 		before = probe.Take(ctx, store)
 	}
-	res.Server = runner.ServerSide(ctx, store, before, out, wl, plan)
+	res.Server = runner.ServerSide(ctx, store, before, out, wl, docOps)
 	res.Audit = new(probe.Classify(res.Target.Backend, res.Target.Settings, res.Target.Layout, res.Options.Threads))
 	if sp.phase == runner.Load && runErr == nil && out.Complete {
 		res.Notes = append(res.Notes, settle(ctx, store, db.AfterLoad)...)
@@ -404,8 +404,9 @@ func settle(ctx context.Context, store db.Store, when db.SettleStage) []string {
 	return []string{fmt.Sprintf("%s: %s took %.2g s, outside %s figures", stage, what, time.Since(t0).Seconds(), phase)}
 }
 
-// buildPlan builds the workload, the document shape and the plan of a phase.
-func buildPlan(cfg *workload.Config, seed uint64) (*workload.Workload, *runner.Plan, error) {
+// buildDocOps builds the workload, the document shape and the document
+// operations of a phase.
+func buildDocOps(cfg *workload.Config, seed uint64) (*workload.Workload, *runner.DocOps, error) {
 	wl, err := workload.New(cfg, seed)
 	if err != nil {
 		return nil, nil, &ExitError{Code: 2, Err: err}
@@ -418,11 +419,11 @@ func buildPlan(cfg *workload.Config, seed uint64) (*workload.Workload, *runner.P
 	if err != nil {
 		return nil, nil, &ExitError{Code: 2, Err: err}
 	}
-	plan, err := runner.NewPlan(wl, shape, seed)
+	docOps, err := runner.NewDocOps(wl, shape, seed)
 	if err != nil {
 		return nil, nil, &ExitError{Code: 2, Err: err}
 	}
-	return wl, plan, nil
+	return wl, docOps, nil
 }
 
 // emit prints a result in the chosen format and writes the JSON file. A

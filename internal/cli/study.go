@@ -37,7 +37,7 @@ func (e executor) Validate(props *workload.Properties) error {
 	if err != nil {
 		return err
 	}
-	_, _, err = buildPlan(cfg, 1)
+	_, _, err = buildDocOps(cfg, 1)
 	return err
 }
 
@@ -60,7 +60,7 @@ func (e executor) DocBytes(props map[string]string) (float64, error) {
 	if err != nil {
 		return 0, err
 	}
-	_, plan, err := buildPlan(cfg, 1)
+	_, docOps, err := buildDocOps(cfg, 1)
 	if err != nil {
 		return 0, err
 	}
@@ -71,7 +71,7 @@ func (e executor) DocBytes(props map[string]string) (float64, error) {
 	for i := range int64(n) {
 		k := i * max(cfg.RecordCount/n, 1)
 		key = workload.AppendKey(key[:0], k, false, 0)
-		buf = plan.Shape.AppendDoc(buf[:0], key, k, r)
+		buf = docOps.Shape.AppendDoc(buf[:0], key, k, r)
 		total += len(buf)
 	}
 	return float64(total) / n, nil
@@ -81,11 +81,11 @@ func (e executor) Phase(ctx context.Context, store db.Store, target string, file
 	phase runner.Phase, warmup time.Duration) (*report.Result, error) {
 	sp := &spec{phase: phase, target: target, files: files, props: props, quiet: true, recreate: phase == runner.Load, by: "docbench study",
 		opts: runner.Options{Phase: phase, Seed: 1, Warmup: warmup}}
-	cfg, wl, plan, err := preparePhase(sp)
+	cfg, wl, docOps, err := preparePhase(sp)
 	if err != nil {
 		return nil, err
 	}
-	return e.a.runPhase(ctx, store, sp, cfg, wl, plan)
+	return e.a.runPhase(ctx, store, sp, cfg, wl, docOps)
 }
 
 // Capacity runs a study's capacity search on an opened store, as
@@ -96,11 +96,11 @@ func (e executor) Capacity(ctx context.Context, store db.Store, target string, f
 	c := &capacitySpec{cfg: run.Config, maxTime: run.MaxTime, trial: run.Trial,
 		phase: &spec{phase: runner.Run, target: target, files: files, props: props, encode: true, quiet: true,
 			opts: runner.Options{Phase: runner.Run, Seed: 1, Warmup: run.Warmup, MaxErrorRate: -1}}}
-	cfg, wl, plan, err := preparePhase(c.phase)
+	cfg, wl, docOps, err := preparePhase(c.phase)
 	if err != nil {
 		return nil, err
 	}
-	return e.a.capacityOn(ctx, store, c, cfg, wl, plan)
+	return e.a.capacityOn(ctx, store, c, cfg, wl, docOps)
 }
 
 func (a *app) studyCommand() *cobra.Command {

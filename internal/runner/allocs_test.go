@@ -30,7 +30,7 @@ func TestStepAllocatesNothing(t *testing.T) {
 			}
 			all := map[string]string{"recordcount": "100000"}
 			maps.Copy(all, props)
-			wl, plan := newPlan(t, wlName, all)
+			wl, docOps := newDocOps(t, wlName, all)
 			cfg := wl.Config()
 			ctx := context.Background()
 			store, err := db.Open(ctx, db.Config{Target: "null:"})
@@ -41,8 +41,8 @@ func TestStepAllocatesNothing(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			reg := measure.NewRegistry(opNames(plan, false), true)
-			w := &worker{sess: sess, wl: wl, th: wl.NewThread(0), plan: plan, rec: reg.NewRecorder(), drng: document.NewRand()}
+			reg := measure.NewRegistry(opNames(docOps, false), true)
+			w := &worker{sess: sess, wl: wl, th: wl.NewThread(0), docOps: docOps, rec: reg.NewRecorder(), drng: document.NewRand()}
 			w.prepare()
 			r := w.th.Rand()
 			for range 2000 { // buffers reach their working size

@@ -26,7 +26,7 @@ func TestCancelledPhaseLeavesTheServerQuiet(t *testing.T) {
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			const threads = 2
-			store, wl, plan := setup(t, c.target, map[string]string{"recordcount": "10", "operationcount": "0",
+			store, wl, docOps := setup(t, c.target, map[string]string{"recordcount": "10", "operationcount": "0",
 				"readproportion": "0", "updateproportion": "0", "statementproportion": "1", "statement.sql": c.stmt})
 			probe, err := store.NewSession(context.Background())
 			if err != nil {
@@ -38,7 +38,7 @@ func TestCancelledPhaseLeavesTheServerQuiet(t *testing.T) {
 				return make([]string, n), err
 			}
 			err = dbtest.CancelStopsServer(t, func(ctx context.Context) error {
-				_, err := Execute(ctx, store, wl, plan, Options{Phase: Run, Threads: threads, Drain: 100 * time.Millisecond})
+				_, err := Execute(ctx, store, wl, docOps, Options{Phase: Run, Threads: threads, Drain: 100 * time.Millisecond})
 				return err
 			}, running)
 			if !errors.Is(err, ErrInterrupted) && !errors.Is(err, context.Canceled) {

@@ -68,8 +68,8 @@ func TestDatabaseDiesMidRun(t *testing.T) {
 			}
 			t.Cleanup(func() { _ = srv.Stop() })
 			props := map[string]string{"recordcount": "300", "operationcount": "0"}
-			store, wl, plan := setup(t, url, props)
-			if _, err := Execute(ctx, store, wl, plan, Options{Phase: Load, Threads: 2}); err != nil {
+			store, wl, docOps := setup(t, url, props)
+			if _, err := Execute(ctx, store, wl, docOps, Options{Phase: Load, Threads: 2}); err != nil {
 				t.Fatal(err)
 			}
 			// Killed once a status line counts operations done.
@@ -86,7 +86,7 @@ func TestDatabaseDiesMidRun(t *testing.T) {
 				}
 			}()
 			began := time.Now()
-			out, err := Execute(ctx, store, wl, plan, Options{Phase: Run, Threads: 2, Duration: 60 * time.Second,
+			out, err := Execute(ctx, store, wl, docOps, Options{Phase: Run, Threads: 2, Duration: 60 * time.Second,
 				FailStreak: 2 * time.Second, Drain: 10 * time.Second, Status: time.Second, Stderr: ran})
 			ended := time.Now()
 			var killed time.Time

@@ -24,16 +24,16 @@ import (
 // open the sessions, build the workers, warm up, run the measured part,
 // collect the outcome.
 type execution struct {
-	o     Options
-	wl    *workload.Workload
-	cfg   *workload.Config
-	plan  *Plan
-	batch int   // records per insert (a batched load), else 1
-	total int64 // operations (records) the phase issues, over all workers
-	reg   *measure.Registry
-	hlog  *hdrLog
-	st    *status
-	out   *Outcome
+	o      Options
+	wl     *workload.Workload
+	cfg    *workload.Config
+	docOps *DocOps
+	batch  int   // records per insert (a batched load), else 1
+	total  int64 // operations (records) the phase issues, over all workers
+	reg    *measure.Registry
+	hlog   *hdrLog
+	st     *status
+	out    *Outcome
 
 	sessions []db.Session
 	workers  []*worker
@@ -64,7 +64,7 @@ type execution struct {
 }
 
 // newExecution applies o's defaults and sets up what the phase measures into.
-func newExecution(wl *workload.Workload, plan *Plan, o Options) (*execution, error) {
+func newExecution(wl *workload.Workload, docOps *DocOps, o Options) (*execution, error) {
 	if o.Threads < 1 {
 		o.Threads = 1
 	}
@@ -82,7 +82,7 @@ func newExecution(wl *workload.Workload, plan *Plan, o Options) (*execution, err
 	if o.FailStreak <= 0 {
 		o.FailStreak = 3 * time.Second
 	}
-	reg := measure.NewRegistry(opNames(plan, batch > 1), o.Rate > 0)
+	reg := measure.NewRegistry(opNames(docOps, batch > 1), o.Rate > 0)
 	reg.CountNotFound(db.ErrNotFound)
 	hlog, err := newHdrLog(o.HdrLog, reg.Names())
 	if err != nil {
@@ -96,18 +96,18 @@ func newExecution(wl *workload.Workload, plan *Plan, o Options) (*execution, err
 		total = math.MaxInt64 // YCSB: operationcount=0 runs until maxexecutiontime
 	}
 	return &execution{
-		o: o, wl: wl, cfg: cfg, plan: plan, batch: batch, total: total, reg: reg, hlog: hlog,
+		o: o, wl: wl, cfg: cfg, docOps: docOps, batch: batch, total: total, reg: reg, hlog: hlog,
 		done: new(atomic.Int64), failed: new(atomic.Int64), errs: make([]error, o.Threads),
 		stop: make(chan struct{}),
 	}, nil
 }
 
 // openSessions prepares the run's statements and opens a session per
-// worker; a session that lacks a capability the plan needs fails the phase
+// worker; a session that lacks a capability the operations need fails the phase
 // before anything runs.
 func (p *execution) openSessions(ctx context.Context, store db.Store) error {
 	if p.o.Phase == Run {
-		if err := setupStatements(ctx, store, p.plan); err != nil {
+		if err := setupStatements(ctx, store, p.docOps); err != nil {
 			return err
 		}
 	}
@@ -125,7 +125,7 @@ func (p *execution) openSessions(ctx context.Context, store db.Store) error {
 			for _, s := range p.sessions[:i+1] {
 				s.Close()
 			}
-			return &db.ErrNotSupported{Backend: b(store), What: missing}
+			return &db.ErrNotSupported{Backend: backendName(store), What: missing}
 		}
 	}
 	return nil
@@ -144,15 +144,15 @@ func ioModes(sessions []db.Session) string {
 	return strings.Join(slices.Compact(modes), ",")
 }
 
-// missingCapability names what the run's plan needs that s cannot do, or "".
+// missingCapability names what the run's operations need that s cannot do, or "".
 func (p *execution) missingCapability(s db.Session) string {
 	_, querier := s.(db.Querier)
 	_, statementer := s.(db.Statementer)
 	switch {
 	case p.o.Phase != Run:
-	case !querier && len(p.plan.queries) > 0:
+	case !querier && len(p.docOps.queries) > 0:
 		return "secondary queries (queryproportion)"
-	case !statementer && p.plan.stmtSQL != "":
+	case !statementer && p.docOps.stmtSQL != "":
 		return "statements of the user's (statementproportion)"
 	}
 	return ""
@@ -181,7 +181,7 @@ func (p *execution) buildWorkers() {
 	p.workers = make([]*worker, o.Threads)
 	for i := range p.workers {
 		w := &worker{
-			sess: p.sessions[i], wl: p.wl, th: p.wl.NewThread(i), plan: p.plan,
+			sess: p.sessions[i], wl: p.wl, th: p.wl.NewThread(i), docOps: p.docOps,
 			rec: p.reg.NewRecorder(), ops: p.share(i), done: p.done, failed: p.failed, batch: p.batch,
 			stop: p.stop, drng: document.NewRand(),
 		}

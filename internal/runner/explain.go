@@ -10,25 +10,25 @@ import (
 	"github.com/docbench/docbench/internal/workload"
 )
 
-// ExplainRequest returns the statements the plan's phase runs, one
+// ExplainRequest returns the statements phase runs with o, one
 // representative instance of each shape (for db.Explain), in the order
 // their plans are reported: the reads (the first two distinct projections:
-// others plan alike), the scan, the update of the plan's mode, the insert,
+// others plan alike), the scan, the update of o's mode, the insert,
 // the query. A read-modify-write runs a read and an update. All use a key
 // the load phase stored; the load phase runs only the insert. It allocates
 // freely: it runs outside the measured part.
-func (p *Plan) ExplainRequest(wl *workload.Workload, phase Phase) *db.ExplainRequest {
+func (o *DocOps) ExplainRequest(wl *workload.Workload, phase Phase) *db.ExplainRequest {
 	cfg := wl.Config()
 	start, _ := wl.LoadRange()
 	key := wl.NewThread(0).AppendKey(nil, start)
 	dr := document.NewRand()
-	insert := db.Statement{Kind: db.StmtInsert, Key: key, Doc: p.Shape.AppendDoc(nil, key, start, dr)}
+	insert := db.Statement{Kind: db.StmtInsert, Key: key, Doc: o.Shape.AppendDoc(nil, key, start, dr)}
 	r := &db.ExplainRequest{}
 	if phase == Load {
 		r.Statements = []db.Statement{insert}
 		return r
 	}
-	reads := p.distinctReads()
+	reads := o.distinctReads()
 	if cfg.ReadProportion > 0 || cfg.ReadModifyWriteProportion > 0 {
 		for _, f := range reads[:min(len(reads), 2)] {
 			r.Statements = append(r.Statements, db.Statement{Kind: db.StmtRead, Key: key, Fields: f})
@@ -42,21 +42,21 @@ func (p *Plan) ExplainRequest(wl *workload.Workload, phase Phase) *db.ExplainReq
 		r.Statements = append(r.Statements, scan)
 	}
 	if cfg.UpdateProportion > 0 || cfg.ReadModifyWriteProportion > 0 {
-		r.Statements = append(r.Statements, db.Statement{Kind: db.StmtUpdate, Key: key, Update: p.sampleUpdate(key, dr)})
+		r.Statements = append(r.Statements, db.Statement{Kind: db.StmtUpdate, Key: key, Update: o.sampleUpdate(key, dr)})
 	}
 	if cfg.InsertProportion > 0 {
 		r.Statements = append(r.Statements, insert)
 	}
-	if cfg.Doc.QueryProp > 0 && len(p.queries) > 0 {
-		r.Statements = append(r.Statements, db.Statement{Kind: db.StmtQuery, Query: &p.queries[0]})
+	if cfg.Doc.QueryProp > 0 && len(o.queries) > 0 {
+		r.Statements = append(r.Statements, db.Statement{Kind: db.StmtQuery, Query: &o.queries[0]})
 	}
 	return r
 }
 
-// distinctReads returns the plan's projections without repeats, in order.
-func (p *Plan) distinctReads() [][]string {
+// distinctReads returns o's projections without repeats, in order.
+func (o *DocOps) distinctReads() [][]string {
 	var out [][]string
-	for _, s := range p.readSets {
+	for _, s := range o.readSets {
 		if !slices.ContainsFunc(out, func(o []string) bool { return (o == nil) == (s == nil) && slices.Equal(o, s) }) {
 			out = append(out, s)
 		}
@@ -64,19 +64,19 @@ func (p *Plan) distinctReads() [][]string {
 	return out
 }
 
-// sampleUpdate returns one update of the plan's mode: a new document
+// sampleUpdate returns one update of o's mode: a new document
 // (replace), or new values for the first field set (merge, partial).
-func (p *Plan) sampleUpdate(key []byte, dr *document.Rand) *db.Update {
-	u := &db.Update{Mode: p.updMode}
-	if p.updMode == db.Replace {
-		u.Doc = p.Shape.AppendDoc(nil, key, -1, dr)
+func (o *DocOps) sampleUpdate(key []byte, dr *document.Rand) *db.Update {
+	u := &db.Update{Mode: o.updMode}
+	if o.updMode == db.Replace {
+		u.Doc = o.Shape.AppendDoc(nil, key, -1, dr)
 		return u
 	}
 	rng := rand.New(rand.NewPCG(1, 2))
-	u.Paths = p.updSets[0].paths
+	u.Paths = o.updSets[0].paths
 	d := []byte{'{'}
 	for i, path := range u.Paths {
-		v := p.Shape.AppendValue(nil, path, rng)
+		v := o.Shape.AppendValue(nil, path, rng)
 		u.Values = append(u.Values, v)
 		if i > 0 {
 			d = append(d, ',')

@@ -11,7 +11,7 @@ import (
 
 // The explain request holds the statements the phase runs, in report
 // order, each named as the phase's measured operation is, with a stored key
-// and values of the plan's shape.
+// and values of the operations' shape.
 func TestExplainRequest(t *testing.T) {
 	for _, tc := range []struct {
 		name  string
@@ -67,8 +67,8 @@ func TestExplainRequest(t *testing.T) {
 			}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			wl, plan := newPlan(t, tc.file, tc.props)
-			sts := plan.ExplainRequest(wl, tc.phase).Statements
+			wl, docOps := newDocOps(t, tc.file, tc.props)
+			sts := docOps.ExplainRequest(wl, tc.phase).Statements
 			var ops []string
 			for _, st := range sts {
 				ops = append(ops, st.Op())
@@ -81,8 +81,8 @@ func TestExplainRequest(t *testing.T) {
 			names := map[db.StatementKind]workload.Op{db.StmtRead: workload.OpRead, db.StmtScan: workload.OpScan,
 				db.StmtUpdate: workload.OpUpdate, db.StmtInsert: workload.OpInsert, db.StmtQuery: workload.OpQuery}
 			for _, st := range sts {
-				if st.Op() != plan.opName(names[st.Kind]) {
-					t.Errorf("%s: the phase reports the operation as %s", st.Op(), plan.opName(names[st.Kind]))
+				if st.Op() != docOps.opName(names[st.Kind]) {
+					t.Errorf("%s: the phase reports the operation as %s", st.Op(), docOps.opName(names[st.Kind]))
 				}
 				if st.Kind != db.StmtQuery && string(st.Key) != string(key) {
 					t.Errorf("%s: key %q, want the first loaded key %q", st.Op(), st.Key, key)

@@ -28,11 +28,11 @@ func (panicSession) Update(context.Context, []byte, *db.Update) error { panic("a
 // never a stack trace.
 func TestWorkerPanicKeepsPartialResult(t *testing.T) {
 	ctx := context.Background()
-	store, wl, plan := setup(t, "sqlite:"+filepath.Join(t.TempDir(), "p.db"), map[string]string{"recordcount": "100", "operationcount": "100000"})
-	if _, err := Execute(ctx, store, wl, plan, Options{Phase: Load, Threads: 1}); err != nil {
+	store, wl, docOps := setup(t, "sqlite:"+filepath.Join(t.TempDir(), "p.db"), map[string]string{"recordcount": "100", "operationcount": "100000"})
+	if _, err := Execute(ctx, store, wl, docOps, Options{Phase: Load, Threads: 1}); err != nil {
 		t.Fatal(err)
 	}
-	out, err := Execute(ctx, panicStore{store}, wl, plan, Options{Phase: Run, Threads: 2})
+	out, err := Execute(ctx, panicStore{store}, wl, docOps, Options{Phase: Run, Threads: 2})
 	if !errors.Is(err, ErrFailed) || !strings.Contains(err.Error(), "panicked: adapter bug") {
 		t.Fatalf("err = %v", err)
 	}
@@ -46,8 +46,8 @@ func TestWarmupFailuresReported(t *testing.T) {
 	ctx := context.Background()
 	props := map[string]string{"recordcount": "100", "operationcount": "200", "readproportion": "1", "updateproportion": "0"}
 	path := filepath.Join(t.TempDir(), "w.db")
-	store, wl, plan := setup(t, "sqlite:"+path, props)
-	if _, err := Execute(ctx, store, wl, plan, Options{Phase: Load, Threads: 1}); err != nil {
+	store, wl, docOps := setup(t, "sqlite:"+path, props)
+	if _, err := Execute(ctx, store, wl, docOps, Options{Phase: Load, Threads: 1}); err != nil {
 		t.Fatal(err)
 	}
 	props["recordcount"] = "1000000" // most keys read are absent

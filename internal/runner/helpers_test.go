@@ -63,9 +63,9 @@ func sameTopLevel(t *testing.T, a, b []byte) bool {
 	return true
 }
 
-// newPlan builds the workload and plan of a workload file (or built-in
+// newDocOps builds the workload and document operations of a workload file (or built-in
 // name) with props on top, without a store.
-func newPlan(t testing.TB, file string, props map[string]string) (*workload.Workload, *Plan) {
+func newDocOps(t testing.TB, file string, props map[string]string) (*workload.Workload, *DocOps) {
 	t.Helper()
 	p := workload.NewProperties()
 	if err := p.LoadFile(file); err != nil {
@@ -91,9 +91,9 @@ func newPlan(t testing.TB, file string, props map[string]string) (*workload.Work
 	if err != nil {
 		t.Fatal(err)
 	}
-	plan, err := NewPlan(wl, shape, 1)
+	docOps, err := NewDocOps(wl, shape, 1)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return wl, plan
+	return wl, docOps
 }

@@ -60,11 +60,11 @@ func TestMemoryFlatInKeyspace(t *testing.T) {
 		}
 		return
 	}
-	store, wl, plan := setup(t, "null:", map[string]string{
+	store, wl, docOps := setup(t, "null:", map[string]string{
 		"recordcount": "100000000", "operationcount": "0",
 		"readproportion": "0.45", "updateproportion": "0.45", "insertproportion": "0.1",
 	})
-	out, err := Execute(context.Background(), store, wl, plan, Options{Phase: Run, Threads: 2, Duration: 3 * time.Second})
+	out, err := Execute(context.Background(), store, wl, docOps, Options{Phase: Run, Threads: 2, Duration: 3 * time.Second})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -165,7 +165,7 @@ var ErrFailed = errors.New("phase failed")
 
 // opNames are the measured operations, indexed by workload.Op; a batched
 // load adds INSERT-BATCH.
-func opNames(p *Plan, batched bool) []string {
+func opNames(p *DocOps, batched bool) []string {
 	names := make([]string, workload.NumOps)
 	for op := range workload.NumOps {
 		names[op] = p.opName(op)
@@ -176,8 +176,8 @@ func opNames(p *Plan, batched bool) []string {
 	return names
 }
 
-// b names a store's backend for messages.
-func b(store db.Store) string {
+// backendName names a store's backend for messages.
+func backendName(store db.Store) string {
 	if info, err := store.Info(context.Background()); err == nil {
 		return info.Backend
 	}
@@ -186,8 +186,8 @@ func b(store db.Store) string {
 
 // Execute runs one phase against store. It returns the outcome even when
 // cancelled (Complete false) together with ctx's error.
-func Execute(ctx context.Context, store db.Store, wl *workload.Workload, plan *Plan, o Options) (*Outcome, error) {
-	p, err := newExecution(wl, plan, o)
+func Execute(ctx context.Context, store db.Store, wl *workload.Workload, docOps *DocOps, o Options) (*Outcome, error) {
+	p, err := newExecution(wl, docOps, o)
 	if err != nil {
 		return nil, err
 	}

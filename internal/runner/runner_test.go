@@ -22,31 +22,31 @@ import (
 	"github.com/docbench/docbench/internal/workload"
 )
 
-func setup(t testing.TB, target string, props map[string]string) (db.Store, *workload.Workload, *Plan) {
+func setup(t testing.TB, target string, props map[string]string) (db.Store, *workload.Workload, *DocOps) {
 	t.Helper()
 	return setupStore(t, target, props, true)
 }
 
 // setupNoRecreate opens a target whose table exists, keeping its data.
-func setupNoRecreate(t testing.TB, target string, props map[string]string) (db.Store, *workload.Workload, *Plan) {
+func setupNoRecreate(t testing.TB, target string, props map[string]string) (db.Store, *workload.Workload, *DocOps) {
 	t.Helper()
 	return setupStore(t, target, props, false)
 }
 
-func setupStore(t testing.TB, target string, props map[string]string, recreate bool) (db.Store, *workload.Workload, *Plan) {
+func setupStore(t testing.TB, target string, props map[string]string, recreate bool) (db.Store, *workload.Workload, *DocOps) {
 	t.Helper()
-	wl, plan := newPlan(t, "workloada", props)
+	wl, docOps := newDocOps(t, "workloada", props)
 	store, err := db.Open(context.Background(), db.Config{Target: target, Props: wl.Config().Props})
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { store.Close() })
 	if recreate {
-		if err := store.Setup(context.Background(), plan.Schema(), true); err != nil {
+		if err := store.Setup(context.Background(), docOps.Schema(), true); err != nil {
 			t.Fatal(err)
 		}
 	}
-	return store, wl, plan
+	return store, wl, docOps
 }
 
 func count(o *Outcome, name string) int64 {
@@ -286,12 +286,12 @@ func BenchmarkStep(b *testing.B) {
 			store, _ := db.Open(context.Background(), db.Config{Target: "null:"})
 			sess, _ := store.NewSession(context.Background())
 			shape, _ := document.New(document.Spec{FieldCount: 10, FieldNamePrefix: "field", FieldLengths: wl.FieldLengths()}, 1)
-			plan, err := NewPlan(wl, shape, 1)
+			docOps, err := NewDocOps(wl, shape, 1)
 			if err != nil {
 				b.Fatal(err)
 			}
-			reg := measure.NewRegistry(opNames(plan, false), paced)
-			w := &worker{sess: sess, wl: wl, th: wl.NewThread(0), plan: plan,
+			reg := measure.NewRegistry(opNames(docOps, false), paced)
+			w := &worker{sess: sess, wl: wl, th: wl.NewThread(0), docOps: docOps,
 				rec: reg.NewRecorder(), drng: document.NewRand()}
 			w.prepare()
 			var intended time.Time

@@ -16,14 +16,14 @@ import (
 // plans of the phase's statements (when store's sessions explain). It is
 // taken even when ctx is done: an interrupted phase still gets its figures.
 func ServerSide(ctx context.Context, store db.Store, before *probe.Point, out *Outcome,
-	wl *workload.Workload, plan *Plan) *probe.Server {
+	wl *workload.Workload, docOps *DocOps) *probe.Server {
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), time.Minute)
 	defer cancel()
 	after := probe.TakeAfter(ctx, store, before)
-	srv := probe.Build(before, after, out.counts(), plan.RawDocSize(wl))
+	srv := probe.Build(before, after, out.counts(), docOps.RawDocSize(wl))
 	phase := out.Phase
 	if srv.Absent == "" {
-		plans, err := db.Explain(ctx, store, plan.ExplainRequest(wl, phase))
+		plans, err := db.Explain(ctx, store, docOps.ExplainRequest(wl, phase))
 		srv.Plans = plans
 		if err != nil {
 			srv.Notes = append(srv.Notes, "plans: "+err.Error())
@@ -56,9 +56,9 @@ func (o *Outcome) counts() probe.Counts {
 	return c
 }
 
-// RawDocSize is the average size of the plan's documents as raw JSON,
+// RawDocSize is the average size of o's documents as raw JSON,
 // measured on a sample spread over the loaded keys.
-func (p *Plan) RawDocSize(wl *workload.Workload) float64 {
+func (o *DocOps) RawDocSize(wl *workload.Workload) float64 {
 	start, n := wl.LoadRange()
 	if n <= 0 {
 		n = max(wl.Config().RecordCount, 1)
@@ -71,7 +71,7 @@ func (p *Plan) RawDocSize(wl *workload.Workload) float64 {
 	for i := range int64(sample) {
 		k := start + i*n/sample
 		key = th.AppendKey(key[:0], k)
-		buf = p.Shape.AppendDoc(buf[:0], key, k, dr)
+		buf = o.Shape.AppendDoc(buf[:0], key, k, dr)
 		total += len(buf)
 	}
 	return float64(total) / sample

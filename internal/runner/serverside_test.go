@@ -10,7 +10,7 @@ import (
 
 // TestServerSide takes the server's view of a load and a run on SQLite:
 // docbench's counts reach the per-operation figures, the storage is set
-// against the raw JSON of the plan's documents, and the run's statements
+// against the raw JSON of the phase's documents, and the run's statements
 // are explained.
 func TestServerSide(t *testing.T) {
 	ctx := context.Background()
@@ -24,9 +24,9 @@ func TestServerSide(t *testing.T) {
 		{Load, map[string]string{"recordcount": "200", "batchsize": "7"}, 200, probe.Counts{Ops: 200, Inserts: 200, Exact: true}},
 		{Run, map[string]string{"recordcount": "200", "operationcount": "300"}, 300, probe.Counts{Ops: 300, Exact: true}},
 	} {
-		store, wl, plan := setupStore(t, "sqlite:"+path, tc.props, tc.phase == Load)
+		store, wl, docOps := setupStore(t, "sqlite:"+path, tc.props, tc.phase == Load)
 		var before *probe.Point
-		out, err := Execute(ctx, store, wl, plan, Options{Phase: tc.phase, Threads: 2, OnMeasure: func() { before = probe.Take(ctx, store) }})
+		out, err := Execute(ctx, store, wl, docOps, Options{Phase: tc.phase, Threads: 2, OnMeasure: func() { before = probe.Take(ctx, store) }})
 		if err != nil || out.Ops != tc.ops {
 			t.Fatalf("%s: %d operations, %v", tc.phase, out.Ops, err)
 		}
@@ -40,11 +40,11 @@ func TestServerSide(t *testing.T) {
 		if c != tc.c {
 			t.Errorf("%s counts %+v, want %+v", tc.phase, c, tc.c)
 		}
-		raw := plan.RawDocSize(wl)
-		if raw <= 0 || raw != plan.RawDocSize(wl) {
+		raw := docOps.RawDocSize(wl)
+		if raw <= 0 || raw != docOps.RawDocSize(wl) {
 			t.Errorf("raw document size %v", raw)
 		}
-		srv := ServerSide(ctx, store, before, out, wl, plan)
+		srv := ServerSide(ctx, store, before, out, wl, docOps)
 		if srv.Absent != "" || srv.Storage["ratio_to_raw_json"].Value <= 0 || srv.CPU == nil {
 			t.Fatalf("%s: server side %+v", tc.phase, srv)
 		}

@@ -19,24 +19,24 @@ type param struct {
 	fixed  any    // const
 }
 
-// planStatement prepares statement.sql: its name, setup statements and
+// prepareStatement prepares statement.sql: its name, setup statements and
 // parameter generators (value pools drawn from the generated documents).
-func (p *Plan) planStatement(wl *workload.Workload, seed uint64) error {
-	d := p.cfg.Doc
-	p.stmtSQL, p.stmtSetup = d.StatementSQL, d.StatementSetup
-	p.stmtName = "STATEMENT"
+func (o *DocOps) prepareStatement(wl *workload.Workload, seed uint64) error {
+	d := o.cfg.Doc
+	o.stmtSQL, o.stmtSetup = d.StatementSQL, d.StatementSetup
+	o.stmtName = "STATEMENT"
 	if d.StatementName != "" {
-		p.stmtName += "-" + strings.ToUpper(d.StatementName)
+		o.stmtName += "-" + strings.ToUpper(d.StatementName)
 	}
 	for _, spec := range d.StatementParams {
 		kind, arg, _ := strings.Cut(spec, ":")
 		g := param{kind: kind}
 		switch kind {
 		case "value", "text":
-			if err := p.checkPath("statement.params", arg); err != nil {
+			if err := o.checkPath("statement.params", arg); err != nil {
 				return err
 			}
-			values, err := p.sampleValues(wl, seed, arg, false)
+			values, err := o.sampleValues(wl, seed, arg, false)
 			if err != nil {
 				return err
 			}
@@ -62,7 +62,7 @@ func (p *Plan) planStatement(wl *workload.Workload, seed uint64) error {
 		case "const":
 			g.fixed = arg
 		}
-		p.stmtParams = append(p.stmtParams, g)
+		o.stmtParams = append(o.stmtParams, g)
 	}
 	return nil
 }
@@ -70,8 +70,8 @@ func (p *Plan) planStatement(wl *workload.Workload, seed uint64) error {
 // statementArgs draws the parameters of one statement.
 func (w *worker) statementArgs(r *rand.Rand) []any {
 	w.args = w.args[:0]
-	for i := range w.plan.stmtParams {
-		g := &w.plan.stmtParams[i]
+	for i := range w.docOps.stmtParams {
+		g := &w.docOps.stmtParams[i]
 		switch g.kind {
 		case "key":
 			w.key = w.th.AppendKey(w.key[:0], w.th.NextKeynum())
@@ -90,13 +90,13 @@ func (w *worker) statementArgs(r *rand.Rand) []any {
 }
 
 // setupStatements runs statement.setup once before a run phase.
-func setupStatements(ctx context.Context, store db.Store, p *Plan) error {
+func setupStatements(ctx context.Context, store db.Store, p *DocOps) error {
 	if len(p.stmtSetup) == 0 {
 		return nil
 	}
 	sr, ok := store.(db.SetupRunner)
 	if !ok {
-		return &db.ErrNotSupported{Backend: b(store), What: "statement.setup"}
+		return &db.ErrNotSupported{Backend: backendName(store), What: "statement.setup"}
 	}
 	for _, q := range p.stmtSetup {
 		if err := sr.ExecSetup(ctx, q); err != nil {

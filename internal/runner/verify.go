@@ -39,10 +39,10 @@ const (
 )
 
 // Verify reads every record of wl's load range (insertstart, insertcount)
-// on threads sessions of store and compares it with the document plan
+// on threads sessions of store and compares it with the document docOps
 // generates for its key. A read error stops it; cancellation returns
 // ErrInterrupted.
-func Verify(ctx context.Context, store db.Store, wl *workload.Workload, plan *Plan, threads int) (*Verification, error) {
+func Verify(ctx context.Context, store db.Store, wl *workload.Workload, docOps *DocOps, threads int) (*Verification, error) {
 	start, n := wl.LoadRange()
 	var next atomic.Int64
 	next.Store(start)
@@ -70,7 +70,7 @@ func Verify(ctx context.Context, store db.Store, wl *workload.Workload, plan *Pl
 					return
 				}
 				key = th.AppendKey(key[:0], k)
-				want = plan.Shape.AppendDoc(want[:0], key, k, dr)
+				want = docOps.Shape.AppendDoc(want[:0], key, k, dr)
 				got, err = sess.Read(ctx, key, nil, got[:0])
 				if errors.Is(err, db.ErrNotFound) {
 					missing.Add(1)

@@ -14,11 +14,11 @@ import (
 // loaded SQLite table.
 func TestVerify(t *testing.T) {
 	ctx := context.Background()
-	store, wl, plan := setup(t, "sqlite:"+filepath.Join(t.TempDir(), "v.db"), map[string]string{"recordcount": "200"})
-	if _, err := Execute(ctx, store, wl, plan, Options{Phase: Load, Threads: 2}); err != nil {
+	store, wl, docOps := setup(t, "sqlite:"+filepath.Join(t.TempDir(), "v.db"), map[string]string{"recordcount": "200"})
+	if _, err := Execute(ctx, store, wl, docOps, Options{Phase: Load, Threads: 2}); err != nil {
 		t.Fatal(err)
 	}
-	v, err := Verify(ctx, store, wl, plan, 2)
+	v, err := Verify(ctx, store, wl, docOps, 2)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -49,7 +49,7 @@ func TestVerify(t *testing.T) {
 	if err := sess.Insert(ctx, key(3), []byte(`{"field0":1}`)); err != nil {
 		t.Fatal(err)
 	}
-	v, err = Verify(ctx, store, wl, plan, 2)
+	v, err = Verify(ctx, store, wl, docOps, 2)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -61,7 +61,7 @@ func TestVerify(t *testing.T) {
 	cancelled, cancel := context.WithCancel(ctx)
 	cancel()
 	// Cancelled: interrupted (or the session could not open), never a verdict.
-	if v, err := Verify(cancelled, store, wl, plan, 1); err == nil || !errors.Is(err, ErrInterrupted) && !errors.Is(err, context.Canceled) {
+	if v, err := Verify(cancelled, store, wl, docOps, 1); err == nil || !errors.Is(err, ErrInterrupted) && !errors.Is(err, context.Canceled) {
 		t.Fatalf("cancelled: %+v, %v", v, err)
 	}
 }

@@ -26,7 +26,7 @@ type worker struct {
 	stmts  db.Statementer // sess as a Statementer, when it is one
 	wl     *workload.Workload
 	th     *workload.Thread
-	plan   *Plan
+	docOps *DocOps
 	rec    *measure.Recorder
 	ops    int64 // operations to measure (this thread's share)
 	done   *atomic.Int64
@@ -84,7 +84,7 @@ func (w *worker) load(ctx context.Context) error {
 			return nil
 		}
 		w.key = w.th.AppendKey(w.key[:0], keynum)
-		w.doc = w.plan.Shape.AppendDoc(w.doc[:0], w.key, keynum, w.drng)
+		w.doc = w.docOps.Shape.AppendDoc(w.doc[:0], w.key, keynum, w.drng)
 		t0 := time.Now()
 		err := w.sess.Insert(ctx, w.key, w.doc)
 		d := time.Since(t0)
@@ -117,7 +117,7 @@ func (w *worker) loadBatches(ctx context.Context) error {
 				break
 			}
 			w.keys[n] = w.th.AppendKey(w.keys[n][:0], keynum)
-			w.docs[n] = w.plan.Shape.AppendDoc(w.docs[n][:0], w.keys[n], keynum, w.drng)
+			w.docs[n] = w.docOps.Shape.AppendDoc(w.docs[n][:0], w.keys[n], keynum, w.drng)
 			n++
 		}
 		if n == 0 {
@@ -150,7 +150,7 @@ func (w *worker) loadBatches(ctx context.Context) error {
 
 // readFields picks the projection of a read or scan (nil: whole document).
 func (w *worker) readFields(r *rand.Rand) []string {
-	sets := w.plan.readSets
+	sets := w.docOps.readSets
 	if len(sets) == 1 {
 		return sets[0]
 	}
@@ -220,17 +220,17 @@ func (w *worker) step(ctx context.Context, cfg *workload.Config, r *rand.Rand, i
 	case workload.OpInsert:
 		keynum := w.th.NextInsertKeynum()
 		w.key = w.th.AppendKey(w.key[:0], keynum)
-		w.doc = w.plan.Shape.AppendDoc(w.doc[:0], w.key, keynum, w.drng)
+		w.doc = w.docOps.Shape.AppendDoc(w.doc[:0], w.key, keynum, w.drng)
 		err = w.sess.Insert(ctx, w.key, w.doc)
 		w.wl.Acknowledge(keynum) // as YCSB: acknowledged whatever the outcome
 	case workload.OpScan:
 		w.key = w.th.AppendKey(w.key[:0], w.th.NextKeynum())
 		_, err = w.sess.Scan(ctx, w.key, w.th.ScanLength(), w.readFields(r))
 	case workload.OpQuery:
-		qs := w.plan.queries
+		qs := w.docOps.queries
 		_, err = w.qs.Query(ctx, &qs[r.IntN(len(qs))])
 	case workload.OpStatement:
-		_, err = w.stmts.Statement(ctx, w.plan.stmtSQL, w.statementArgs(r))
+		_, err = w.stmts.Statement(ctx, w.docOps.stmtSQL, w.statementArgs(r))
 	case workload.OpReadModifyWrite:
 		keynum := w.th.NextKeynum()
 		w.key = w.th.AppendKey(w.key[:0], keynum)
@@ -247,19 +247,19 @@ func (w *worker) step(ctx context.Context, cfg *workload.Config, r *rand.Rand, i
 	return err
 }
 
-// update writes new values to the current key as the plan says: merge the
+// update writes new values to the current key as docOps says: merge the
 // chosen fields, set the chosen paths in place, or replace the document.
 func (w *worker) update(ctx context.Context, r *rand.Rand) error {
-	p := w.plan
-	w.upd.Mode = p.updMode
-	switch p.updMode {
+	o := w.docOps
+	w.upd.Mode = o.updMode
+	switch o.updMode {
 	case db.Replace:
 		// Another document of the same shape (a key number no record has),
 		// so that the write changes the stored value.
-		w.doc = p.Shape.AppendDoc(w.doc[:0], w.key, -1-r.Int64N(1<<40), w.drng)
+		w.doc = o.Shape.AppendDoc(w.doc[:0], w.key, -1-r.Int64N(1<<40), w.drng)
 		w.upd.Doc = w.doc
 	case db.Partial:
-		set := &p.updSets[r.IntN(len(p.updSets))]
+		set := &o.updSets[r.IntN(len(o.updSets))]
 		w.vals = w.vals[:0]
 		w.upd.Values = w.upd.Values[:0]
 		for _, path := range set.paths {
@@ -275,7 +275,7 @@ func (w *worker) update(ctx context.Context, r *rand.Rand) error {
 		}
 		w.upd.Paths = set.paths
 	default:
-		set := &p.updSets[r.IntN(len(p.updSets))]
+		set := &o.updSets[r.IntN(len(o.updSets))]
 		w.doc = append(w.doc[:0], '{')
 		w.upd.Values = w.upd.Values[:0]
 		for i, path := range set.paths {
@@ -307,12 +307,12 @@ func (w *worker) update(ctx context.Context, r *rand.Rand) error {
 // appendValue appends a new JSON value for path: YCSB's deterministic value
 // under dataintegrity, a fresh one of the path's type otherwise.
 func (w *worker) appendValue(dst []byte, path string, r *rand.Rand) []byte {
-	if w.plan.flat != nil && w.plan.cfg.DataIntegrity {
+	if w.docOps.flat != nil && w.docOps.cfg.DataIntegrity {
 		dst = append(dst, '"')
-		dst = document.AppendDeterministic(dst, w.key, path, w.plan.cfg.FieldLength)
+		dst = document.AppendDeterministic(dst, w.key, path, w.docOps.cfg.FieldLength)
 		return append(dst, '"')
 	}
-	return w.plan.Shape.AppendValue(dst, path, r)
+	return w.docOps.Shape.AppendValue(dst, path, r)
 }
 
 // read performs and records one READ (also the first half of a RMW).
@@ -321,7 +321,7 @@ func (w *worker) read(ctx context.Context, cfg *workload.Config, r *rand.Rand, k
 	var err error
 	w.buf, err = w.sess.Read(ctx, w.key, fields, w.buf[:0])
 	if err == nil && cfg.DataIntegrity {
-		if w.plan.flat != nil {
+		if w.docOps.flat != nil {
 			err = w.verify(fields)
 		} else {
 			err = w.verifyShape(fields, keynum)
@@ -340,12 +340,12 @@ func (w *worker) verifyShape(fields []string, keynum int64) error {
 	if err := json.Unmarshal(w.buf, &got); err != nil {
 		return fmt.Errorf("verify %s: %w", w.key, err)
 	}
-	regenerated := w.plan.Shape.AppendDoc(nil, w.key, keynum, document.NewRand())
+	regenerated := w.docOps.Shape.AppendDoc(nil, w.key, keynum, document.NewRand())
 	if err := json.Unmarshal(regenerated, &want); err != nil {
 		return fmt.Errorf("verify %s: regenerated document: %w", w.key, err)
 	}
 	if fields == nil {
-		fields = w.plan.Shape.TopLevel()
+		fields = w.docOps.Shape.TopLevel()
 	}
 	// A projection maps each path as given to its value; a whole document
 	// has its top-level fields.
@@ -355,7 +355,7 @@ func (w *worker) verifyShape(fields []string, keynum int64) error {
 		if gok != xok && x != nil {
 			return fmt.Errorf("verify %s: %s is missing", w.key, f)
 		}
-		if w.plan.writes {
+		if w.docOps.writes {
 			if fmt.Sprintf("%T", g) != fmt.Sprintf("%T", x) && g != nil && x != nil {
 				return fmt.Errorf("verify %s: %s holds a %T, the document has a %T", w.key, f, g, x)
 			}
@@ -388,7 +388,7 @@ func (w *worker) verify(fields []string) error {
 		return fmt.Errorf("verify %s: %w", w.key, err)
 	}
 	if fields == nil {
-		fields = w.plan.Shape.TopLevel()
+		fields = w.docOps.Shape.TopLevel()
 	}
 	if len(got) != len(fields) {
 		return fmt.Errorf("verify %s: read %d fields, want %d", w.key, len(got), len(fields))

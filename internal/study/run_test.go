@@ -57,12 +57,12 @@ func (e *sqlExecutor) Phase(ctx context.Context, store db.Store, target string, 
 	if err != nil {
 		return nil, err
 	}
-	plan, err := runner.NewPlan(wl, shape, 1)
+	docOps, err := runner.NewDocOps(wl, shape, 1)
 	if err != nil {
 		return nil, err
 	}
 	if phase == runner.Load {
-		if err := store.Setup(ctx, plan.Schema(), true); err != nil {
+		if err := store.Setup(ctx, docOps.Schema(), true); err != nil {
 			return nil, err
 		}
 	}
@@ -70,7 +70,7 @@ func (e *sqlExecutor) Phase(ctx context.Context, store db.Store, target string, 
 	if err != nil {
 		return nil, err
 	}
-	out, err := runner.Execute(ctx, store, wl, plan, runner.Options{Phase: phase, Threads: int(cfg.ThreadCount),
+	out, err := runner.Execute(ctx, store, wl, docOps, runner.Options{Phase: phase, Threads: int(cfg.ThreadCount),
 		Duration: cfg.MaxExecutionTime, Warmup: warmup, Seed: 1})
 	if out == nil {
 		return nil, err

@@ -14,12 +14,12 @@ import (
 	"github.com/docbench/docbench/internal/workload"
 )
 
-// Plan is what a phase does to documents: their shape, and which parts reads,
+// DocOps is what a phase does to documents: their shape, and which parts reads,
 // updates and queries touch. It is built once, before the workers start, and
 // holds everything the per-operation path draws from (projections, field
 // sets, quoted names, queries with predicate values taken from the data), so
 // that path allocates nothing.
-type Plan struct {
+type DocOps struct {
 	Shape document.Shape
 	flat  *document.Flat // plain flat documents: YCSB's (deterministic) values
 	cfg   *workload.Config
@@ -38,7 +38,7 @@ type Plan struct {
 	schema db.Schema
 	paths  map[string]document.PathInfo
 	writes bool // the run rewrites existing documents
-	// Notes tell the reader what the plan could not give (an unindexed query).
+	// Notes tell the reader what the operations lack (an unindexed query).
 	Notes []string
 }
 
@@ -51,60 +51,60 @@ type fieldSet struct {
 // queryPoolSize is how many documents predicate values are drawn from.
 const queryPoolSize = 256
 
-// NewPlan checks the workload's document operations against the shape and
+// NewDocOps checks the workload's document operations against the shape and
 // prepares them. seed makes predicate values reproducible.
-func NewPlan(wl *workload.Workload, shape document.Shape, seed uint64) (*Plan, error) {
+func NewDocOps(wl *workload.Workload, shape document.Shape, seed uint64) (*DocOps, error) {
 	cfg := wl.Config()
-	p := &Plan{Shape: shape, flat: document.FlatOf(shape), cfg: cfg, paths: map[string]document.PathInfo{}}
+	o := &DocOps{Shape: shape, flat: document.FlatOf(shape), cfg: cfg, paths: map[string]document.PathInfo{}}
 	for _, pi := range shape.Paths() {
-		p.paths[pi.Path] = pi
+		o.paths[pi.Path] = pi
 	}
 	d := cfg.Doc
-	d.ReadPath, d.UpdatePath = p.resolve(d.ReadPath), p.resolve(d.UpdatePath)
+	d.ReadPath, d.UpdatePath = o.resolve(d.ReadPath), o.resolve(d.UpdatePath)
 	// Under dataintegrity, reads of other shapes than YCSB's flat records
 	// compare with the regenerated document: exactly while nothing rewrites
 	// documents, by JSON type once updates may have changed values.
-	p.writes = cfg.UpdateProportion > 0 || cfg.ReadModifyWriteProportion > 0
+	o.writes = cfg.UpdateProportion > 0 || cfg.ReadModifyWriteProportion > 0
 	top := shape.TopLevel()
 
 	// Reads.
 	switch {
 	case d.ReadPath != "":
-		if err := p.checkPath("readpath", d.ReadPath); err != nil {
+		if err := o.checkPath("readpath", d.ReadPath); err != nil {
 			return nil, err
 		}
-		p.readSets = [][]string{{d.ReadPath}}
+		o.readSets = [][]string{{d.ReadPath}}
 	case d.ReadFields > 0 || d.ReadFieldsPct > 0:
 		n := d.ReadFields
 		if d.ReadFieldsPct > 0 {
 			n = int(math.Ceil(d.ReadFieldsPct / 100 * float64(len(top))))
 		}
-		p.readSets = windows(top, min(max(n, 1), len(top)))
+		o.readSets = windows(top, min(max(n, 1), len(top)))
 	case cfg.ReadAllFields && cfg.ReadAllFieldsByName:
-		p.readSets = [][]string{top}
+		o.readSets = [][]string{top}
 	case cfg.ReadAllFields:
-		p.readSets = [][]string{nil}
+		o.readSets = [][]string{nil}
 	default:
-		p.readSets = windows(top, 1)
+		o.readSets = windows(top, 1)
 	}
 
 	// Updates.
 	switch d.UpdateMode {
 	case workload.UpdatePartial:
-		p.updMode = db.Partial
+		o.updMode = db.Partial
 	case workload.UpdateReplace:
-		p.updMode = db.Replace
+		o.updMode = db.Replace
 	default:
-		p.updMode = db.Merge
+		o.updMode = db.Merge
 	}
 	var sets [][]string
 	switch {
 	case d.UpdatePath != "":
-		if err := p.checkPath("updatepath", d.UpdatePath); err != nil {
+		if err := o.checkPath("updatepath", d.UpdatePath); err != nil {
 			return nil, err
 		}
-		if pi := p.paths[d.UpdatePath]; pi.InArray {
-			return nil, fmt.Errorf("updatepath=%s: the path runs inside array elements; update the array (%s) or a path outside arrays", d.UpdatePath, arrayRoot(p.paths, d.UpdatePath))
+		if pi := o.paths[d.UpdatePath]; pi.InArray {
+			return nil, fmt.Errorf("updatepath=%s: the path runs inside array elements; update the array (%s) or a path outside arrays", d.UpdatePath, arrayRoot(o.paths, d.UpdatePath))
 		}
 		sets = [][]string{{d.UpdatePath}}
 	case d.UpdateFields > 0:
@@ -119,35 +119,35 @@ func NewPlan(wl *workload.Workload, shape document.Shape, seed uint64) (*Plan, e
 		for _, f := range s {
 			fs.quoted = append(fs.quoted, append(strconv.AppendQuote(nil, f), ':'))
 		}
-		p.updSets = append(p.updSets, fs)
+		o.updSets = append(o.updSets, fs)
 	}
 
 	// Schema: top-level fields, their types, secondary indexes.
-	p.schema = db.Schema{Table: cfg.Table, Fields: top, Columns: columns(shape)}
+	o.schema = db.Schema{Table: cfg.Table, Fields: top, Columns: columns(shape)}
 	for _, path := range d.SecondaryIndex {
-		if err := p.checkPath("secondaryindex", path); err != nil {
+		if err := o.checkPath("secondaryindex", path); err != nil {
 			return nil, err
 		}
-		pi := p.paths[path]
+		pi := o.paths[path]
 		ix := db.Index{Path: path, Array: pi.Array || pi.InArray}
 		if pi.InArray {
-			ix.ArrayRoot = arrayRoot(p.paths, path)
+			ix.ArrayRoot = arrayRoot(o.paths, path)
 		}
-		p.schema.Indexes = append(p.schema.Indexes, ix)
+		o.schema.Indexes = append(o.schema.Indexes, ix)
 	}
 
 	// Queries and statements of the user's.
 	if d.QueryProp > 0 {
-		if err := p.planQueries(wl, seed); err != nil {
+		if err := o.prepareQueries(wl, seed); err != nil {
 			return nil, err
 		}
 	}
 	if d.StatementProp > 0 {
-		if err := p.planStatement(wl, seed); err != nil {
+		if err := o.prepareStatement(wl, seed); err != nil {
 			return nil, err
 		}
 	}
-	return p, nil
+	return o, nil
 }
 
 // windows returns, for each top-level field, the n consecutive fields
@@ -169,12 +169,12 @@ func windows(top []string, n int) [][]string {
 // readpath= and updatepath= in sweeps over document.depth.
 const Deepest = "@deepest"
 
-func (p *Plan) resolve(path string) string {
+func (o *DocOps) resolve(path string) string {
 	if path != Deepest {
 		return path
 	}
 	best := document.PathInfo{}
-	for _, pi := range p.Shape.Paths() {
+	for _, pi := range o.Shape.Paths() {
 		if pi.Leaf && !pi.InArray && pi.Depth > best.Depth {
 			best = pi
 		}
@@ -182,12 +182,12 @@ func (p *Plan) resolve(path string) string {
 	return best.Path
 }
 
-func (p *Plan) checkPath(prop, path string) error {
-	if _, ok := p.paths[path]; ok {
+func (o *DocOps) checkPath(prop, path string) error {
+	if _, ok := o.paths[path]; ok {
 		return nil
 	}
 	var some []string
-	for _, pi := range p.Shape.Paths() {
+	for _, pi := range o.Shape.Paths() {
 		if len(some) == 12 {
 			some = append(some, "…")
 			break
@@ -227,30 +227,30 @@ func columns(shape document.Shape) []db.Column {
 	return cols
 }
 
-// Schema is the table the plan's documents need.
-func (p *Plan) Schema() db.Schema { return p.schema }
+// Schema is the table the operations' documents need.
+func (o *DocOps) Schema() db.Schema { return o.schema }
 
 // opName is the report name of an operation.
-func (p *Plan) opName(op workload.Op) string {
-	if op == workload.OpQuery && p.queryName != "" {
-		return p.queryName
+func (o *DocOps) opName(op workload.Op) string {
+	if op == workload.OpQuery && o.queryName != "" {
+		return o.queryName
 	}
-	if op == workload.OpStatement && p.stmtName != "" {
-		return p.stmtName
+	if op == workload.OpStatement && o.stmtName != "" {
+		return o.stmtName
 	}
 	return op.String()
 }
 
-// planQueries prepares the secondary queries: one db.Query per predicate
+// prepareQueries prepares the secondary queries: one db.Query per predicate
 // value found in a sample of the loaded documents, so that queries match.
-func (p *Plan) planQueries(wl *workload.Workload, seed uint64) error {
-	d := p.cfg.Doc
+func (o *DocOps) prepareQueries(wl *workload.Workload, seed uint64) error {
+	d := o.cfg.Doc
 	kind, _ := db.ParseQueryKind(d.QueryKind)
-	p.queryName = db.QueryOp(kind)
-	if err := p.checkPath("query.path", d.QueryPath); err != nil {
+	o.queryName = db.QueryOp(kind)
+	if err := o.checkPath("query.path", d.QueryPath); err != nil {
 		return err
 	}
-	pi := p.paths[d.QueryPath]
+	pi := o.paths[d.QueryPath]
 	switch kind {
 	case db.QueryField, db.QueryRange:
 		if !pi.Leaf || pi.InArray {
@@ -264,7 +264,7 @@ func (p *Plan) planQueries(wl *workload.Workload, seed uint64) error {
 		if !pi.Leaf {
 			return fmt.Errorf("query.path=%s: querykind=descendant looks for the path's last member, %s, at any depth with a scalar value; it is %s", d.QueryPath, db.LastSegment(d.QueryPath), describe(pi))
 		}
-		p.Notes = append(p.Notes, fmt.Sprintf("%s finds documents with a member %q at any depth equal to a value found at %s", p.queryName, db.LastSegment(d.QueryPath), d.QueryPath))
+		o.Notes = append(o.Notes, fmt.Sprintf("%s finds documents with a member %q at any depth equal to a value found at %s", o.queryName, db.LastSegment(d.QueryPath), d.QueryPath))
 	case db.QueryContains:
 		if !pi.Leaf {
 			return fmt.Errorf("query.path=%s: querykind=contains takes the scalar path to match (e.g. tags.term); it is %s", d.QueryPath, describe(pi))
@@ -274,28 +274,28 @@ func (p *Plan) planQueries(wl *workload.Workload, seed uint64) error {
 			return fmt.Errorf("query.path=%s: querykind=aggregate groups by a scalar outside arrays (it is %s)", d.QueryPath, describe(pi))
 		}
 		if d.QueryFunc != "count" {
-			if err := p.checkPath("query.aggpath", d.QueryAggPath); err != nil {
+			if err := o.checkPath("query.aggpath", d.QueryAggPath); err != nil {
 				return err
 			}
-			if a := p.paths[d.QueryAggPath]; a.Type != document.TypeInteger && a.Type != document.TypeNumber || a.InArray {
+			if a := o.paths[d.QueryAggPath]; a.Type != document.TypeInteger && a.Type != document.TypeNumber || a.InArray {
 				return fmt.Errorf("query.aggpath=%s: query.func=%s needs a number outside arrays (it is %s)", d.QueryAggPath, d.QueryFunc, describe(a))
 			}
 		}
-		p.queries = []db.Query{{Kind: kind, Path: d.QueryPath, AggPath: d.QueryAggPath, Func: d.QueryFunc}}
-		p.Notes = append(p.Notes, fmt.Sprintf("%s groups every document by %s: it reads the whole table", p.queryName, d.QueryPath))
+		o.queries = []db.Query{{Kind: kind, Path: d.QueryPath, AggPath: d.QueryAggPath, Func: d.QueryFunc}}
+		o.Notes = append(o.Notes, fmt.Sprintf("%s groups every document by %s: it reads the whole table", o.queryName, d.QueryPath))
 		return nil
 	}
 	var values [][]byte
 	if d.QueryValue != "" {
 		values = [][]byte{jsonValue(d.QueryValue)}
-		p.Notes = append(p.Notes, fmt.Sprintf("%s looks for %s=%s only (query.value)", p.queryName, d.QueryPath, values[0]))
+		o.Notes = append(o.Notes, fmt.Sprintf("%s looks for %s=%s only (query.value)", o.queryName, d.QueryPath, values[0]))
 	} else {
 		var err error
-		if values, err = p.sampleValues(wl, seed, d.QueryPath, kind == db.QueryArray); err != nil {
+		if values, err = o.sampleValues(wl, seed, d.QueryPath, kind == db.QueryArray); err != nil {
 			return err
 		}
 	}
-	root := arrayRoot(p.paths, d.QueryPath)
+	root := arrayRoot(o.paths, d.QueryPath)
 	for _, v := range values {
 		q := db.Query{Kind: kind, Path: d.QueryPath, Value: v, Limit: d.QueryLimit, Offset: d.QueryOffset}
 		if kind == db.QueryContains {
@@ -304,15 +304,15 @@ func (p *Plan) planQueries(wl *workload.Workload, seed uint64) error {
 				q.Path, q.Value = "", wrapFragment(q.Path, q.Value)
 			}
 		}
-		p.queries = append(p.queries, q)
+		o.queries = append(o.queries, q)
 	}
 	if kind == db.QueryDescendant {
 		return nil // no path index serves a search at any depth
 	}
 	if kind == db.QueryContains && d.QueryForm == workload.QueryFormDocument {
-		p.Notes = append(p.Notes, fmt.Sprintf("%s on %s: query.form=document, containment on the whole document; only an index over the whole document serves it (PostgreSQL index=gin or index=gin_path_ops)", p.queryName, d.QueryPath))
-	} else if !p.indexed(kind, d.QueryPath, root) {
-		p.Notes = append(p.Notes, fmt.Sprintf("%s on %s: no secondary index covers it (secondaryindex=%s would add one); it runs without", p.queryName, d.QueryPath, d.QueryPath))
+		o.Notes = append(o.Notes, fmt.Sprintf("%s on %s: query.form=document, containment on the whole document; only an index over the whole document serves it (PostgreSQL index=gin or index=gin_path_ops)", o.queryName, d.QueryPath))
+	} else if !o.indexed(kind, d.QueryPath, root) {
+		o.Notes = append(o.Notes, fmt.Sprintf("%s on %s: no secondary index covers it (secondaryindex=%s would add one); it runs without", o.queryName, d.QueryPath, d.QueryPath))
 	}
 	return nil
 }
@@ -329,8 +329,8 @@ func describe(pi document.PathInfo) string {
 }
 
 // indexed reports whether a secondary index serves a query on path.
-func (p *Plan) indexed(kind db.QueryKind, path, root string) bool {
-	for _, ix := range p.schema.Indexes {
+func (o *DocOps) indexed(kind db.QueryKind, path, root string) bool {
+	for _, ix := range o.schema.Indexes {
 		if ix.Path == path || (kind == db.QueryContains && root != "" && ix.ArrayRoot == root) {
 			return true
 		}
@@ -385,10 +385,10 @@ func wrapFragment(path string, frag []byte) []byte {
 
 // sampleValues generates documents spread over the loaded keys and collects
 // the distinct JSON values found at path (elements, for an array).
-func (p *Plan) sampleValues(wl *workload.Workload, seed uint64, path string, elements bool) ([][]byte, error) {
+func (o *DocOps) sampleValues(wl *workload.Workload, seed uint64, path string, elements bool) ([][]byte, error) {
 	start, n := wl.Keyspace() // the same values on every shard
 	if n <= 0 {
-		n = max(p.cfg.RecordCount, 1)
+		n = max(o.cfg.RecordCount, 1)
 		start = 0
 	}
 	r := rand.New(rand.NewPCG(seed, 0x7175657279)) // "query"
@@ -400,7 +400,7 @@ func (p *Plan) sampleValues(wl *workload.Workload, seed uint64, path string, ele
 	for i := 0; i < queryPoolSize*4 && len(out) < queryPoolSize; i++ {
 		keynum := start + r.Int64N(n)
 		key = th.AppendKey(key[:0], keynum)
-		buf = p.Shape.AppendDoc(buf[:0], key, keynum, dr)
+		buf = o.Shape.AppendDoc(buf[:0], key, keynum, dr)
 		var v any
 		if err := json.Unmarshal(buf, &v); err != nil {
 			return nil, fmt.Errorf("document of key %s: %w", key, err)

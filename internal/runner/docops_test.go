@@ -15,8 +15,8 @@ import (
 func TestMain(m *testing.M) { testutil.Main(m) }
 
 // Queries take their predicate values from the generated data, so every
-// query the plan prepares finds documents on every backend.
-func TestPlannedQueriesFindPlantedDocuments(t *testing.T) {
+// query NewDocOps prepares finds documents on every backend.
+func TestPreparedQueriesFindPlantedDocuments(t *testing.T) {
 	targets := map[string]string{
 		"sqlite":   "sqlite:" + filepath.Join(t.TempDir(), "q.db"),
 		"postgres": testutil.FreshDatabase(t, testutil.Postgres(t, "embedded")),
@@ -39,8 +39,8 @@ func TestPlannedQueriesFindPlantedDocuments(t *testing.T) {
 				for k, v := range c {
 					props[k] = v
 				}
-				store, wl, plan := setup(t, target, props)
-				if _, err := Execute(context.Background(), store, wl, plan, Options{Phase: Load, Threads: 1}); err != nil {
+				store, wl, docOps := setup(t, target, props)
+				if _, err := Execute(context.Background(), store, wl, docOps, Options{Phase: Load, Threads: 1}); err != nil {
 					t.Fatal(err)
 				}
 				s, err := store.NewSession(context.Background())
@@ -48,11 +48,11 @@ func TestPlannedQueriesFindPlantedDocuments(t *testing.T) {
 					t.Fatal(err)
 				}
 				defer s.Close()
-				if len(plan.queries) == 0 {
-					t.Fatal("no queries planned")
+				if len(docOps.queries) == 0 {
+					t.Fatal("no queries prepared")
 				}
-				for i := range min(len(plan.queries), 20) {
-					q := &plan.queries[i]
+				for i := range min(len(docOps.queries), 20) {
+					q := &docOps.queries[i]
 					n, err := s.(db.Querier).Query(context.Background(), q)
 					if err != nil {
 						t.Fatalf("%+v: %v", q, err)
@@ -62,13 +62,13 @@ func TestPlannedQueriesFindPlantedDocuments(t *testing.T) {
 					}
 				}
 				indexed := c["secondaryindex"] != ""
-				noted := strings.Contains(strings.Join(plan.Notes, "\n"), "no secondary index")
+				noted := strings.Contains(strings.Join(docOps.Notes, "\n"), "no secondary index")
 				if c["query.form"] == "document" {
-					if plan.queries[0].Path != "" || !strings.Contains(strings.Join(plan.Notes, "\n"), "whole document") {
-						t.Errorf("query.form=document: query on %q, notes %q; want the whole document", plan.queries[0].Path, plan.Notes)
+					if docOps.queries[0].Path != "" || !strings.Contains(strings.Join(docOps.Notes, "\n"), "whole document") {
+						t.Errorf("query.form=document: query on %q, notes %q; want the whole document", docOps.queries[0].Path, docOps.Notes)
 					}
 				} else if c["querykind"] != "aggregate" && indexed == noted {
-					t.Errorf("notes %q: an unindexed query must be noted, an indexed one not", plan.Notes)
+					t.Errorf("notes %q: an unindexed query must be noted, an indexed one not", docOps.Notes)
 				}
 			})
 		}
@@ -89,11 +89,11 @@ func TestUpdatesTouchOnlyWhatThePlanSays(t *testing.T) {
 			for k, v := range props {
 				p[k] = v
 			}
-			store, wl, plan := setup(t, "sqlite:"+filepath.Join(t.TempDir(), "u.db"), p)
-			if _, err := Execute(ctx, store, wl, plan, Options{Phase: Load, Threads: 1}); err != nil {
+			store, wl, docOps := setup(t, "sqlite:"+filepath.Join(t.TempDir(), "u.db"), p)
+			if _, err := Execute(ctx, store, wl, docOps, Options{Phase: Load, Threads: 1}); err != nil {
 				t.Fatal(err)
 			}
-			if _, err := Execute(ctx, store, wl, plan, Options{Phase: Run, Threads: 1}); err != nil {
+			if _, err := Execute(ctx, store, wl, docOps, Options{Phase: Run, Threads: 1}); err != nil {
 				t.Fatal(err)
 			}
 			s, _ := store.NewSession(ctx)
@@ -106,7 +106,7 @@ func TestUpdatesTouchOnlyWhatThePlanSays(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				want := plan.Shape.AppendDoc(nil, key, k, docRand())
+				want := docOps.Shape.AppendDoc(nil, key, k, docRand())
 				diff := diffPaths(t, got, want)
 				if len(diff) > 0 {
 					changedKeys++
@@ -134,11 +134,11 @@ func TestDataIntegrityOnShapes(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "i.db")
 	props := map[string]string{"document.shape": "customer", "recordcount": "100", "operationcount": "2000",
 		"readproportion": "1", "updateproportion": "0", "dataintegrity": "true", "readfields": "30%"}
-	store, wl, plan := setup(t, "sqlite:"+path, props)
-	if _, err := Execute(ctx, store, wl, plan, Options{Phase: Load, Threads: 1}); err != nil {
+	store, wl, docOps := setup(t, "sqlite:"+path, props)
+	if _, err := Execute(ctx, store, wl, docOps, Options{Phase: Load, Threads: 1}); err != nil {
 		t.Fatal(err)
 	}
-	out, err := Execute(ctx, store, wl, plan, Options{Phase: Run, Threads: 2})
+	out, err := Execute(ctx, store, wl, docOps, Options{Phase: Run, Threads: 2})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -180,11 +180,11 @@ func TestStatements(t *testing.T) {
 				"readproportion": "0", "updateproportion": "0", "statementproportion": "1", "statement.sql": c.sql,
 				"statement.params": "key,int:1:9,text:product_group", "statement.name": "probe",
 				"statement.setup": "CREATE INDEX IF NOT EXISTS stmt_setup_idx ON {table} (ycsb_key)"}
-			store, wl, plan := setup(t, c.target, props)
-			if _, err := Execute(ctx, store, wl, plan, Options{Phase: Load, Threads: 1}); err != nil {
+			store, wl, docOps := setup(t, c.target, props)
+			if _, err := Execute(ctx, store, wl, docOps, Options{Phase: Load, Threads: 1}); err != nil {
 				t.Fatal(err)
 			}
-			out, err := Execute(ctx, store, wl, plan, Options{Phase: Run, Threads: 2})
+			out, err := Execute(ctx, store, wl, docOps, Options{Phase: Run, Threads: 2})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -215,18 +215,18 @@ func TestQueryValueFindsTheRareTerm(t *testing.T) {
 	props := map[string]string{"recordcount": "5000", "batchsize": "500", "document.shape": "bookmarks",
 		"queryproportion": "1", "readproportion": "0", "updateproportion": "0",
 		"querykind": "contains", "query.path": "tags.term", "query.limit": "0", "query.value": document.RareTerm100}
-	store, wl, plan := setup(t, "sqlite:"+filepath.Join(t.TempDir(), "rare.db"), props)
-	if _, err := Execute(context.Background(), store, wl, plan, Options{Phase: Load, Threads: 1}); err != nil {
+	store, wl, docOps := setup(t, "sqlite:"+filepath.Join(t.TempDir(), "rare.db"), props)
+	if _, err := Execute(context.Background(), store, wl, docOps, Options{Phase: Load, Threads: 1}); err != nil {
 		t.Fatal(err)
 	}
-	if len(plan.queries) != 1 || !strings.Contains(string(plan.queries[0].Value), `"`+document.RareTerm100+`"`) {
-		t.Fatalf("queries: %+v", plan.queries)
+	if len(docOps.queries) != 1 || !strings.Contains(string(docOps.queries[0].Value), `"`+document.RareTerm100+`"`) {
+		t.Fatalf("queries: %+v", docOps.queries)
 	}
 	want := 0
 	r := document.NewRand()
 	var buf []byte
 	for k := range int64(5000) {
-		buf = plan.Shape.AppendDoc(buf[:0], nil, k, r)
+		buf = docOps.Shape.AppendDoc(buf[:0], nil, k, r)
 		if strings.Contains(string(buf), `"term":"`+document.RareTerm100+`"`) {
 			want++
 		}
@@ -236,7 +236,7 @@ func TestQueryValueFindsTheRareTerm(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer s.Close()
-	n, err := s.(db.Querier).Query(context.Background(), &plan.queries[0])
+	n, err := s.(db.Querier).Query(context.Background(), &docOps.queries[0])
 	if err != nil || n != want || want < 25 || want > 80 {
 		t.Errorf("found %d documents (%v); the generator planted it in %d of 5000 (≈ 50)", n, err, want)
 	}
