@@ -22,7 +22,8 @@ func TestIOModeFollowsThreads(t *testing.T) {
 		threads []int
 		want    []netio.Mode
 	}{
-		{nil, []int{1, many}, []netio.Mode{netio.Poller, netio.Poller}},
+		{nil, []int{1, many, 1}, []netio.Mode{netio.Blocking, netio.Poller, netio.Blocking}}, // the default: auto
+		{map[string]string{"mysql.io": "poller"}, []int{1, many}, []netio.Mode{netio.Poller, netio.Poller}},
 		{map[string]string{"mysql.io": "auto"}, []int{1, many, 1}, []netio.Mode{netio.Blocking, netio.Poller, netio.Blocking}},
 		{map[string]string{"mysql.io": "blocking"}, []int{many}, []netio.Mode{netio.Blocking}},
 		{map[string]string{"mysql.io": "net"}, []int{1}, []netio.Mode{netio.Net}},

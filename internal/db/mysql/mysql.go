@@ -58,8 +58,8 @@ func init() {
 		Options: []db.Option{
 			{Name: "layout", Values: []string{layoutGenerated, layoutColumn}, Default: layoutGenerated,
 				Help: "generated: data JSON + ycsb_key STORED generated from data's YCSB_KEY (primary key on MySQL, unique key on MariaDB, which refuses a primary key on a generated column); column: ycsb_key VARCHAR primary key + data JSON"},
-			{Name: "mysql.io", Values: netio.Modes, Default: string(netio.Default()),
-				Help: "how workers' connections wait for the server, as pg.io: blocking (threads block in the kernel, each worker holding a P; Linux), poller (raw system calls, waiting in Go's network poller; Linux), net (Go's net package), auto (blocking with up to two threads per CPU, else poller, decided for each phase's threads; net off Linux). Each session watches its context once instead of the driver and database/sql per statement, in every mode (docs/backends.md, docs/performance.md)"},
+			{Name: "mysql.io", Values: netio.Modes, Default: string(netio.Auto),
+				Help: "how workers' connections wait for the server, as pg.io: blocking (threads block in the kernel, each worker holding a P; Linux), poller (raw system calls, waiting in Go's network poller; Linux), net (Go's net package), auto, the default (blocking with up to two threads per CPU, else poller, decided for each phase's threads; net off Linux: beside sysbench, blocking cost less client CPU per read than the poller). Each session watches its context once instead of the driver and database/sql per statement, in every mode (docs/backends.md, docs/performance.md)"},
 			{Name: "mysql.rawio", Values: []string{"true", "false"},
 				Help: "older name, still accepted when mysql.io is not set: false is mysql.io=net (unless mysql.blockingio=true)"},
 			{Name: "mysql.blockingio", Values: []string{"auto", "true", "false"},
@@ -235,7 +235,7 @@ func (s *store) SetThreads(_ context.Context, threads int) error {
 }
 
 func open(ctx context.Context, c db.Config) (db.Store, error) {
-	mode, err := netio.Setting(func(k string) string { return c.Prop(k, "") }, "mysql", false)
+	mode, err := netio.Setting(func(k string) string { return c.Prop(k, "") }, "mysql", false, netio.Auto)
 	if err != nil {
 		return nil, err
 	}

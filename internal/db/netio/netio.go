@@ -78,10 +78,10 @@ func Resolve(m Mode, threads int) Mode {
 // meaning they had: prefix+".blockingio" true is Blocking, false Poller,
 // auto Auto; prefix+".rawio" false is Net, unless blockingio is true and
 // rawioLast (PostgreSQL's blockingio took precedence, MySQL's rawio did).
-// prop returns a property's value, "" when unset. A mode this system
-// cannot run (blocking or poller off Linux) is an error naming the
-// property.
-func Setting(prop func(string) string, prefix string, rawioLast bool) (Mode, error) {
+// prop returns a property's value, "" when unset; def is the backend's
+// mode when none is set. A mode this system cannot run (blocking or poller
+// off Linux) is an error naming the property.
+func Setting(prop func(string) string, prefix string, rawioLast bool, def Mode) (Mode, error) {
 	name := prefix + ".io"
 	v := prop(name)
 	if v == "" {
@@ -100,7 +100,7 @@ func Setting(prop func(string) string, prefix string, rawioLast bool) (Mode, err
 	}
 	switch Mode(v) {
 	case "":
-		return Default(), nil
+		return def, nil
 	case Auto:
 		return Auto, nil
 	case Net:
@@ -114,10 +114,11 @@ func Setting(prop func(string) string, prefix string, rawioLast bool) (Mode, err
 	return "", fmt.Errorf("property %s=%q: the values are %s", name, v, strings.Join(Modes, ", "))
 }
 
-// Default is the mode of an unset io property: Poller where raw I/O is
+// Default is the mode of an unset pg.io: Poller where raw I/O is
 // available, else Net. Blocking in the kernel is asked for (blocking, or
 // auto): measured side by side with pgbench it did not cost less than the
-// poller (docs/performance.md).
+// poller (docs/performance.md). MySQL's default is Auto: beside sysbench,
+// blocking cost less than the poller there.
 func Default() Mode {
 	if rawAvailable {
 		return Poller

@@ -156,7 +156,7 @@ func open(ctx context.Context, cfg db.Config) (db.Store, error) {
 	if err != nil {
 		return nil, err
 	}
-	mode, err := netio.Setting(func(k string) string { return cfg.Prop(k, "") }, "pg", true)
+	mode, err := netio.Setting(func(k string) string { return cfg.Prop(k, "") }, "pg", true, netio.Default())
 	if err != nil {
 		return nil, err
 	}
