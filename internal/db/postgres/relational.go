@@ -410,25 +410,20 @@ func (r *relSession) queueChildren(key []byte, m map[string]json.RawMessage, rep
 	return nil
 }
 
+// send runs the queued statements in one round trip, as one implicit
+// transaction (a batch ends with a single Sync: PostgreSQL commits all of
+// it or none), not between BEGIN and COMMIT, which would cost two more
+// round trips than the document layouts' single statement pays.
 func (r *relSession) send(ctx context.Context, conn *pgx.Conn) error {
 	defer func() { r.batch = pgx.Batch{} }()
-	tx, err := conn.Begin(ctx)
-	if err != nil {
-		return err
-	}
-	res := tx.SendBatch(ctx, &r.batch)
+	res := conn.SendBatch(ctx, &r.batch)
 	for range r.batch.Len() {
 		if _, err := res.Exec(); err != nil {
 			res.Close()
-			tx.Rollback(ctx)
 			return err
 		}
 	}
-	if err := res.Close(); err != nil {
-		tx.Rollback(ctx)
-		return err
-	}
-	return tx.Commit(ctx)
+	return res.Close()
 }
 
 func (r *relSession) insert(ctx context.Context, conn *pgx.Conn, key, doc []byte) error {
@@ -511,14 +506,27 @@ func (r *relSession) update(ctx context.Context, conn *pgx.Conn, key []byte, u *
 	if err := r.queueChildren(key, m, true); err != nil {
 		return err
 	}
+	defer func() { r.batch = pgx.Batch{} }()
+	n := r.batch.Len()
+	if n == 1 { // one statement: autocommit, as the document layouts' update
+		res := conn.SendBatch(ctx, &r.batch)
+		tag, err := res.Exec()
+		if cerr := res.Close(); err == nil {
+			err = cerr
+		}
+		if err == nil && tag.RowsAffected() == 0 {
+			err = db.ErrNotFound
+		}
+		return err
+	}
+	// With child rows, an explicit transaction: a key that is not there
+	// must leave no child rows behind.
 	tx, err := conn.Begin(ctx)
 	if err != nil {
 		return err
 	}
 	defer tx.Rollback(ctx)
 	res := tx.SendBatch(ctx, &r.batch)
-	n := r.batch.Len()
-	defer func() { r.batch = pgx.Batch{} }()
 	tag, err := res.Exec()
 	if err != nil {
 		res.Close()
