@@ -508,25 +508,22 @@ func (r *relSession) update(ctx context.Context, conn *pgx.Conn, key []byte, u *
 	}
 	defer func() { r.batch = pgx.Batch{} }()
 	n := r.batch.Len()
-	if n == 1 { // one statement: autocommit, as the document layouts' update
-		res := conn.SendBatch(ctx, &r.batch)
-		tag, err := res.Exec()
-		if cerr := res.Close(); err == nil {
-			err = cerr
+	// One statement autocommits, as the document layouts' update does; with
+	// child rows, an explicit transaction, so that a key that is not there
+	// leaves no child rows behind.
+	var sender interface {
+		SendBatch(context.Context, *pgx.Batch) pgx.BatchResults
+	} = conn
+	var tx pgx.Tx
+	if n > 1 {
+		var err error
+		if tx, err = conn.Begin(ctx); err != nil {
+			return err
 		}
-		if err == nil && tag.RowsAffected() == 0 {
-			err = db.ErrNotFound
-		}
-		return err
+		defer tx.Rollback(ctx)
+		sender = tx
 	}
-	// With child rows, an explicit transaction: a key that is not there
-	// must leave no child rows behind.
-	tx, err := conn.Begin(ctx)
-	if err != nil {
-		return err
-	}
-	defer tx.Rollback(ctx)
-	res := tx.SendBatch(ctx, &r.batch)
+	res := sender.SendBatch(ctx, &r.batch)
 	tag, err := res.Exec()
 	if err != nil {
 		res.Close()
@@ -544,5 +541,8 @@ func (r *relSession) update(ctx context.Context, conn *pgx.Conn, key []byte, u *
 	if tag.RowsAffected() == 0 {
 		return db.ErrNotFound
 	}
-	return tx.Commit(ctx)
+	if tx != nil {
+		return tx.Commit(ctx)
+	}
+	return nil
 }
