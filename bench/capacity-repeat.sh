@@ -4,8 +4,9 @@
 # afresh (a target per repetition: its own SQLite file, its own embedded PostgreSQL, its own
 # table on MariaDB — a workload that updates would otherwise leave each search a more
 # bloated table than the one before), the rates found and whether they lie within ±10 % of
-# each other; then, per target, a run at the median rate and one at 1.1× it, each checked
-# against the SLO (the first must hold it, the second must not).
+# each other; and per search, its confirmation at the rate found (which must hold the SLO)
+# and its last trial at 1.1× that rate on the same data (`docbench capacity --above`,
+# which must not).
 #
 # usage: bench/capacity-repeat.sh DOCBENCH_BINARY [SLO='p99<5ms'] [TRIAL=10s] [REPEATS=3]
 # env:   TARGETS   names to run, of: sqlite postgres mariadb (default: all three)
@@ -54,85 +55,53 @@ capacity: {slo: "$slo", trial: $trial, precision: "$precision", max_time: $maxti
 EOF
 "$bin" study "$out/repeat.yaml" --out "$out/repeat" >/dev/null
 
-rates=$(python3 - "$out/repeat" <<'EOF'
-import json, os, sys
+python3 - "$out/repeat" <<'EOF' || status=$?
+import json, os, statistics, sys
 d = sys.argv[1]
 runs = json.load(open(os.path.join(d, "runs.json")))["runs"]
 by = {}
+ok = True
+slo = lambda tr: "; ".join(f"{s['threshold']} {s['value'] / 1e3:.2f}ms" for s in tr.get("slo", []))
 for r in runs:
     if not r.get("capacity"):
         continue
-    rate = 0
-    if r.get("file"):
-        c = json.load(open(os.path.join(d, r["file"])))["capacity"]
-        rate = c.get("sustainable_ops_per_sec", 0)
-        label = c["limit"] + ("" if c.get("confirmed") else ", unconfirmed") + f", {len(c.get('trials', []))} trials"
-        if c.get("generator_limited"):
-            label += ", generator-limited: " + c["generator_limited"]
-    else:
-        label = r.get("error", "no result")
-    by.setdefault(r["target"].rsplit("-", 1)[0], []).append((rate, label))
-ok = True
-for t, xs in by.items():
-    rs = [x[0] for x in xs if x[0] > 0]
-    for i, (rate, label) in enumerate(xs, 1):
-        print(f"# {t} search {i}: {rate:.0f} ops/s ({label})", file=sys.stderr)
-    if len(rs) < len(xs) or not rs:
-        print(f"# {t}: FAIL: a search found no rate", file=sys.stderr)
+    t = r["target"].rsplit("-", 1)[0]
+    by.setdefault(t, [])
+    if not r.get("file"):
+        by[t].append(0)
+        print(f"{t} search {len(by[t])}: no result ({r.get('error', '')})")
+        continue
+    c = json.load(open(os.path.join(d, r["file"])))["capacity"]
+    rate = c.get("sustainable_ops_per_sec", 0)
+    by[t].append(rate)
+    line = f"{t} search {len(by[t])}: {rate:.0f} ops/s ({c['limit']}, {len(c.get('trials', []))} trials"
+    if c.get("generator_limited"):
+        line += ", generator-limited: " + c["generator_limited"]
+    line += ")"
+    if rate:
+        conf = [tr for tr in c["trials"] if tr["stage"] == "confirm" and tr["target_ops_per_sec"] == rate]
+        above = [tr for tr in c["trials"] if tr["stage"] == "above"]
+        a = c.get("above") or {}
+        held = bool(c.get("confirmed") and conf and conf[-1]["pass"])
+        missed = bool(a.get("target_ops_per_sec") and not a.get("held"))
+        line += f"; confirmation {'held' if held else 'did not hold'} ({slo(conf[-1]) if conf else 'none'})"
+        if above:
+            line += f"; at {a.get('target_ops_per_sec', 0):.0f} ops/s (1.1×) {'missed' if missed else 'held'} ({', '.join(slo(x) for x in above)})"
+        else:
+            line += "; the check at 1.1× " + a.get("absent", "did not run")
+        ok = ok and held and missed
+        line += ": " + ("ok" if held and missed else "FAIL")
+    print(line)
+for t, rs in by.items():
+    if 0 in rs:
+        print(f"{t}: FAIL: a search found no rate")
         ok = False
         continue
     spread = max(rs) / min(rs) - 1
-    verdict = "ok" if spread <= 0.10 else "FAIL"
     ok = ok and spread <= 0.10
-    med = sorted(rs)[len(rs) // 2]
-    print(f"# {t}: rates {', '.join(f'{r:.0f}' for r in rs)} ops/s; highest/lowest = {1 + spread:.3f}: within ±10 %: {verdict}", file=sys.stderr)
-    print(t, med)
+    print(f"{t}: rates {', '.join(f'{r:.0f}' for r in rs)} ops/s, median {statistics.median(rs):.0f}; "
+          f"highest/lowest = {1 + spread:.3f}: within ±10 %: {'ok' if spread <= 0.10 else 'FAIL'}")
 sys.exit(0 if ok else 1)
 EOF
-) || status=$?
-echo "${rates:-}" | sed '/^$/d' | while read -r t r; do printf '%s median %.0f ops/s\n' "$t" "$r"; done
-
-# 2. Per target, a run at the median rate and at 1.1× it, each checked against the SLO.
-targets_at=""
-while read -r t r; do
-  [[ -z $t ]] && continue
-  above=$(python3 -c "print(round($r * 1.1, 3))")
-  names=("$t")
-  targets_at+=$(targets "target: $r" "-at-rate")$'\n'$(targets "target: $above" "-above")$'\n'
-done <<<"${rates:-}"
-if [[ -n $targets_at ]]; then
-  cat >"$out/confirm.yaml" <<EOF
-name: capacity-confirm
-title: "The sustainable rate, and 10 % above it, against the SLO"
-targets:
-$targets_at
-properties: {recordcount: $records}
-workloads: [{name: w, workload: $wl}]
-rounds: 1
-warmup: $warmup
-duration: $trial
-thresholds: ["$slo", "errors<=0.1%"]
-EOF
-  "$bin" study "$out/confirm.yaml" --out "$out/confirm" >/dev/null || true
-  python3 - "$out/confirm" <<'EOF' || status=1
-import json, os, sys
-d = sys.argv[1]
-ok = True
-for r in json.load(open(os.path.join(d, "runs.json")))["runs"]:
-    if r["workload"] == "load":
-        continue
-    t = r["target"]
-    res = json.load(open(os.path.join(d, r["file"]))) if r.get("file") else {}
-    rate = res.get("options", {}).get("target_ops_per_sec", 0)
-    failed = r.get("thresholds_failed", [])
-    holds = not failed and not r.get("error")
-    want = t.endswith("-at-rate")
-    good = holds == want
-    ok = ok and good
-    print(f"{t}: run at {rate:.0f} ops/s: SLO {'held' if holds else 'missed: ' + '; '.join(failed or [r.get('error', '')])}"
-          f" — want {'held' if want else 'missed'}: {'ok' if good else 'FAIL'}")
-sys.exit(0 if ok else 1)
-EOF
-fi
 echo "results in $out"
 exit "${status:-0}"

@@ -26,6 +26,10 @@ type Config struct {
 	MinRate float64
 	// MaxTrials bounds the search (default 60).
 	MaxTrials int
+	// Above is how far above the confirmed rate the last check runs
+	// (default 0.10: 1.1× the rate), on the data and server state the
+	// search left, where the SLO should fail; negative: no check.
+	Above float64
 }
 
 // Defaults of Config.
@@ -33,6 +37,8 @@ const (
 	DefaultPrecision = 0.05
 	defaultGrowth    = 2
 	defaultMaxTrials = 60
+	// DefaultAbove is the default of Config.Above.
+	DefaultAbove = 0.10
 	// confirmations bounds the confirmations: after this many failed ones
 	// the search ends unconfirmed.
 	confirmations = 3
@@ -82,6 +88,12 @@ func (c *Config) Validate() error {
 	if c.MaxTrials <= 0 {
 		c.MaxTrials = defaultMaxTrials
 	}
+	if c.Above == 0 {
+		c.Above = DefaultAbove
+	}
+	if math.IsNaN(c.Above) || c.Above > 1 {
+		return fmt.Errorf("--above %g: want a share up to 100%% (e.g. 10%%), or 0 for no check", c.Above)
+	}
 	return nil
 }
 
@@ -95,6 +107,7 @@ const (
 	Bisect  Stage = "bisect"  // halving the bracket to the precision
 	Recheck Stage = "recheck" // the lowest failing rate once more, before confirming
 	Confirm Stage = "confirm" // the accepted rate once more
+	Above   Stage = "above"   // after the confirmation, Config.Above over the rate: should fail
 	Rung    Stage = "ladder"  // a sharded search's fixed rate
 )
 
@@ -258,6 +271,13 @@ type Verdict struct {
 	// no operations, max-trials (see report.Capacity).
 	Limit            string
 	GeneratorLimited string
+	// AboveRate is the rate of the check above a confirmed rate (0: none
+	// run, AboveAbsent says why); AboveHeld says the SLO held there too
+	// (by its vote): the search put the knee too low, or the server sped
+	// up during the search.
+	AboveRate   float64
+	AboveHeld   bool
+	AboveAbsent string
 }
 
 // Search is a capacity search in progress. Call Next for the trial to run,
@@ -291,6 +311,8 @@ type Search struct {
 	rechecked     []float64 // failing rates judged again
 	next          float64   // the rate of the next bracket step
 	confirmations int       // failed confirmations
+	confirmed     bool      // the confirmation held; the check above follows
+	aboveHeld     *bool     // the check above's verdict, once decided
 }
 
 // outcome is a rate's decided vote.
@@ -335,6 +357,8 @@ func (s *Search) Next() (Trial, bool) {
 		t.Stage = Probe
 	case s.vote != nil:
 		t.Stage, t.Rate = s.vote.stage, s.vote.rate
+	case s.confirmed:
+		t.Stage, t.Rate = Above, s.lo*(1+s.cfg.Above)
 	case s.lo == 0 || s.hi == 0:
 		t.Stage, t.Rate = Bracket, s.next
 	case s.hi-s.lo > s.cfg.Precision*s.lo:
@@ -421,8 +445,10 @@ func (s *Search) count(t Trial, o Observation, j *Judgement) {
 	case n == 1 && j.Pass && (t.Stage == Confirm || s.clear(o)):
 		// A clear pass, or a confirmation of a rate that already passed.
 		j.Decided, j.RatePass = true, true
-	case n == 1 && !j.Pass && t.Rate >= s.closed:
-		j.Decided = true // the closed loop did no more: an expected failure
+	case n == 1 && !j.Pass && (t.Rate >= s.closed || t.Stage == Above):
+		// The closed loop did no more, or the rate above the confirmed
+		// one failed, as the bisection said it would: expected failures.
+		j.Decided = true
 	case v.pass >= 2:
 		j.Decided, j.RatePass = true, true
 	case v.fail >= 2:
@@ -454,7 +480,16 @@ func (s *Search) clear(o Observation) bool {
 
 // pass takes a rate's passed vote; clear says one clear trial decided it.
 func (s *Search) pass(t Trial, clear bool) {
-	if t.Stage == Confirm {
+	switch t.Stage {
+	case Confirm:
+		s.confirmed = true
+		if s.cfg.Above < 0 {
+			s.finish("slo", "")
+		}
+		return
+	case Above:
+		held := true
+		s.aboveHeld = &held
 		s.finish("slo", "")
 		return
 	}
@@ -480,6 +515,12 @@ func (s *Search) pass(t Trial, clear bool) {
 // fail takes a rate's failed vote; generator is why every failing trial
 // of it was generator-limited, or "".
 func (s *Search) fail(t Trial, generator string) {
+	if t.Stage == Above {
+		held := false
+		s.aboveHeld = &held
+		s.finish("slo", "")
+		return
+	}
 	s.fails = append(s.fails, outcome{rate: t.Rate, generator: generator})
 	if t.Stage == Confirm {
 		s.confirmations++
@@ -514,7 +555,8 @@ func (s *Search) fail(t Trial, generator string) {
 }
 
 // Stop ends the search early (max-time, interrupted): the verdict is the
-// highest passing rate so far, unconfirmed.
+// highest passing rate so far, unconfirmed unless its confirmation held
+// before (then only the check above is missing).
 func (s *Search) Stop(limit string) {
 	if s.done == nil {
 		s.pending, s.vote = nil, nil
@@ -523,11 +565,16 @@ func (s *Search) Stop(limit string) {
 }
 
 // finish records the verdict: the highest passing rate so far, confirmed
-// when the search ended on a passing confirmation. A search that found no
-// passing rate, or whose confirmations kept failing, has no rate: absent
-// says why.
+// when its confirmation held. A search that found no passing rate, or
+// whose confirmations kept failing, has no rate: absent says why.
 func (s *Search) finish(limit, absent string) {
-	v := &Verdict{Limit: limit, ClosedLoop: s.closed, LowestFail: s.hi, Rate: s.lo, Confirmed: limit == "slo"}
+	v := &Verdict{Limit: limit, ClosedLoop: s.closed, LowestFail: s.hi, Rate: s.lo, Confirmed: s.confirmed}
+	switch {
+	case s.aboveHeld != nil:
+		v.AboveRate, v.AboveHeld = s.lo*(1+s.cfg.Above), *s.aboveHeld
+	case s.confirmed && s.cfg.Above >= 0:
+		v.AboveAbsent = "did not run (" + limit + ")"
+	}
 	switch limit {
 	case "unconfirmed", "no passing rate", "no operations":
 		v.Rate = 0
@@ -535,7 +582,7 @@ func (s *Search) finish(limit, absent string) {
 	if v.Rate == 0 {
 		v.Absent = absent
 	}
-	if s.hiGenerator != "" && (v.Limit == "slo" || v.Limit == "no passing rate") {
+	if s.hiGenerator != "" && (v.Limit == "slo" || v.Confirmed || v.Limit == "no passing rate") {
 		// What failed above the rate was the client, not the server.
 		v.Limit = "generator"
 		v.GeneratorLimited = fmt.Sprintf("at %.0f ops/s: %s", s.hi, s.hiGenerator)
@@ -555,12 +602,20 @@ func (s *Search) Remaining() int {
 	switch {
 	case s.done != nil:
 		return 0
-	case len(s.records) == 0:
-		return 1 + 2*(2+bisections(s.cfg.Growth, s.cfg.Precision)+1)
-	case s.lo == 0 || s.hi == 0:
-		return 2 * (1 + bisections(s.cfg.Growth, s.cfg.Precision) + 1)
+	case s.confirmed:
+		return 1
 	}
-	return 2 * (bisections(s.hi/s.lo, s.cfg.Precision) + 1)
+	above := 0
+	if s.cfg.Above >= 0 {
+		above = 1
+	}
+	switch {
+	case len(s.records) == 0:
+		return 1 + 2*(2+bisections(s.cfg.Growth, s.cfg.Precision)+1) + above
+	case s.lo == 0 || s.hi == 0:
+		return 2*(1+bisections(s.cfg.Growth, s.cfg.Precision)+1) + above
+	}
+	return 2*(bisections(s.hi/s.lo, s.cfg.Precision)+1) + above
 }
 
 // bisections is how many halvings bring a bracket of ratio r to p.

@@ -75,8 +75,14 @@ func TestSearchFindsKnee(t *testing.T) {
 		if v.LowestFail <= want || (v.LowestFail-v.Rate) > precision*v.Rate {
 			t.Errorf("precision %g: bracket [%.0f, %.0f]", precision, v.Rate, v.LowestFail)
 		}
-		if last := recs[len(recs)-1]; last.Stage != Confirm || last.Rate != v.Rate || !last.Pass {
-			t.Errorf("precision %g: last trial %+v, want a passing confirmation at the rate", precision, last.Trial)
+		if c := recs[len(recs)-2]; c.Stage != Confirm || c.Rate != v.Rate || !c.Pass {
+			t.Errorf("precision %g: trial %+v, want a passing confirmation at the rate", precision, c.Trial)
+		}
+		if a := recs[len(recs)-1]; a.Stage != Above || a.Rate != v.Rate*1.1 || a.Pass || !a.Decided {
+			t.Errorf("precision %g: last trial %+v, want one failing trial at 1.1× the rate", precision, a.Trial)
+		}
+		if v.AboveRate != v.Rate*1.1 || v.AboveHeld || v.AboveAbsent != "" {
+			t.Errorf("precision %g: verdict %+v, want the check above failed", precision, v)
 		}
 		if recs[0].Stage != Probe || recs[0].Rate != 0 {
 			t.Errorf("first trial %+v, want the closed-loop probe", recs[0].Trial)
@@ -222,8 +228,8 @@ func TestSearchRecheckRevisitsAnUnluckyVote(t *testing.T) {
 	if !v.Confirmed || v.Rate > 7000 || v.Rate < 7000/(1+DefaultPrecision) || v.LowestFail <= 7000 {
 		t.Fatalf("sharp knee: verdict %+v", v)
 	}
-	last := recs[len(recs)-1]
-	if prev := recs[len(recs)-2]; prev.Stage != Recheck || prev.RatePass || last.Stage != Confirm {
+	last := recs[len(recs)-2]
+	if prev := recs[len(recs)-3]; prev.Stage != Recheck || prev.RatePass || last.Stage != Confirm {
 		t.Errorf("sharp knee: the last trials are %+v, %+v: want a failed recheck, then the confirmation", prev.Trial, last.Trial)
 	}
 }
@@ -319,6 +325,60 @@ func TestSearchStopIsNotConfirmed(t *testing.T) {
 	}
 	if v := s.Verdict(); v.Confirmed || v.Limit != "max-time" || v.Rate == 0 {
 		t.Errorf("verdict %+v: want the highest passing rate so far, unconfirmed", v)
+	}
+}
+
+func TestSearchAboveCheck(t *testing.T) {
+	// The server speeds up once the search has confirmed its rate: the
+	// check above holds the SLO, by a vote, and the verdict says so
+	// (the rate itself stays the confirmed one).
+	base := knee(10000, 500)
+	confirmed := false
+	faster := func(rate float64, ext bool) Observation {
+		if confirmed {
+			return flatObs(rate, 3000) // passes, not clearly: judged again
+		}
+		return base(rate, ext)
+	}
+	s, _ := New(Config{SLOs: slos(t, "p99<5ms")})
+	var recs []Record
+	for {
+		tr, ok := s.Next()
+		if !ok {
+			break
+		}
+		s.Observe(faster(tr.Rate, tr.Extended))
+		recs = s.Records()
+		confirmed = confirmed || recs[len(recs)-1].Stage == Confirm && recs[len(recs)-1].Pass
+	}
+	v := s.Verdict()
+	if !v.Confirmed || v.Limit != "slo" || !v.AboveHeld || v.AboveRate != v.Rate*1.1 {
+		t.Fatalf("verdict %+v: want a confirmed rate whose check above held", v)
+	}
+	if n := len(recs); recs[n-1].Stage != Above || recs[n-2].Stage != Above || recs[n-1].Votes == "" {
+		t.Errorf("the check above that held was not judged again: %+v", recs[n-2:])
+	}
+
+	// No check when Above is negative; a stop before it keeps the
+	// confirmation and says the check did not run.
+	v, recs = run(t, Config{SLOs: slos(t, "p99<5ms"), Above: -1}, base)
+	if !v.Confirmed || recs[len(recs)-1].Stage != Confirm || v.AboveRate != 0 || v.AboveAbsent != "" {
+		t.Errorf("Above −1: verdict %+v, last trial %+v", v, recs[len(recs)-1].Trial)
+	}
+	s, _ = New(Config{SLOs: slos(t, "p99<5ms")})
+	for {
+		tr, _ := s.Next()
+		if tr.Stage == Above {
+			s.Stop("max-time")
+			break
+		}
+		s.Observe(base(tr.Rate, tr.Extended))
+	}
+	if v := s.Verdict(); !v.Confirmed || v.Rate == 0 || v.Limit != "max-time" || v.AboveAbsent != "did not run (max-time)" {
+		t.Errorf("stopped before the check above: verdict %+v", v)
+	}
+	if _, err := New(Config{SLOs: slos(t, "p99<5ms"), Above: 2}); err == nil {
+		t.Error("Above 2 was accepted")
 	}
 }
 

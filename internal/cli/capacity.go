@@ -28,6 +28,7 @@ type capacityFlags struct {
 	slos         []string
 	maxErrorRate string
 	precision    string
+	above        string
 	maxTime      time.Duration
 	trial        time.Duration
 	warmup       time.Duration
@@ -46,8 +47,9 @@ func (a *app) capacityCommand() *cobra.Command {
 		Long: `capacity answers "how many operations per second does this target sustain while
 p99 stays under X?" with independent fixed-rate trials, each after its own
 warm-up, latency from each operation's intended start: a closed-loop probe, a
-geometric bracket from half its throughput, a bisection to --precision, and a
-confirmation trial at the rate found. A trial passes when every --slo holds,
+geometric bracket from half its throughput, a bisection to --precision, a
+confirmation trial at the rate found, and a last trial --above it (10 % by
+default) on the data the search left, which should fail. A trial passes when every --slo holds,
 failed operations stay within --max-error-rate and the rate was sustained; a
 trial whose throughput or p99 still trends from its first to its last third is
 run once more, twice as long, then rejected. A rate is decided by one trial
@@ -94,6 +96,7 @@ shards, steps of --precision) at rate/N, each trial in its own time slot from
 	fl.StringArrayVar(&f.slos, "slo", nil, "latency bound every trial must hold, e.g. 'p99<5ms' or 'READ.p99<2ms'; repeatable")
 	fl.StringVar(&f.maxErrorRate, "max-error-rate", "0.1%", "share of failed operations above which a trial fails (100% = no limit)")
 	fl.StringVar(&f.precision, "precision", "5%", "stop bisecting once the failing rate is within this share above the passing one")
+	fl.StringVar(&f.above, "above", "10%", "after the confirmation, one more trial this share above the rate, on the data the search left: it should fail (0 for none)")
 	fl.DurationVar(&f.maxTime, "max-time", 10*time.Minute, "bound of the whole search; at it, the highest passing rate is reported unconfirmed")
 	fl.DurationVar(&f.trial, "trial", 10*time.Second, "measured length of each trial (a trending trial is re-run twice as long)")
 	fl.DurationVar(&f.warmup, "warmup", 2*time.Second, "warm-up before each trial, discarded")
@@ -145,6 +148,12 @@ func (a *app) capacitySpec(cmd *cobra.Command, f *capacityFlags) (*capacitySpec,
 	}
 	if cfg.Precision, err = capacity.ParseShare(f.precision); err != nil || cfg.Precision == 0 {
 		return nil, usage(fmt.Errorf("--precision %q: want a share such as 5%% or 0.05", f.precision))
+	}
+	if cfg.Above, err = capacity.ParseShare(f.above); err != nil {
+		return nil, usage(fmt.Errorf("--above %w", err))
+	}
+	if cfg.Above == 0 {
+		cfg.Above = -1 // no check
 	}
 	if err := cfg.Validate(); err != nil {
 		return nil, usage(err)
@@ -317,7 +326,7 @@ func (a *app) capacitySearch(ctx context.Context, c *capacitySpec, capRes *repor
 			t.Verdict = fmt.Sprintf("closed loop: %.0f ops/s", t.Throughput)
 		}
 		capRes.Trials = append(capRes.Trials, t)
-		if j.Pass && res != nil {
+		if j.Pass && res != nil && tr.Stage != capacity.Above {
 			atRate = res
 		}
 		a.capacityProgress(tr, &t, s.Remaining(), per)
@@ -325,6 +334,9 @@ func (a *app) capacitySearch(ctx context.Context, c *capacitySpec, capRes *repor
 	v := s.Verdict()
 	capRes.ClosedLoop, capRes.Rate, capRes.Absent = v.ClosedLoop, v.Rate, v.Absent
 	capRes.LowestFail, capRes.Confirmed, capRes.Limit, capRes.GeneratorLimited = v.LowestFail, v.Confirmed, v.Limit, v.GeneratorLimited
+	if v.AboveRate > 0 || v.AboveAbsent != "" {
+		capRes.Above = &report.CapacityAbove{Rate: v.AboveRate, Held: v.AboveHeld, Absent: v.AboveAbsent}
+	}
 	if atRate != nil && capRes.Rate > 0 && atRate.Options.TargetRate*float64(max(1, c.phase.shard.shard.Count)) == capRes.Rate {
 		last = atRate // the top-level figures are those of the confirmation
 	}

@@ -46,8 +46,23 @@ type Capacity struct {
 	Limit string `json:"limit"`
 	// GeneratorLimited says why the search could not tell the server's
 	// ceiling: the client was the bottleneck at the rates above Rate.
-	GeneratorLimited string  `json:"generator_limited,omitempty"`
-	Trials           []Trial `json:"trials"`
+	GeneratorLimited string `json:"generator_limited,omitempty"`
+	// Above is the check after a confirmation: a rate above Rate (1.1×
+	// by default), run on the data and server state the search left,
+	// where the SLO should fail.
+	Above  *CapacityAbove `json:"above,omitempty"`
+	Trials []Trial        `json:"trials"`
+}
+
+// CapacityAbove is the check above a confirmed rate.
+type CapacityAbove struct {
+	// Rate is the rate checked (0 when the check did not run: Absent
+	// says why).
+	Rate float64 `json:"target_ops_per_sec,omitempty"`
+	// Held says the SLO held at Rate too, by its vote: the knee lies
+	// higher than the search put it, or the server sped up during it.
+	Held   bool   `json:"held"`
+	Absent string `json:"absent,omitempty"`
 }
 
 // Trial is one fixed-rate trial of a capacity search, after its own
@@ -55,7 +70,7 @@ type Capacity struct {
 // for the closed-loop probe).
 type Trial struct {
 	N     int    `json:"n"`
-	Stage string `json:"stage"` // probe, bracket, bisect, recheck, confirm, ladder
+	Stage string `json:"stage"` // probe, bracket, bisect, recheck, confirm, above, ladder
 	// Rate is the target rate over all shards (a shard ran Rate/N);
 	// 0 for the closed-loop probe.
 	Rate      float64   `json:"target_ops_per_sec"`
@@ -237,6 +252,15 @@ func CapacityLine(c *Capacity) string {
 	switch {
 	case c.Confirmed:
 		s += ", confirmed"
+		switch a := c.Above; {
+		case a == nil:
+		case a.Absent != "":
+			s += "; the check above it " + a.Absent
+		case a.Held:
+			s += fmt.Sprintf("; but %s ops/s (%+.0f%%) held the SLO too after the confirmation: the knee lies higher, or the server sped up during the search", formatNumber(a.Rate), (a.Rate/c.Rate-1)*100)
+		default:
+			s += fmt.Sprintf("; %s ops/s (%+.0f%%) failed after it", formatNumber(a.Rate), (a.Rate/c.Rate-1)*100)
+		}
 	case len(c.Ladder) > 0:
 		s += ", the highest passing rung of the ladder (a sharded search has no confirmation)"
 	default:

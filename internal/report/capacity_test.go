@@ -45,6 +45,19 @@ func TestCapacityLine(t *testing.T) {
 	if got := CapacityLine(c); !strings.Contains(got, "4,200 ops/s at p99<5ms") || !strings.Contains(got, "4,410 ops/s, +5.0%, failed") || !strings.HasSuffix(got, "confirmed") {
 		t.Errorf("line %q", got)
 	}
+	for _, x := range []struct {
+		above *CapacityAbove
+		want  string
+	}{
+		{&CapacityAbove{Rate: 4620}, "confirmed; 4,620 ops/s (+10%) failed after it"},
+		{&CapacityAbove{Rate: 4620, Held: true}, "confirmed; but 4,620 ops/s (+10%) held the SLO too after the confirmation"},
+		{&CapacityAbove{Absent: "did not run (max-time)"}, "confirmed; the check above it did not run (max-time)"},
+	} {
+		c.Above = x.above
+		if got := CapacityLine(c); !strings.Contains(got, x.want) {
+			t.Errorf("line %q, want %q", got, x.want)
+		}
+	}
 	if got := CapacityLine(&Capacity{Absent: "no rate down to 1 ops/s held the SLO"}); got != "sustainable rate: none — no rate down to 1 ops/s held the SLO" {
 		t.Errorf("line %q", got)
 	}
