@@ -38,6 +38,10 @@ type estimate struct {
 	what  map[string][]string
 	time  time.Duration
 	bytes int64 // documents' JSON of the largest data set
+	// searches is how many capacity searches the study runs, each at
+	// most searchMax long (counted in time at that bound).
+	searches  int
+	searchMax time.Duration
 }
 
 // estimate computes the study's needs; it is nil when the executor cannot
@@ -89,6 +93,23 @@ func (r *studyRun) estimate() (*estimate, error) {
 		e.what[dir] = append(e.what[dir], t.Name)
 	}
 	e.time = runs + time.Duration(float64(loadBytes)/loadRate*float64(time.Second))
+	for _, t := range r.targets {
+		for _, pt := range r.sweep {
+			for i := range f.Workloads {
+				if f.capacityAt(t.Name, pt, i) {
+					e.searches += f.Rounds
+				}
+			}
+		}
+	}
+	if e.searches > 0 {
+		cr, err := f.capacityRun()
+		if err != nil {
+			return nil, err
+		}
+		e.searchMax = cr.MaxTime
+		e.time += time.Duration(e.searches) * cr.MaxTime
+	}
 	return e, nil
 }
 
@@ -175,8 +196,12 @@ func (e *estimate) check(r *studyRun) error {
 				r.f.Name, scaleWords(r.f), gib(fs.need), fs.dir, strings.Join(fs.what, ", "), gib(fs.free)))
 		}
 	}
-	r.logf("estimate: %s of documents in the largest data set; disk %s; about %s (%d runs of %s, loads at an assumed %d MB/s; %.1f× the documents' JSON per target, and 2× in WAL up to 1 GiB for PostgreSQL)",
-		gib(e.bytes), strings.Join(parts, ", "), e.time.Round(time.Minute), r.total, (r.f.Warmup.D() + r.f.Duration.D()), loadRate>>20, storeFactor)
+	searches := ""
+	if e.searches > 0 {
+		searches = fmt.Sprintf(" and %d capacity searches counted at their bound of %s", e.searches, e.searchMax)
+	}
+	r.logf("estimate: %s of documents in the largest data set; disk %s; about %s (%d runs of %s%s, loads at an assumed %d MB/s; %.1f× the documents' JSON per target, and 2× in WAL up to 1 GiB for PostgreSQL)",
+		gib(e.bytes), strings.Join(parts, ", "), e.time.Round(time.Minute), r.total, (r.f.Warmup.D() + r.f.Duration.D()), searches, loadRate>>20, storeFactor)
 	return errors.Join(errs...)
 }
 

@@ -62,6 +62,23 @@ func TestScaleRefusedWhenTheDiskCannotHoldIt(t *testing.T) {
 	if !strings.HasPrefix(log.String(), "estimate: ") {
 		t.Errorf("no estimate printed before the start: %q", log.String())
 	}
+
+	// A capacity search counts in the estimate at its max_time, once per
+	// round at each point it runs.
+	f, err = Parse("scaled.yaml", []byte(scaledStudy+"capacity: {slo: \"p99<5ms\", max_time: 7m}\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := f.ApplyScale("planet"); err != nil {
+		t.Fatal(err)
+	}
+	log.Reset()
+	if _, err := Execute(context.Background(), f, &sizedExecutor{}, Options{Out: out, Log: &log}); err == nil {
+		t.Fatal("ran")
+	}
+	if !strings.Contains(log.String(), "2 runs of") || !strings.Contains(log.String(), " and 2 capacity searches counted at their bound of 7m0s") {
+		t.Errorf("estimate without its capacity searches: %q", log.String())
+	}
 	if _, err := os.Stat(filepath.Join(out, "runs.json")); err == nil {
 		t.Error("a refused study wrote runs.json")
 	}
