@@ -29,13 +29,13 @@ declare -A form=([sqlite]='"sqlite:study.sqlite"' [postgres]='"postgres:embedded
   [mariadb]='"mariadb:local"')
 read -r -a names <<<"${TARGETS:-sqlite postgres mariadb}"
 
-targets() { # $1: extra target properties, as YAML, or empty; $2: suffix of names
+targets() { # $1: suffix of the names
   for n in "${names[@]}"; do
     local f=${form[$n]:?unknown target name $n (want sqlite, postgres or mariadb)}
-    local p="threadcount: ${nthreads[$n]}${1:+, $1}"
-    f=${f/study.sqlite/study$2.sqlite}
+    local p="threadcount: ${nthreads[$n]}"
+    f=${f/study.sqlite/study$1.sqlite}
     case $f in *properties:*) f="${f%\}}, $p}" ;; *) f="$f, properties: {$p}" ;; esac
-    echo "  - {name: $n$2, target: $f}"
+    echo "  - {name: $n$1, target: $f}"
   done
 }
 
@@ -45,7 +45,7 @@ cat >"$out/repeat.yaml" <<EOF
 name: capacity-repeat
 title: "The same capacity search, $repeats times per target"
 targets:
-$(for k in $(seq "$repeats"); do targets "" "-$k"; done)
+$(for k in $(seq "$repeats"); do targets "-$k"; done)
 properties: {recordcount: $records}
 workloads: [{name: w, workload: $wl}]
 rounds: 1

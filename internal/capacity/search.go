@@ -312,7 +312,8 @@ type Search struct {
 	next          float64   // the rate of the next bracket step
 	confirmations int       // failed confirmations
 	confirmed     bool      // the confirmation held; the check above follows
-	aboveHeld     *bool     // the check above's verdict, once decided
+	aboveRan      bool      // the check above decided, aboveHeld its verdict
+	aboveHeld     bool
 }
 
 // outcome is a rate's decided vote.
@@ -358,7 +359,7 @@ func (s *Search) Next() (Trial, bool) {
 	case s.vote != nil:
 		t.Stage, t.Rate = s.vote.stage, s.vote.rate
 	case s.confirmed:
-		t.Stage, t.Rate = Above, s.lo*(1+s.cfg.Above)
+		t.Stage, t.Rate = Above, s.aboveRate()
 	case s.lo == 0 || s.hi == 0:
 		t.Stage, t.Rate = Bracket, s.next
 	case s.hi-s.lo > s.cfg.Precision*s.lo:
@@ -488,9 +489,7 @@ func (s *Search) pass(t Trial, clear bool) {
 		}
 		return
 	case Above:
-		held := true
-		s.aboveHeld = &held
-		s.finish("slo", "")
+		s.finishAbove(true)
 		return
 	}
 	s.passes = append(s.passes, outcome{rate: t.Rate, clear: clear})
@@ -516,9 +515,7 @@ func (s *Search) pass(t Trial, clear bool) {
 // of it was generator-limited, or "".
 func (s *Search) fail(t Trial, generator string) {
 	if t.Stage == Above {
-		held := false
-		s.aboveHeld = &held
-		s.finish("slo", "")
+		s.finishAbove(false)
 		return
 	}
 	s.fails = append(s.fails, outcome{rate: t.Rate, generator: generator})
@@ -570,8 +567,8 @@ func (s *Search) Stop(limit string) {
 func (s *Search) finish(limit, absent string) {
 	v := &Verdict{Limit: limit, ClosedLoop: s.closed, LowestFail: s.hi, Rate: s.lo, Confirmed: s.confirmed}
 	switch {
-	case s.aboveHeld != nil:
-		v.AboveRate, v.AboveHeld = s.lo*(1+s.cfg.Above), *s.aboveHeld
+	case s.aboveRan:
+		v.AboveRate, v.AboveHeld = s.aboveRate(), s.aboveHeld
 	case s.confirmed && s.cfg.Above >= 0:
 		v.AboveAbsent = "did not run (" + limit + ")"
 	}
@@ -588,6 +585,16 @@ func (s *Search) finish(limit, absent string) {
 		v.GeneratorLimited = fmt.Sprintf("at %.0f ops/s: %s", s.hi, s.hiGenerator)
 	}
 	s.done = v
+}
+
+// aboveRate is the rate of the check above the confirmed rate.
+func (s *Search) aboveRate() float64 { return s.lo * (1 + s.cfg.Above) }
+
+// finishAbove ends a confirmed search on its check above: held says the
+// SLO held there too.
+func (s *Search) finishAbove(held bool) {
+	s.aboveRan, s.aboveHeld = true, held
+	s.finish("slo", "")
 }
 
 // Done reports whether the search has ended.
