@@ -1,9 +1,12 @@
 package study
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/docbench/docbench/internal/report"
 )
 
 func TestCapacitySpec(t *testing.T) {
@@ -37,6 +40,48 @@ func TestCapacitySpec(t *testing.T) {
 		_, err := Parse("s.yaml", []byte("workloads: [{workload: workloada}]\n"+tc.yaml+"\n"))
 		if err == nil || !strings.Contains(err.Error(), tc.want) || !strings.Contains(err.Error(), "s.yaml:2") {
 			t.Errorf("%s: got %v, want an error at s.yaml:2 with %q", tc.yaml, err, tc.want)
+		}
+	}
+}
+
+// A sustainable rate the client bounded (generator-limited) is a lower
+// bound: a verdict stands only if a higher rate there would not change it.
+func TestCapacityLowerBound(t *testing.T) {
+	f, err := Load("index-strategy")
+	if err != nil {
+		t.Fatal(err)
+	}
+	at16 := []KV{{Key: "threads", Value: "16"}}
+	rate := func(target string, med, lo, hi float64) report.Row {
+		return report.Row{Target: target, Workload: "c", Point: at16, Op: CapacityOp, Metric: CapacityMetric, Unit: "ops/s",
+			Median: med, Min: lo, Max: hi, N: 3}
+	}
+	rows := []report.Row{rate("pg-btree", 26347, 25946, 26433), rate("pg-gin", 20845, 17988, 21267)} // 1.26× (1.22–1.47) against ≥ 1.5×
+	for _, tc := range []struct{ limited, verdict, why, measured string }{
+		{"", NotReproduced, "", "ratio between 1.22 and 1.47 by"},
+		{"pg-gin", NotReproduced, "pg-gin c threads=16's rate is a lower bound in 2 of 3 rounds (the client could not drive more: at 22929 ops/s: schedule lag): the verdict holds for any higher rate", "ratio at most 1.47 by"},
+		{"pg-btree", Inconclusive, "pg-btree c threads=16's rate is a lower bound in 2 of 3 rounds (the client could not drive more: at 22929 ops/s: schedule lag): a higher rate could change the verdict (not reproduced as measured)", "ratio at least 1.22 by"},
+	} {
+		var runs []Run
+		results := map[string]*report.Result{}
+		for _, target := range []string{"pg-btree", "pg-gin"} {
+			for round := 1; round <= 3; round++ {
+				file := fmt.Sprintf("%s-r%d.json", target, round)
+				runs = append(runs, Run{Target: target, Workload: "c", Point: at16, Round: round, File: file, Capacity: true})
+				c := &report.Capacity{Rate: 20000, Limit: "slo"}
+				if target == tc.limited && round != 2 {
+					c.Limit, c.GeneratorLimited = "generator", "at 22929 ops/s: schedule lag"
+				}
+				results[file] = &report.Result{Capacity: c}
+			}
+		}
+		d := &Data{File: f, Rows: rows, Manifest: &Manifest{Runs: runs}, Results: results}
+		fd := d.Findings()[4]
+		if !strings.Contains(fd.Says, "sustains") {
+			t.Fatalf("finding 4 is %q: want the capacity claim", fd.Says)
+		}
+		if fd.Verdict != tc.verdict || !strings.HasSuffix(fd.Why, tc.why) || tc.why == "" && fd.Why != "" || !strings.Contains(fd.Measured, tc.measured) {
+			t.Errorf("limited %q: %s, why %q, measured %q; want %s, why ending %q, %q", tc.limited, fd.Verdict, fd.Why, fd.Measured, tc.verdict, tc.why, tc.measured)
 		}
 	}
 }

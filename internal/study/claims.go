@@ -7,6 +7,7 @@ import (
 	"io"
 	"math"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -351,17 +352,7 @@ func (d *Data) find(y string, s Side) (report.Row, error) {
 		if r.Target != s.Target || r.Op != op || r.Metric != metric || (s.Workload != "" && r.Workload != s.Workload) {
 			continue
 		}
-		match := true
-		for k, v := range s.Point {
-			has := false
-			for _, kv := range r.Point {
-				if kv.Key == k && kv.Value == v {
-					has = true
-				}
-			}
-			match = match && has
-		}
-		if match {
+		if pointMatches(r.Point, s.Point) {
 			found = append(found, r)
 		}
 	}
@@ -393,6 +384,29 @@ func bounds(r report.Row) (lo, hi float64, basis string, ok bool) {
 		return r.Min, r.Max, fmt.Sprintf("min–max across %d rounds", r.N), true
 	}
 	return 0, 0, "", false
+}
+
+// openBounds are bounds(r), up to infinity when r is only a lower bound.
+func openBounds(r report.Row, open bool) (lo, hi float64, basis string, ok bool) {
+	lo, hi, basis, ok = bounds(r)
+	if open {
+		hi = math.Inf(1)
+	}
+	return lo, hi, basis, ok
+}
+
+// ratioRangeText says where a ratio lies: between two bounds, or only
+// above or below one when a side is a lower bound.
+func ratioRangeText(lo, hi float64) string {
+	switch {
+	case math.IsInf(hi, 1) && lo == 0:
+		return "any ratio"
+	case math.IsInf(hi, 1):
+		return fmt.Sprintf("ratio at least %.3g", lo)
+	case lo == 0:
+		return fmt.Sprintf("ratio at most %.3g", hi)
+	}
+	return fmt.Sprintf("ratio between %.3g and %.3g", lo, hi)
 }
 
 func figure(r report.Row) string {
@@ -510,17 +524,81 @@ func (d *Data) Findings() []report.Finding {
 			out = append(out, fd)
 			continue
 		}
-		if len(c.Order) > 0 {
-			d.orderVerdict(c, rows, &fd)
-		} else {
-			d.ratioVerdict(c, rows[0], rows[1], &fd)
+		// A sustainable rate the client bounded is a lower bound: the
+		// verdict stands only if it holds for any higher rate there.
+		open := make([]bool, len(rows))
+		var notes []string
+		for i, s := range sides {
+			if note := d.capacityLowerBound(c.Y, c.resolve(s)); note != "" {
+				open[i], notes = true, append(notes, note)
+			}
+		}
+		verdict := func(open []bool, fd *report.Finding) {
+			if len(c.Order) > 0 {
+				d.orderVerdict(c, rows, open, fd)
+			} else {
+				d.ratioVerdict(c, rows[0], rows[1], open, fd)
+			}
+		}
+		verdict(open, &fd)
+		if len(notes) > 0 {
+			asMeasured := fd
+			verdict(make([]bool, len(rows)), &asMeasured)
+			note := strings.Join(notes, "; ")
+			if fd.Verdict == asMeasured.Verdict {
+				note += ": the verdict holds for any higher rate"
+			} else {
+				note += fmt.Sprintf(": a higher rate could change the verdict (%s as measured)", asMeasured.Verdict)
+			}
+			fd.Why = strings.TrimPrefix(fd.Why+"; "+note, "; ")
 		}
 		out = append(out, fd)
 	}
 	return out
 }
 
-func (d *Data) ratioVerdict(c *Claim, a, b report.Row, fd *report.Finding) {
+// capacityLowerBound says why a side's sustainable rate (y capacity:ops)
+// is only a lower bound of the server's: in some round the search ended
+// at a rate the client could not drive (generator-limited). "" when none
+// did or y is another metric.
+func (d *Data) capacityLowerBound(y string, s Side) string {
+	if y != CapacityMetric+":"+CapacityOp {
+		return ""
+	}
+	n, limited, why := 0, 0, ""
+	for _, run := range d.Manifest.Runs {
+		res := d.Results[run.File]
+		if !run.Capacity || res == nil || res.Capacity == nil || res.Capacity.Rate <= 0 || run.Target != s.Target ||
+			(s.Workload != "" && run.Workload != s.Workload) || !pointMatches(run.Point, s.Point) {
+			continue
+		}
+		n++
+		if g := res.Capacity.GeneratorLimited; g != "" {
+			limited++
+			if why == "" {
+				why = g
+			}
+		}
+	}
+	if limited == 0 {
+		return ""
+	}
+	return fmt.Sprintf("%s's rate is a lower bound in %d of %d rounds (the client could not drive more: %s)", s, limited, n, why)
+}
+
+// pointMatches reports whether point pt has every value of want.
+func pointMatches(pt []KV, want map[string]string) bool {
+	for k, v := range want {
+		if !slices.Contains(pt, KV{Key: k, Value: v}) {
+			return false
+		}
+	}
+	return true
+}
+
+// ratioVerdict judges a ratio claim; open marks a side whose figure is only
+// a lower bound (its interval reaches to infinity).
+func (d *Data) ratioVerdict(c *Claim, a, b report.Row, open []bool, fd *report.Finding) {
 	rr, _ := parseRatio(c.Ratio)
 	ra, rb := c.resolve(c.A), c.resolve(c.B)
 	if b.Median == 0 {
@@ -529,15 +607,15 @@ func (d *Data) ratioVerdict(c *Claim, a, b report.Row, fd *report.Finding) {
 	}
 	r := a.Median / b.Median
 	fd.Measured = fmt.Sprintf("%s / %s = %s / %s = %.3g×", ra, rb, figure(a), figure(b), r)
-	alo, ahi, basis, okA := bounds(a)
-	blo, bhi, _, okB := bounds(b)
+	alo, ahi, basis, okA := openBounds(a, open[0])
+	blo, bhi, _, okB := openBounds(b, open[1])
 	if !okA || !okB || blo <= 0 {
 		fd.Verdict = Inconclusive
 		fd.Why = fmt.Sprintf("one round: the medians %s the claim (ratio %s), but one round is no evidence", agree(rr.holds(r)), rr)
 		return
 	}
 	lo, hi := alo/bhi, ahi/blo
-	fd.Measured += fmt.Sprintf(" (ratio between %.3g and %.3g by the %s)", lo, hi, basis)
+	fd.Measured += fmt.Sprintf(" (%s by the %s)", ratioRangeText(lo, hi), basis)
 	switch {
 	case lo >= rr.Lo && hi <= rr.Hi:
 		fd.Verdict = Reproduced
@@ -549,7 +627,9 @@ func (d *Data) ratioVerdict(c *Claim, a, b report.Row, fd *report.Finding) {
 	}
 }
 
-func (d *Data) orderVerdict(c *Claim, rows []report.Row, fd *report.Finding) {
+// orderVerdict judges an order claim; open marks a side whose figure is
+// only a lower bound.
+func (d *Data) orderVerdict(c *Claim, rows []report.Row, open []bool, fd *report.Finding) {
 	var parts []string
 	all, medians, certain, wrong := true, true, true, false
 	basis := ""
@@ -565,8 +645,8 @@ func (d *Data) orderVerdict(c *Claim, rows []report.Row, fd *report.Finding) {
 		}
 		p := rows[i-1]
 		medians = medians && p.Median < r.Median
-		plo, phi, _, okP := bounds(p)
-		rlo, rhi, _, okR := bounds(r)
+		plo, phi, _, okP := openBounds(p, open[i-1])
+		rlo, rhi, _, okR := openBounds(r, open[i])
 		if !okP || !okR {
 			certain = false
 			continue
