@@ -12,6 +12,8 @@
 # env:   TARGETS   names to run, of: sqlite postgres mariadb (default: all three)
 #        RECORDS (10000) THREADS (8) THREADS_SQLITE (2) WORKLOAD (workloada) PRECISION (5%)
 #        WARMUP (2s) MAX_TIME (15m, one search) OUT (default: a temporary directory, kept)
+#        PROPS_SQLITE, PROPS_POSTGRES, PROPS_MARIADB: more properties of that target, as
+#        YAML flow entries (e.g. PROPS_SQLITE='sqlite.synchronous: normal')
 # SQLite gets fewer threads: its writers take one lock in turn, and a writer that finds it
 # taken sleeps in SQLite's busy handler (1, 2, 5 ms …), so extra threads only add those
 # sleeps to the tail, and the p99 the search judges then varies from search to search.
@@ -32,7 +34,8 @@ read -r -a names <<<"${TARGETS:-sqlite postgres mariadb}"
 targets() { # $1: suffix of the names
   for n in "${names[@]}"; do
     local f=${form[$n]:?unknown target name $n (want sqlite, postgres or mariadb)}
-    local p="threadcount: ${nthreads[$n]}"
+    local p="threadcount: ${nthreads[$n]}" extra=PROPS_${n^^}
+    [ -z "${!extra:-}" ] || p="$p, ${!extra}"
     f=${f/study.sqlite/study$1.sqlite}
     case $f in *properties:*) f="${f%\}}, $p}" ;; *) f="$f, properties: {$p}" ;; esac
     echo "  - {name: $n$1, target: $f}"
