@@ -59,8 +59,8 @@ func TestScaleRefusedWhenTheDiskCannotHoldIt(t *testing.T) {
 	if _, err := os.Stat(out); err == nil {
 		t.Errorf("refused, yet %s was made", out)
 	}
-	if !strings.HasPrefix(log.String(), "estimate: ") {
-		t.Errorf("no estimate printed before the start: %q", log.String())
+	if !strings.HasPrefix(log.String(), "estimate: ") || !strings.Contains(log.String(), "loads at an assumed 5000 documents/s plus 32 MB/s") {
+		t.Errorf("no estimate, with its load rates, printed before the start: %q", log.String())
 	}
 
 	// A capacity search counts in the estimate at its max_time, once per
@@ -109,5 +109,28 @@ func TestOptInTargets(t *testing.T) {
 	fd := d.Findings()[0]
 	if fd.Verdict != NotMeasurable || !strings.HasPrefix(fd.Why, "mongodb is an opt-in target and this run had none (add it with --with mongodb=URL);") {
 		t.Errorf("finding: %s (%s)", fd.Verdict, fd.Why)
+	}
+}
+
+// TestEstimateLoadTime: a load counts per document and per byte, so a
+// million small documents take minutes (as measured: about 5,000 a
+// second), not the seconds their bytes alone would suggest.
+func TestEstimateLoadTime(t *testing.T) {
+	f, err := Parse("scaled.yaml", []byte(scaledStudy))
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.Properties["recordcount"] = "1200000"
+	r, err := prepare(f, &sizedExecutor{}, Options{Out: filepath.Join(t.TempDir(), "out")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	e, err := r.estimate()
+	if err != nil {
+		t.Fatal(err)
+	}
+	// One load of 1,200,000 documents of 1000 B: 240 s + 1.2 GB / 32 MiB/s ≈ 35.8 s, and no runs to speak of.
+	if got := e.time.Seconds(); got < 275 || got > 276 {
+		t.Errorf("estimated %.1f s, want 240 s per document and 35.8 s per byte", got)
 	}
 }
