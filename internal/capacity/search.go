@@ -579,7 +579,7 @@ func (s *Search) finish(limit, absent string) {
 	if v.Rate == 0 {
 		v.Absent = absent
 	}
-	if s.hiGenerator != "" && (v.Limit == "slo" || v.Confirmed || v.Limit == "no passing rate") {
+	if s.hiGenerator != "" && (v.Confirmed || v.Limit == "no passing rate") {
 		// What failed above the rate was the client, not the server.
 		v.Limit = "generator"
 		v.GeneratorLimited = fmt.Sprintf("at %.0f ops/s: %s", s.hi, s.hiGenerator)
@@ -606,17 +606,15 @@ func (s *Search) Verdict() *Verdict { return s.done }
 // Remaining estimates the trials still to run (for an ETA): near the knee
 // most rates are judged on two trials.
 func (s *Search) Remaining() int {
-	switch {
-	case s.done != nil:
-		return 0
-	case s.confirmed:
-		return 1
-	}
 	above := 0
 	if s.cfg.Above >= 0 {
 		above = 1
 	}
 	switch {
+	case s.done != nil:
+		return 0
+	case s.confirmed:
+		return 1
 	case len(s.records) == 0:
 		return 1 + 2*(2+bisections(s.cfg.Growth, s.cfg.Precision)+1) + above
 	case s.lo == 0 || s.hi == 0:

@@ -52,12 +52,12 @@ confirmation trial at the rate found, and a last trial --above it (10 % by
 default) on the data the search left, which should fail. A trial passes when
 every --slo holds, failed operations stay within --max-error-rate and the rate
 was sustained; a trial whose throughput or p99 still trends from its first to
-its last third is run once more, twice as long, then rejected. A rate is decided by one trial
-only when it passes clearly (under half of every bound) or fails above the
-closed-loop throughput; otherwise by the majority of up to three trials, so
-that one noisy trial does not move the result. A trial the client could not
-drive (schedule lag, docbench's CPU at its cores, every worker busy) is
-labelled generator-limited, and so is a result bounded by one.
+its last third is run once more, twice as long, then rejected. A rate is
+decided by one trial only when it passes clearly (under half of every bound) or
+fails above the closed-loop throughput; otherwise by the majority of up to
+three trials, so that one noisy trial does not move the result. A trial the
+client could not drive (schedule lag, docbench's CPU at its cores, every worker
+busy) is labelled generator-limited, and so is a result bounded by one.
 
 It prints the sustainable rate with the trials around it and the curve of
 latency against throughput, and writes the result (--out) and an HTML report
