@@ -7,13 +7,16 @@
 # reads it.
 #
 # usage: bench/sqlite-checkpoint-stalls.sh DOCBENCH_BINARY [RATE=6200] [OUT=temporary directory, kept]
+# env:   CHECKPOINT=auto|background (sqlite.checkpoint, default auto: SQLite's own, inside the
+#        committing worker's call; background: docbench's checkpointing connection beside them)
 # Needs perf (linux-perf) and root or perf_event_paranoid <= 1; run it on a quiet machine.
 set -euo pipefail
 bin=$(realpath "$1") rate=${2:-6200}
 out=${3:-$(mktemp -d -t sqlite-checkpoints.XXXXXX)}
 mkdir -p "$out"
 rm -f "$out"/x.sqlite*
-t=(-t "sqlite:$out/x.sqlite" -P workloada -p recordcount=10000 -p threadcount=2 -p sqlite.synchronous=normal)
+t=(-t "sqlite:$out/x.sqlite" -P workloada -p recordcount=10000 -p threadcount=2 -p sqlite.synchronous=normal
+  -p "sqlite.checkpoint=${CHECKPOINT:-auto}")
 "$bin" load "${t[@]}" >"$out/load.txt" 2>&1
 "$bin" run "${t[@]}" --rate "$rate" -p maxexecutiontime=30 -p operationcount=0 >"$out/run.txt" 2>&1 &
 run=$!

@@ -11,7 +11,8 @@ import (
 
 // textCounters are the counters the text block shows, in order.
 var textCounters = []string{"wal_bytes", "wal_fpi", "wal_records", "redo_bytes", "binlog_bytes", "journal_bytes",
-	"wal_file_bytes", "wal_frames", "rows_inserted", "rows_updated", "rows_hot_updated", "rows_deleted",
+	"wal_file_bytes", "wal_frames", "checkpoints", "checkpoint_s", "checkpoint_restarts",
+	"rows_inserted", "rows_updated", "rows_hot_updated", "rows_deleted",
 	"heap_blks_read", "heap_blks_hit", "toast_blks_read", "toast_blks_hit", "idx_blks_read", "idx_blks_hit",
 	"pages_written", "opcounters_insert", "opcounters_update", "opcounters_query"}
 

@@ -15,7 +15,9 @@ var _ db.Prober = (*store)(nil)
 // the WAL file's size and the document count. SQLite keeps no cumulative
 // count of WAL frames (the WAL file is reused after every checkpoint), so
 // the write volume is absent with that reason; SQLite runs inside docbench,
-// so its CPU is the harness's.
+// so its CPU is the harness's. With sqlite.checkpoint=background the
+// checkpoints that copied frames, their time and the RESTART checkpoints
+// among them are counters too.
 func (s *store) Probe(ctx context.Context) (db.Snapshot, error) {
 	snap := db.NewSnapshot()
 	snap.InProcess = true
@@ -72,5 +74,18 @@ func (s *store) Probe(ctx context.Context) (db.Snapshot, error) {
 	}
 	snap.Counters["wal_file_bytes"] = db.Missing("SQLite keeps no cumulative count of WAL frames: the WAL file is reused after each checkpoint")
 	snap.Counters["rows_updated"] = db.Missing("SQLite keeps no row counters")
+	if s.ckpt != nil {
+		n, spent, restarts, err := s.ckpt.figures()
+		if err != nil {
+			reason := "the background checkpointer stopped: " + err.Error()
+			for _, k := range []string{"checkpoints", "checkpoint_s", "checkpoint_restarts"} {
+				snap.Counters[k] = db.Missing(reason)
+			}
+		} else {
+			snap.Counters["checkpoints"] = db.Val(float64(n), db.Count)
+			snap.Counters["checkpoint_s"] = db.Val(spent.Seconds(), db.Second)
+			snap.Counters["checkpoint_restarts"] = db.Val(float64(restarts), db.Count)
+		}
+	}
 	return snap, nil
 }
