@@ -6,9 +6,10 @@
 // "document" (the key inside the document as YCSB_KEY, found through the
 // index= and pg.keylookup= of the seeds' experiments) and "relational" (one
 // column per top-level field, arrays of objects in a child table joined back
-// on read). doctype=json stores text JSON instead of jsonb, doctype=hstore
-// flat documents as hstore (see hstore.go). Each session owns
-// one connection with its statements prepared once; loads use COPY.
+// on read). doctype=json stores JSON as json instead of jsonb, doctype=text
+// as plain text (layout=column), doctype=hstore flat documents as hstore
+// (see hstore.go). Each session owns one connection with its statements
+// prepared once; loads use COPY.
 package postgres
 
 import (
@@ -44,8 +45,8 @@ func init() {
 		Options: []db.Option{
 			{Name: "layout", Values: []string{"column", "document", "relational"}, Default: "column",
 				Help: "column: (ycsb_key text primary key, data jsonb); document: key inside data as YCSB_KEY; relational: a column per top-level field, arrays of objects in a child table"},
-			{Name: "doctype", Values: []string{"jsonb", "json", "hstore"}, Default: "jsonb",
-				Help: "PostgreSQL type of the document column; hstore (the extension, created if missing) holds flat documents only (document.shape=flat)"},
+			{Name: "doctype", Values: []string{"jsonb", "json", "text", "hstore"}, Default: "jsonb",
+				Help: "PostgreSQL type of the document column; text (layout=column) is JSON in a text column, cast to jsonb wherever a path is read or a field updated; hstore (the extension, created if missing) holds flat documents only (document.shape=flat)"},
 			{Name: "index", Values: []string{"btree", "gin", "gin_path_ops", "none"}, Default: "btree",
 				Help: "layout=document key index: btree on (data->>'YCSB_KEY'), GIN jsonb_ops or jsonb_path_ops over the whole document, or none"},
 			{Name: "pg.keylookup", Values: []string{"arrow", "contains", "build_object", "jsonpath"},
@@ -88,7 +89,7 @@ var settingsReported = []string{
 // variant is the storage layout and access path chosen by properties.
 type variant struct {
 	layout      string // column, document, relational
-	doctype     string // jsonb, json, hstore
+	doctype     string // jsonb, json, text, hstore
 	index       string // document layout key index: btree, gin, gin_path_ops, none
 	keylookup   string // document layout key predicate: arrow, contains, build_object, jsonpath
 	compression string
@@ -123,11 +124,18 @@ func parseVariant(cfg db.Config) (variant, error) {
 	if v.doctype == "hstore" {
 		errs = append(errs, hstoreVariant(v)...)
 	}
+	if v.doctype == "text" && v.layout != "column" {
+		errs = append(errs, fmt.Errorf("property doctype=text: the document column of layout=column (layout is %s)", v.layout))
+	}
 	if (cfg.Prop("index", "") != "" || cfg.Prop("pg.keylookup", "") != "") && v.layout != "document" {
 		errs = append(errs, fmt.Errorf("properties index= and pg.keylookup= choose the key lookup of layout=document (layout is %s, whose key is a primary key column)", v.layout))
 	}
 	return v, errors.Join(errs...)
 }
+
+// textual says the document column holds JSON as text (json or text):
+// paths and updates cast it to jsonb.
+func (v variant) textual() bool { return v.doctype == "json" || v.doctype == "text" }
 
 type store struct {
 	cfg      db.Config

@@ -42,6 +42,9 @@ func TestConformance(t *testing.T) {
 	variants := map[string]map[string]string{
 		"column":                  {"layout": "column"},
 		"column-json":             {"layout": "column", "doctype": "json"},
+		"column-text":             {"layout": "column", "doctype": "text"},
+		"text-pathop-arrow":       {"doctype": "text", "pg.pathop": "arrow"},
+		"text-pathop-subscript":   {"doctype": "text", "pg.pathop": "subscript"},
 		"document":                {"layout": "document"},
 		"document-json":           {"layout": "document", "doctype": "json"},
 		"document-gin":            {"layout": "document", "index": "gin"},
@@ -358,5 +361,17 @@ func TestConnectErrorOneLine(t *testing.T) {
 	if strings.Contains(msg, "\n") || strings.Contains(msg, ":;") || strings.Contains(msg, "secret") ||
 		strings.Count(msg, "connection refused") != 1 {
 		t.Errorf("connection error: %q", msg)
+	}
+}
+
+// TestTextDoctypeNeedsColumnLayout: JSON as text is a document column of
+// layout=column; the other layouts are refused with one line.
+func TestTextDoctypeNeedsColumnLayout(t *testing.T) {
+	for _, layout := range []string{"document", "relational"} {
+		_, err := parseVariant(db.Config{Props: map[string]string{"doctype": "text", "layout": layout}})
+		want := "property doctype=text: the document column of layout=column (layout is " + layout + ")"
+		if err == nil || err.Error() != want {
+			t.Errorf("layout=%s: err = %v, want %s", layout, err, want)
+		}
 	}
 }

@@ -240,13 +240,13 @@ func (s *store) predExpr(path string) string {
 		return "(data -> " + quoteLiteral(path) + ")"
 	}
 	if path == "" {
-		if s.v.doctype == "json" {
+		if s.v.textual() {
 			return "(data::jsonb)"
 		}
 		return "data"
 	}
-	e := "(data #> " + quoteLiteral(textArray(db.PathSegments(path))) + ")"
-	if s.v.doctype == "json" {
+	e := "(" + s.jsonData() + " #> " + quoteLiteral(textArray(db.PathSegments(path))) + ")"
+	if s.v.textual() {
 		e = "(" + e + "::jsonb)"
 	}
 	return e

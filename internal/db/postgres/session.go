@@ -40,7 +40,7 @@ func (s *store) docExpr() string {
 	}
 	switch s.v.layout {
 	case "document":
-		if s.v.doctype == "json" {
+		if s.v.textual() {
 			return "(data::jsonb - 'YCSB_KEY')"
 		}
 		return "(data - 'YCSB_KEY')"
@@ -61,14 +61,14 @@ func (s *store) valueExpr(path string) string {
 	segs := db.PathSegments(path)
 	switch s.v.pathop {
 	case "arrow":
-		e := "data"
+		e := s.jsonData()
 		for _, seg := range segs {
 			e += "->" + quoteLiteral(seg)
 		}
 		return e
 	case "subscript":
 		e := s.jsonbData()
-		if s.v.doctype == "json" {
+		if s.v.textual() {
 			e = "(" + e + ")"
 		}
 		for _, seg := range segs {
@@ -79,9 +79,9 @@ func (s *store) valueExpr(path string) string {
 		return "jsonb_path_query_first(" + s.jsonbData() + ", " + quoteLiteral(jsonPathOf(segs)) + ")"
 	}
 	if len(segs) == 1 {
-		return "data->" + quoteLiteral(path)
+		return s.jsonData() + "->" + quoteLiteral(path)
 	}
-	return "data #> " + quoteLiteral(textArray(segs))
+	return s.jsonData() + " #> " + quoteLiteral(textArray(segs))
 }
 
 // jsonPathOf renders segments as an SQL/JSON path ($."a"."b").
@@ -96,16 +96,25 @@ func jsonPathOf(segs []string) string {
 
 // asDoctype converts a jsonb expression to the column's type.
 func (s *store) asDoctype(jsonbExpr string) string {
-	if s.v.doctype == "json" {
-		return "(" + jsonbExpr + ")::json"
+	if s.v.textual() {
+		return "(" + jsonbExpr + ")::" + s.v.doctype
 	}
 	return jsonbExpr
 }
 
 // jsonbData is the document column as jsonb.
 func (s *store) jsonbData() string {
-	if s.v.doctype == "json" {
+	if s.v.textual() {
 		return "data::jsonb"
+	}
+	return "data"
+}
+
+// jsonData is the document column where json's operators (-> and #>) read
+// it: as it is, or cast to json from text.
+func (s *store) jsonData() string {
+	if s.v.doctype == "text" {
+		return "(data::json)"
 	}
 	return "data"
 }
