@@ -397,7 +397,12 @@ func (o *DocOps) sampleValues(wl *workload.Workload, seed uint64, path string, e
 	seen := map[string]bool{}
 	var out [][]byte
 	var buf, key []byte
-	for i := 0; i < queryPoolSize*4 && len(out) < queryPoolSize; i++ {
+	// At most queryPoolSize*4 documents, and at most as many values as that
+	// many documents of 1000-element arrays hold: a document of a million
+	// elements decodes in a fraction of a second, a thousand of them would
+	// take minutes before the first run.
+	examined := 0
+	for i := 0; i < queryPoolSize*4 && len(out) < queryPoolSize && examined < queryPoolSize*4*1000; i++ {
 		keynum := start + r.Int64N(n)
 		key = th.AppendKey(key[:0], keynum)
 		buf = o.Shape.AppendDoc(buf[:0], key, keynum, dr)
@@ -405,7 +410,9 @@ func (o *DocOps) sampleValues(wl *workload.Workload, seed uint64, path string, e
 		if err := json.Unmarshal(buf, &v); err != nil {
 			return nil, fmt.Errorf("document of key %s: %w", key, err)
 		}
-		for _, x := range valuesAt(v, strings.Split(path, "."), elements) {
+		found := valuesAt(v, strings.Split(path, "."), elements)
+		examined += len(found)
+		for _, x := range found {
 			b, _ := json.Marshal(x)
 			if x == nil || seen[string(b)] {
 				continue

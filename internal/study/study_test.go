@@ -58,6 +58,13 @@ func TestBuiltinStudiesParse(t *testing.T) {
 		if f.Cites == "" || f.Reported == "" || f.Title == "" {
 			t.Errorf("%s: a built-in study cites its seed and what it reported", n)
 		}
+		// --scale source works on every study: it runs at the source's
+		// sizes, or says why the full length already is them.
+		if sc, ok := f.Scale["source"]; !ok || sc.Says == "" {
+			t.Errorf("%s: a built-in study has a scale: source profile that says what it is", n)
+		} else if err := f.ApplyScale("source"); err != nil {
+			t.Errorf("%s: --scale source: %v", n, err)
+		}
 	}
 }
 
