@@ -73,11 +73,15 @@ type checkpointer struct {
 	spent    time.Duration // their time
 	restarts int           // RESTART checkpoints among them
 	err      error         // the first error; the checkpointer stops at it
+
+	wmu *sync.Mutex // the sessions' write lock under sqlite.writes=serialized
 }
 
 // startCheckpointer starts the background checkpointer on a connection of
-// db's.
-func startCheckpointer(ctx context.Context, db *sql.DB) (*checkpointer, error) {
+// db's; wmu, when not nil, is the sessions' write lock (sqlite.writes=
+// serialized), which a RESTART takes so that writers queue on it rather
+// than sleep in SQLite's busy handler.
+func startCheckpointer(ctx context.Context, db *sql.DB, wmu *sync.Mutex) (*checkpointer, error) {
 	conn, err := db.Conn(ctx)
 	if err != nil {
 		return nil, err
@@ -90,7 +94,7 @@ func startCheckpointer(ctx context.Context, db *sql.DB) (*checkpointer, error) {
 		conn.Close()
 		return nil, err
 	}
-	c := &checkpointer{stop: make(chan struct{}), done: make(chan struct{})}
+	c := &checkpointer{stop: make(chan struct{}), done: make(chan struct{}), wmu: wmu}
 	go c.run(conn, passive, restart)
 	return c, nil
 }
@@ -136,7 +140,13 @@ func (c *checkpointer) run(conn *sql.Conn, passive, restart *sql.Stmt) {
 			}
 		}
 		if err == nil && log >= restartFrames {
+			if c.wmu != nil {
+				c.wmu.Lock()
+			}
 			_, _, _, err = one(restart, true)
+			if c.wmu != nil {
+				c.wmu.Unlock()
+			}
 		}
 		if err != nil {
 			c.mu.Lock()

@@ -13,6 +13,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 
 	_ "github.com/mattn/go-sqlite3" // registers the "sqlite3" driver
 
@@ -36,6 +37,9 @@ func init() {
 			{Name: "sqlite.checkpoint", Values: []string{"auto", "background"}, Default: "auto",
 				Help: "WAL checkpoints: auto = SQLite's, by the connection whose commit takes the WAL past 1000 frames (inside a worker's operation); " +
 					"background = automatic checkpoints off; a connection of docbench's runs PRAGMA wal_checkpoint(PASSIVE) every 50 ms and RESTART at 10,000 frames, as servers built on SQLite do"},
+			{Name: "sqlite.writes", Values: []string{"concurrent", "serialized"}, Default: "concurrent",
+				Help: "concurrent = every worker's connection asks SQLite for the write lock, and one that finds it taken sleeps in SQLite's busy handler (1, 2, 5, 10, 15 ms…); " +
+					"serialized = docbench's workers take one lock of docbench's around every write, as an application with a single writer connection does: at most one asks SQLite, the others queue without sleeping"},
 			{Name: "layout", Values: []string{"column"}, Default: "column",
 				Help: "the one SQLite layout: (ycsb_key text primary key, data)"},
 			{Name: "doctype", Values: []string{"jsonb", "text"}, Default: "jsonb",
@@ -66,6 +70,10 @@ type store struct {
 	sync    string
 	jmode   string
 	ckpt    *checkpointer // sqlite.checkpoint=background; nil for auto
+	// wmu, under sqlite.writes=serialized, is held around every write of
+	// the store's sessions (and the checkpointer's RESTART); nil when
+	// writers contend in SQLite's busy handler.
+	wmu *sync.Mutex
 }
 
 var (
@@ -85,6 +93,9 @@ func open(ctx context.Context, cfg db.Config) (db.Store, error) {
 		table: cfg.Prop("table", "usertable"),
 	}
 	s.doctype = strings.ToLower(cfg.Prop("doctype", "jsonb")) // values checked by db.Open
+	if strings.EqualFold(cfg.Prop("sqlite.writes", "concurrent"), "serialized") {
+		s.wmu = new(sync.Mutex)
+	}
 	if cfg.Existing {
 		if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
 			return nil, fmt.Errorf("target %s: %w: %s does not exist", cfg.Target, db.ErrNoTable, path)
@@ -118,7 +129,7 @@ func open(ctx context.Context, cfg db.Config) (db.Store, error) {
 		return nil, fmt.Errorf("target %s: %w", cfg.Target, err)
 	}
 	if background {
-		if s.ckpt, err = startCheckpointer(ctx, s.db); err != nil {
+		if s.ckpt, err = startCheckpointer(ctx, s.db, s.wmu); err != nil {
 			s.db.Close()
 			return nil, fmt.Errorf("target %s: checkpointer: %w", cfg.Target, err)
 		}
@@ -262,6 +273,10 @@ func (s *store) Info(ctx context.Context) (db.Info, error) {
 	if s.ckpt != nil {
 		info.Settings["checkpoint"] = fmt.Sprintf("background: PASSIVE every %v, RESTART at %d frames, on a connection of docbench's", checkpointEvery, restartFrames)
 	}
+	info.Settings["writes"] = "concurrent: each worker's connection asks SQLite for the write lock; contenders sleep in the busy handler"
+	if s.wmu != nil {
+		info.Settings["writes"] = "serialized: docbench's workers take one in-process lock around every write; at most one asks SQLite"
+	}
 	return info, nil
 }
 
@@ -291,7 +306,7 @@ func (s *store) NewSession(ctx context.Context) (db.Session, error) {
 		fn = "json"
 	}
 	t := s.tableSQL()
-	ss := &session{Session: sqldb.Session{Conn: conn, Table: t, Dialect: sqlDialect(fn)}, queries: map[string]*sql.Stmt{}}
+	ss := &session{Session: sqldb.Session{Conn: conn, Table: t, Dialect: sqlDialect(fn)}, queries: map[string]*sql.Stmt{}, wmu: s.wmu}
 	err = ss.PrepareAll(ctx,
 		sqldb.Prep{Dst: &ss.insert, Text: "INSERT INTO " + t + " (ycsb_key, data) VALUES (?, " + fn + "(?))"},
 		sqldb.Prep{Dst: &ss.read, Text: "SELECT json(data) FROM " + t + " WHERE ycsb_key = ?"},
@@ -329,6 +344,20 @@ type session struct {
 	sqldb.Session
 	insert, read, replace, scan, del *sql.Stmt
 	queries                          map[string]*sql.Stmt // secondary queries by SQL text
+	wmu                              *sync.Mutex          // the store's, under sqlite.writes=serialized
+}
+
+// lock takes the store's write lock under sqlite.writes=serialized.
+func (s *session) lock() {
+	if s.wmu != nil {
+		s.wmu.Lock()
+	}
+}
+
+func (s *session) unlock() {
+	if s.wmu != nil {
+		s.wmu.Unlock()
+	}
 }
 
 var (
@@ -344,11 +373,15 @@ var (
 // JSONB. The driver copies them during the call.
 
 func (s *session) Insert(ctx context.Context, key, doc []byte) error {
+	s.lock()
+	defer s.unlock()
 	_, err := s.insert.ExecContext(ctx, sqldb.Text(key), sqldb.Text(doc))
 	return err
 }
 
 func (s *session) InsertBatch(ctx context.Context, keys, docs [][]byte) error {
+	s.lock()
+	defer s.unlock()
 	tx, err := s.Conn.BeginTx(ctx, nil)
 	if err != nil {
 		return err
@@ -413,6 +446,8 @@ func (s *session) Read(ctx context.Context, key []byte, fields []string, dst []b
 }
 
 func (s *session) Update(ctx context.Context, key []byte, u *db.Update) error {
+	s.lock()
+	defer s.unlock()
 	var res sql.Result
 	var err error
 	switch u.Mode {
@@ -441,6 +476,32 @@ func (s *session) Scan(ctx context.Context, start []byte, count int, fields []st
 }
 
 func (s *session) Delete(ctx context.Context, key []byte) error {
+	s.lock()
+	defer s.unlock()
 	res, err := s.del.ExecContext(ctx, sqldb.Text(key))
 	return sqldb.Affected(res, err)
+}
+
+// Statement runs a statement of the user's (statement.sql); under
+// sqlite.writes=serialized one that is not a SELECT, WITH or VALUES takes
+// the write lock.
+func (s *session) Statement(ctx context.Context, text string, args []any) (int, error) {
+	if s.wmu != nil && !readOnly(text) {
+		s.lock()
+		defer s.unlock()
+	}
+	return s.Session.Statement(ctx, text, args)
+}
+
+// readOnly reports whether a statement's text starts as a query does.
+func readOnly(text string) bool {
+	f := strings.Fields(text)
+	if len(f) == 0 {
+		return true
+	}
+	switch strings.ToUpper(f[0]) {
+	case "SELECT", "WITH", "VALUES", "EXPLAIN":
+		return true
+	}
+	return false
 }

@@ -23,6 +23,7 @@ func openTemp(t *testing.T, props map[string]string) db.Store {
 func TestConformance(t *testing.T) {
 	dbtest.Run(t, openTemp(t, nil))
 	t.Run("doctype=text", func(t *testing.T) { dbtest.Run(t, openTemp(t, map[string]string{"doctype": "text"})) })
+	t.Run("writes=serialized", func(t *testing.T) { dbtest.Run(t, openTemp(t, map[string]string{"sqlite.writes": "serialized"})) })
 }
 
 func TestExpressionIndexes(t *testing.T) {
