@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The record behind docs/reproductions.md: every built-in study with claims at full
-# length, one at a time, then containment, doc-vs-relational and concurrency at their sources'
+# length, one at a time, then containment, doc-vs-relational, concurrency and array-search at their sources'
 # sizes (--scale source); partial-update's full length already has its source's 10,000
 # rows, so its --scale source would only repeat it. Run it on a quiet machine: nothing
 # else running, since every figure is a throughput or a latency.
@@ -13,7 +13,8 @@
 #                        mongod); without it their MongoDB claims are not measurable here
 #   STUDIES="a b"        run only these studies at full length (default: every study
 #                        with claims); SOURCE="c d" only these at --scale source
-#                        (default: containment doc-vs-relational concurrency; "" none).
+#                        (default: containment doc-vs-relational concurrency array-search;
+#                        "" none).
 #                        The record can then be made in parts, each on a quiet machine.
 #
 # Each study writes its directory under RESULTS_DIR (summary.md, report.html, the
@@ -46,7 +47,7 @@ run() { # run DIR STUDY [ARGS...]
 for s in ${STUDIES-$(grep -l '^claims:' studies/*.yaml | xargs -n1 basename | sed 's/\.yaml$//')}; do
   run "$s" "$s"
 done
-for s in ${SOURCE-containment doc-vs-relational concurrency}; do
+for s in ${SOURCE-containment doc-vs-relational concurrency array-search}; do
   run "$s-source" "$s" --scale source
 done
 exit "$failed"
