@@ -74,14 +74,14 @@ type checkpointer struct {
 	restarts int           // RESTART checkpoints among them
 	err      error         // the first error; the checkpointer stops at it
 
-	wmu *sync.Mutex // the sessions' write lock under sqlite.writes=serialized
+	wmu *writeLock // the sessions' (sqlite.writes=serialized), or nil
 }
 
 // startCheckpointer starts the background checkpointer on a connection of
 // db's; wmu, when not nil, is the sessions' write lock (sqlite.writes=
 // serialized), which a RESTART takes so that writers queue on it rather
 // than sleep in SQLite's busy handler.
-func startCheckpointer(ctx context.Context, db *sql.DB, wmu *sync.Mutex) (*checkpointer, error) {
+func startCheckpointer(ctx context.Context, db *sql.DB, wmu *writeLock) (*checkpointer, error) {
 	conn, err := db.Conn(ctx)
 	if err != nil {
 		return nil, err
@@ -140,13 +140,9 @@ func (c *checkpointer) run(conn *sql.Conn, passive, restart *sql.Stmt) {
 			}
 		}
 		if err == nil && log >= restartFrames {
-			if c.wmu != nil {
-				c.wmu.Lock()
-			}
+			c.wmu.lock()
 			_, _, _, err = one(restart, true)
-			if c.wmu != nil {
-				c.wmu.Unlock()
-			}
+			c.wmu.unlock()
 		}
 		if err != nil {
 			c.mu.Lock()

@@ -17,10 +17,7 @@ import (
 // from its beginning.
 func TestBackgroundCheckpoint(t *testing.T) {
 	ctx := context.Background()
-	st := openTemp(t, map[string]string{"sqlite.checkpoint": "background"})
-	if err := st.Setup(ctx, db.Schema{Table: "usertable", Fields: []string{"field0"}}, true); err != nil {
-		t.Fatal(err)
-	}
+	st := openTable(t, map[string]string{"sqlite.checkpoint": "background"})
 	info, err := st.Info(ctx)
 	if err != nil {
 		t.Fatal(err)

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"testing"
 
-	"github.com/docbench/docbench/internal/db"
 	"github.com/docbench/docbench/internal/probe"
 )
 
@@ -13,10 +12,7 @@ import (
 // dbstat), the write volume is absent with its reason, the CPU is docbench's.
 func TestProbeStorage(t *testing.T) {
 	ctx := context.Background()
-	st := openTemp(t, nil)
-	if err := st.Setup(ctx, db.Schema{Table: "usertable", Fields: []string{"field0"}}, true); err != nil {
-		t.Fatal(err)
-	}
+	st := openTable(t, nil)
 	before := probe.Take(ctx, st)
 	sess, err := st.NewSession(ctx)
 	if err != nil {

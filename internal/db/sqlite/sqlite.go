@@ -14,6 +14,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"unicode"
 
 	_ "github.com/mattn/go-sqlite3" // registers the "sqlite3" driver
 
@@ -70,10 +71,24 @@ type store struct {
 	sync    string
 	jmode   string
 	ckpt    *checkpointer // sqlite.checkpoint=background; nil for auto
-	// wmu, under sqlite.writes=serialized, is held around every write of
-	// the store's sessions (and the checkpointer's RESTART); nil when
-	// writers contend in SQLite's busy handler.
-	wmu *sync.Mutex
+	wmu     *writeLock    // sqlite.writes=serialized; nil for concurrent
+}
+
+// writeLock, under sqlite.writes=serialized, is held around every write of
+// a store's sessions and its checkpointer's RESTART. Its methods do nothing
+// on a nil lock: writers then contend in SQLite's busy handler.
+type writeLock sync.Mutex
+
+func (l *writeLock) lock() {
+	if l != nil {
+		(*sync.Mutex)(l).Lock()
+	}
+}
+
+func (l *writeLock) unlock() {
+	if l != nil {
+		(*sync.Mutex)(l).Unlock()
+	}
 }
 
 var (
@@ -94,7 +109,7 @@ func open(ctx context.Context, cfg db.Config) (db.Store, error) {
 	}
 	s.doctype = strings.ToLower(cfg.Prop("doctype", "jsonb")) // values checked by db.Open
 	if strings.EqualFold(cfg.Prop("sqlite.writes", "concurrent"), "serialized") {
-		s.wmu = new(sync.Mutex)
+		s.wmu = new(writeLock)
 	}
 	if cfg.Existing {
 		if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
@@ -344,20 +359,7 @@ type session struct {
 	sqldb.Session
 	insert, read, replace, scan, del *sql.Stmt
 	queries                          map[string]*sql.Stmt // secondary queries by SQL text
-	wmu                              *sync.Mutex          // the store's, under sqlite.writes=serialized
-}
-
-// lock takes the store's write lock under sqlite.writes=serialized.
-func (s *session) lock() {
-	if s.wmu != nil {
-		s.wmu.Lock()
-	}
-}
-
-func (s *session) unlock() {
-	if s.wmu != nil {
-		s.wmu.Unlock()
-	}
+	wmu                              *writeLock           // the store's
 }
 
 var (
@@ -373,15 +375,15 @@ var (
 // JSONB. The driver copies them during the call.
 
 func (s *session) Insert(ctx context.Context, key, doc []byte) error {
-	s.lock()
-	defer s.unlock()
+	s.wmu.lock()
+	defer s.wmu.unlock()
 	_, err := s.insert.ExecContext(ctx, sqldb.Text(key), sqldb.Text(doc))
 	return err
 }
 
 func (s *session) InsertBatch(ctx context.Context, keys, docs [][]byte) error {
-	s.lock()
-	defer s.unlock()
+	s.wmu.lock()
+	defer s.wmu.unlock()
 	tx, err := s.Conn.BeginTx(ctx, nil)
 	if err != nil {
 		return err
@@ -446,8 +448,8 @@ func (s *session) Read(ctx context.Context, key []byte, fields []string, dst []b
 }
 
 func (s *session) Update(ctx context.Context, key []byte, u *db.Update) error {
-	s.lock()
-	defer s.unlock()
+	s.wmu.lock()
+	defer s.wmu.unlock()
 	var res sql.Result
 	var err error
 	switch u.Mode {
@@ -476,8 +478,8 @@ func (s *session) Scan(ctx context.Context, start []byte, count int, fields []st
 }
 
 func (s *session) Delete(ctx context.Context, key []byte) error {
-	s.lock()
-	defer s.unlock()
+	s.wmu.lock()
+	defer s.wmu.unlock()
 	res, err := s.del.ExecContext(ctx, sqldb.Text(key))
 	return sqldb.Affected(res, err)
 }
@@ -487,21 +489,19 @@ func (s *session) Delete(ctx context.Context, key []byte) error {
 // the write lock.
 func (s *session) Statement(ctx context.Context, text string, args []any) (int, error) {
 	if s.wmu != nil && !readOnly(text) {
-		s.lock()
-		defer s.unlock()
+		s.wmu.lock()
+		defer s.wmu.unlock()
 	}
 	return s.Session.Statement(ctx, text, args)
 }
 
-// readOnly reports whether a statement's text starts as a query does.
+// readOnly reports whether a statement's text starts as a query does. It
+// runs with every statement, so it allocates nothing.
 func readOnly(text string) bool {
-	f := strings.Fields(text)
-	if len(f) == 0 {
-		return true
+	w := strings.TrimLeftFunc(text, unicode.IsSpace)
+	if i := strings.IndexFunc(w, unicode.IsSpace); i >= 0 {
+		w = w[:i]
 	}
-	switch strings.ToUpper(f[0]) {
-	case "SELECT", "WITH", "VALUES", "EXPLAIN":
-		return true
-	}
-	return false
+	return w == "" || strings.EqualFold(w, "SELECT") || strings.EqualFold(w, "WITH") ||
+		strings.EqualFold(w, "VALUES") || strings.EqualFold(w, "EXPLAIN")
 }

@@ -20,6 +20,16 @@ func openTemp(t *testing.T, props map[string]string) db.Store {
 	return st
 }
 
+// openTable is openTemp with docbench's table usertable (one field) made.
+func openTable(t *testing.T, props map[string]string) db.Store {
+	t.Helper()
+	st := openTemp(t, props)
+	if err := st.Setup(context.Background(), db.Schema{Table: "usertable", Fields: []string{"field0"}}, true); err != nil {
+		t.Fatal(err)
+	}
+	return st
+}
+
 func TestConformance(t *testing.T) {
 	dbtest.Run(t, openTemp(t, nil))
 	t.Run("doctype=text", func(t *testing.T) { dbtest.Run(t, openTemp(t, map[string]string{"doctype": "text"})) })

@@ -13,10 +13,7 @@ import (
 // the results say which mode ran.
 func TestSerializedWrites(t *testing.T) {
 	ctx := context.Background()
-	st := openTemp(t, map[string]string{"sqlite.writes": "serialized"})
-	if err := st.Setup(ctx, db.Schema{Table: "usertable", Fields: []string{"field0"}}, true); err != nil {
-		t.Fatal(err)
-	}
+	st := openTable(t, map[string]string{"sqlite.writes": "serialized"})
 	info, err := st.Info(ctx)
 	if err != nil {
 		t.Fatal(err)
@@ -49,12 +46,12 @@ func TestSerializedWrites(t *testing.T) {
 		"delete": func() error { return sess.Delete(ctx, []byte("user3")) },
 	}
 	for _, name := range []string{"insert", "update", "batch", "statement", "delete"} {
-		s.wmu.Lock()
+		s.wmu.lock()
 		done := make(chan error, 1)
 		go func() { done <- writes[name]() }()
 		select {
 		case err := <-done:
-			s.wmu.Unlock()
+			s.wmu.unlock()
 			t.Fatalf("%s finished (%v) while the write lock was held", name, err)
 		case <-time.After(50 * time.Millisecond):
 		}
@@ -65,7 +62,7 @@ func TestSerializedWrites(t *testing.T) {
 		if _, err := stmt.Statement(ctx, "SELECT count(*) FROM {table}", nil); err != nil {
 			t.Fatal(err)
 		}
-		s.wmu.Unlock()
+		s.wmu.unlock()
 		if err := <-done; err != nil {
 			t.Fatalf("%s: %v", name, err)
 		}
@@ -75,16 +72,29 @@ func TestSerializedWrites(t *testing.T) {
 // TestConcurrentWritesByDefault: without the option no lock of docbench's
 // stands between the workers and SQLite.
 func TestConcurrentWritesByDefault(t *testing.T) {
-	ctx := context.Background()
 	st := openTemp(t, nil)
-	if err := st.Setup(ctx, db.Schema{Table: "usertable", Fields: []string{"field0"}}, true); err != nil {
-		t.Fatal(err)
-	}
-	info, err := st.Info(ctx)
+	info, err := st.Info(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}
 	if st.(*store).wmu != nil || info.Settings["writes"] != "concurrent: each worker's connection asks SQLite for the write lock; contenders sleep in the busy handler" {
 		t.Fatalf("settings.writes %q: want concurrent writes by default", info.Settings["writes"])
+	}
+}
+
+// TestReadOnly: which statements take the write lock; the check runs with
+// every statement and allocates nothing.
+func TestReadOnly(t *testing.T) {
+	for text, want := range map[string]bool{
+		"SELECT count(*) FROM {table}": true, "  with t AS (SELECT 1) SELECT * FROM t": true,
+		"values (1)": true, "EXPLAIN QUERY PLAN SELECT 1": true, "": true,
+		"UPDATE {table} SET data = data": false, "\tinsert into t VALUES (1)": false, "DELETE FROM t": false,
+	} {
+		if got := readOnly(text); got != want {
+			t.Errorf("readOnly(%q) = %v, want %v", text, got, want)
+		}
+	}
+	if n := testing.AllocsPerRun(100, func() { readOnly("  UPDATE {table} SET data = data WHERE ycsb_key = ?") }); n != 0 {
+		t.Errorf("readOnly allocates %v times per call", n)
 	}
 }
