@@ -140,9 +140,10 @@ func (c *checkpointer) run(conn *sql.Conn, passive, restart *sql.Stmt) {
 			}
 		}
 		if err == nil && log >= restartFrames {
-			c.wmu.lock()
-			_, _, _, err = one(restart, true)
-			c.wmu.unlock()
+			if err = c.wmu.lock(context.Background()); err == nil {
+				_, _, _, err = one(restart, true)
+				c.wmu.unlock()
+			}
 		}
 		if err != nil {
 			c.mu.Lock()

@@ -13,10 +13,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
-	"unicode"
 
-	_ "github.com/mattn/go-sqlite3" // registers the "sqlite3" driver
+	"github.com/mattn/go-sqlite3" // registers the "sqlite3" driver
 
 	"github.com/docbench/docbench/internal/db"
 	"github.com/docbench/docbench/internal/db/sqldb"
@@ -75,19 +73,29 @@ type store struct {
 }
 
 // writeLock, under sqlite.writes=serialized, is held around every write of
-// a store's sessions and its checkpointer's RESTART. Its methods do nothing
-// on a nil lock: writers then contend in SQLite's busy handler.
-type writeLock sync.Mutex
+// a store's sessions and its checkpointer's RESTART. A writer waiting for
+// it gives up when its context ends. Its methods do nothing on a nil lock:
+// writers then contend in SQLite's busy handler.
+type writeLock struct{ c chan struct{} }
 
-func (l *writeLock) lock() {
-	if l != nil {
-		(*sync.Mutex)(l).Lock()
+func newWriteLock() *writeLock { return &writeLock{c: make(chan struct{}, 1)} }
+
+// lock takes the lock, or returns why not once ctx is done.
+func (l *writeLock) lock(ctx context.Context) error {
+	if l == nil {
+		return nil
+	}
+	select {
+	case l.c <- struct{}{}:
+		return nil
+	case <-ctx.Done():
+		return fmt.Errorf("sqlite: waiting for the write lock (sqlite.writes=serialized): %w", ctx.Err())
 	}
 }
 
 func (l *writeLock) unlock() {
 	if l != nil {
-		(*sync.Mutex)(l).Unlock()
+		<-l.c
 	}
 }
 
@@ -109,7 +117,7 @@ func open(ctx context.Context, cfg db.Config) (db.Store, error) {
 	}
 	s.doctype = strings.ToLower(cfg.Prop("doctype", "jsonb")) // values checked by db.Open
 	if strings.EqualFold(cfg.Prop("sqlite.writes", "concurrent"), "serialized") {
-		s.wmu = new(writeLock)
+		s.wmu = newWriteLock()
 	}
 	if cfg.Existing {
 		if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
@@ -360,6 +368,9 @@ type session struct {
 	insert, read, replace, scan, del *sql.Stmt
 	queries                          map[string]*sql.Stmt // secondary queries by SQL text
 	wmu                              *writeLock           // the store's
+	// readOnly says, per statement text of the user's, whether SQLite
+	// finds it read-only (sqlite.writes=serialized).
+	readOnly map[string]bool
 }
 
 var (
@@ -375,14 +386,18 @@ var (
 // JSONB. The driver copies them during the call.
 
 func (s *session) Insert(ctx context.Context, key, doc []byte) error {
-	s.wmu.lock()
+	if err := s.wmu.lock(ctx); err != nil {
+		return err
+	}
 	defer s.wmu.unlock()
 	_, err := s.insert.ExecContext(ctx, sqldb.Text(key), sqldb.Text(doc))
 	return err
 }
 
 func (s *session) InsertBatch(ctx context.Context, keys, docs [][]byte) error {
-	s.wmu.lock()
+	if err := s.wmu.lock(ctx); err != nil {
+		return err
+	}
 	defer s.wmu.unlock()
 	tx, err := s.Conn.BeginTx(ctx, nil)
 	if err != nil {
@@ -448,7 +463,9 @@ func (s *session) Read(ctx context.Context, key []byte, fields []string, dst []b
 }
 
 func (s *session) Update(ctx context.Context, key []byte, u *db.Update) error {
-	s.wmu.lock()
+	if err := s.wmu.lock(ctx); err != nil {
+		return err
+	}
 	defer s.wmu.unlock()
 	var res sql.Result
 	var err error
@@ -478,30 +495,60 @@ func (s *session) Scan(ctx context.Context, start []byte, count int, fields []st
 }
 
 func (s *session) Delete(ctx context.Context, key []byte) error {
-	s.wmu.lock()
+	if err := s.wmu.lock(ctx); err != nil {
+		return err
+	}
 	defer s.wmu.unlock()
 	res, err := s.del.ExecContext(ctx, sqldb.Text(key))
 	return sqldb.Affected(res, err)
 }
 
 // Statement runs a statement of the user's (statement.sql); under
-// sqlite.writes=serialized one that is not a SELECT, WITH or VALUES takes
+// sqlite.writes=serialized one that SQLite does not find read-only takes
 // the write lock.
 func (s *session) Statement(ctx context.Context, text string, args []any) (int, error) {
-	if s.wmu != nil && !readOnly(text) {
-		s.wmu.lock()
-		defer s.wmu.unlock()
+	if s.wmu != nil {
+		ro, err := s.isReadOnly(text)
+		if err != nil {
+			return 0, err
+		}
+		if !ro {
+			if err := s.wmu.lock(ctx); err != nil {
+				return 0, err
+			}
+			defer s.wmu.unlock()
+		}
 	}
 	return s.Session.Statement(ctx, text, args)
 }
 
-// readOnly reports whether a statement's text starts as a query does. It
-// runs with every statement, so it allocates nothing.
-func readOnly(text string) bool {
-	w := strings.TrimLeftFunc(text, unicode.IsSpace)
-	if i := strings.IndexFunc(w, unicode.IsSpace); i >= 0 {
-		w = w[:i]
+// isReadOnly reports whether SQLite finds a statement of the user's
+// read-only (sqlite3_stmt_readonly: a WITH … UPDATE writes, a WITH …
+// SELECT does not), asked once per text.
+func (s *session) isReadOnly(text string) (bool, error) {
+	if ro, ok := s.readOnly[text]; ok {
+		return ro, nil
 	}
-	return w == "" || strings.EqualFold(w, "SELECT") || strings.EqualFold(w, "WITH") ||
-		strings.EqualFold(w, "VALUES") || strings.EqualFold(w, "EXPLAIN")
+	var ro bool
+	err := s.Conn.Raw(func(dc any) error {
+		c, ok := dc.(*sqlite3.SQLiteConn)
+		if !ok {
+			return fmt.Errorf("sqlite: the driver's connection is a %T", dc)
+		}
+		st, err := c.Prepare(sqldb.Expand(text, s.Table))
+		if err != nil {
+			return err
+		}
+		defer st.Close()
+		ro = st.(*sqlite3.SQLiteStmt).Readonly()
+		return nil
+	})
+	if err != nil {
+		return false, fmt.Errorf("sqlite statement: %w", err)
+	}
+	if s.readOnly == nil {
+		s.readOnly = map[string]bool{}
+	}
+	s.readOnly[text] = ro
+	return ro, nil
 }
