@@ -25,17 +25,32 @@ type nanoPacer struct {
 	yielded time.Time
 }
 
-func newNanoPacer(sp spinner, spin time.Duration) Pacer {
-	p := &nanoPacer{spinner: sp, spin: spin}
+// clockGettime reads a clock (unix.ClockGettime; a test makes it fail).
+type clockGettime func(clockid int32, ts *unix.Timespec) error
+
+// monoRef returns one instant on Go's clock and on CLOCK_MONOTONIC.
+func monoRef(gettime clockGettime) (ref time.Time, mono int64, err error) {
 	var ts unix.Timespec
 	t1 := time.Now()
-	if err := unix.ClockGettime(unix.CLOCK_MONOTONIC, &ts); err != nil {
-		return &spinPacer{spinner: sp, margin: spinMargin}
+	if err := gettime(unix.CLOCK_MONOTONIC, &ts); err != nil {
+		return time.Time{}, 0, err
 	}
 	t2 := time.Now()
-	p.ref = t1.Add(t2.Sub(t1) / 2)
-	p.refMono = ts.Nano()
-	return p
+	return t1.Add(t2.Sub(t1) / 2), ts.Nano(), nil
+}
+
+func newNanoPacer(sp spinner, spin time.Duration) Pacer {
+	return nanoPacerWith(sp, spin, unix.ClockGettime)
+}
+
+// nanoPacerWith is newNanoPacer reading CLOCK_MONOTONIC with gettime;
+// without that clock it returns the sleep-and-spin pacer.
+func nanoPacerWith(sp spinner, spin time.Duration, gettime clockGettime) Pacer {
+	ref, mono, err := monoRef(gettime)
+	if err != nil {
+		return &spinPacer{spinner: sp, margin: spinMargin}
+	}
+	return &nanoPacer{spinner: sp, spin: spin, ref: ref, refMono: mono}
 }
 
 func (p *nanoPacer) Wait(intended time.Time, stop <-chan struct{}) bool {
@@ -106,13 +121,21 @@ type fdPacer struct {
 }
 
 func newFDPacer(sp spinner, spin time.Duration) Pacer {
+	return fdPacerWith(sp, spin, unix.ClockGettime)
+}
+
+// fdPacerWith is newFDPacer reading CLOCK_MONOTONIC with gettime; without
+// a timerfd or that clock it returns the sleep-and-spin pacer.
+func fdPacerWith(sp spinner, spin time.Duration, gettime clockGettime) Pacer {
+	ref, mono, err := monoRef(gettime)
+	if err != nil {
+		return &spinPacer{spinner: sp, margin: spinMargin}
+	}
 	fd, err := unix.TimerfdCreate(unix.CLOCK_MONOTONIC, unix.TFD_NONBLOCK|unix.TFD_CLOEXEC)
 	if err != nil {
 		return &spinPacer{spinner: sp, margin: spinMargin}
 	}
-	n := newNanoPacer(sp, 0).(*nanoPacer)
-	p := &fdPacer{spinner: sp, spin: spin, ref: n.ref, mono: n.refMono, fd: fd, f: os.NewFile(uintptr(fd), "timerfd")}
-	return p
+	return &fdPacer{spinner: sp, spin: spin, ref: ref, mono: mono, fd: fd, f: os.NewFile(uintptr(fd), "timerfd")}
 }
 
 // Close releases the timerfd.
