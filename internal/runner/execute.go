@@ -183,7 +183,7 @@ func (p *execution) buildWorkers() {
 		w := &worker{
 			sess: p.sessions[i], wl: p.wl, th: p.wl.NewThread(i), docOps: p.docOps,
 			rec: p.reg.NewRecorder(), ops: p.share(i), done: p.done, failed: p.failed, batch: p.batch,
-			stop: p.stop, drng: document.NewRand(),
+			stop: p.stop, drng: document.NewRand(), verifyOp: verifyIndex(p.reg.Names()),
 		}
 		w.qs, _ = p.sessions[i].(db.Querier)
 		w.stmts, _ = p.sessions[i].(db.Statementer)
