@@ -29,12 +29,15 @@ type worker struct {
 	docOps   *DocOps
 	rec      *measure.Recorder
 	ops      int64 // operations to measure (this thread's share)
-	done     *atomic.Int64
-	failed   *atomic.Int64 // of done, the failed operations (records)
-	verifyOp int           // the index of VERIFY (dataintegrity)
+	verifyOp int   // the index of VERIFY (dataintegrity)
 	batch    int
 	stop     <-chan struct{}
 	drng     *document.Rand
+
+	// done counts the worker's operations (records on load) and failed,
+	// of them, the failed ones: the worker's own, summed by the sampler
+	// (execution.counts), so that workers share no counter.
+	done, failed atomic.Int64
 
 	interval time.Duration        // open loop: time between this worker's operations
 	offset   time.Duration        // open loop: this worker's phase within the schedule
@@ -57,6 +60,15 @@ func stopped(c <-chan struct{}) bool {
 	default:
 		return false
 	}
+}
+
+// counts sums the workers' operations (records on load) and failures.
+func (p *execution) counts() (done, failed int64) {
+	for _, w := range p.workers {
+		done += w.done.Load()
+		failed += w.failed.Load()
+	}
+	return done, failed
 }
 
 func (w *worker) loop(ctx context.Context, phase Phase, base time.Time) error {
