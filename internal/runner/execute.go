@@ -36,7 +36,9 @@ type execution struct {
 	out    *Outcome
 
 	sessions []db.Session
-	workers  []*worker // each counts its operations (counts sums them)
+	workers  []*worker
+	done     *atomic.Int64 // measured operations (records on load)
+	failed   *atomic.Int64 // of done, the failed ones
 	running  sync.WaitGroup
 	errs     []error // each worker's return
 
@@ -95,7 +97,7 @@ func newExecution(wl *workload.Workload, docOps *DocOps, o Options) (*execution,
 	}
 	return &execution{
 		o: o, wl: wl, cfg: cfg, docOps: docOps, batch: batch, total: total, reg: reg, hlog: hlog,
-		errs: make([]error, o.Threads),
+		done: new(atomic.Int64), failed: new(atomic.Int64), errs: make([]error, o.Threads),
 		stop: make(chan struct{}),
 	}, nil
 }
@@ -180,8 +182,8 @@ func (p *execution) buildWorkers() {
 	for i := range p.workers {
 		w := &worker{
 			sess: p.sessions[i], wl: p.wl, th: p.wl.NewThread(i), docOps: p.docOps,
-			rec: p.reg.NewRecorder(), ops: p.share(i), batch: p.batch,
-			stop: p.stop, drng: document.NewRand(), verifyOp: verifyIndex(p.reg.Names()),
+			rec: p.reg.NewRecorder(), ops: p.share(i), done: p.done, failed: p.failed, batch: p.batch,
+			stop: p.stop, drng: document.NewRand(),
 		}
 		w.qs, _ = p.sessions[i].(db.Querier)
 		w.stmts, _ = p.sessions[i].(db.Statementer)
@@ -244,16 +246,26 @@ func (p *execution) warmUp(ctx context.Context) {
 	for i, w := range p.workers {
 		p.start(i, func() error { return w.run(p.wctx, p.cfg, time.Now()) })
 	}
+	p.watchWorkers()
 	p.awaitWarmup(ctx)
 	close(warmStop)
-	p.running.Wait()
+	if p.out.Failure != "" || p.panicked.Load() != nil {
+		p.drain(min(p.o.Drain, time.Second)) // as in the measured part
+	}
+	// The warm-up's operations finish before the measured part starts;
+	// an interrupt bounds the wait by the drain.
+	select {
+	case <-p.finished:
+	case <-ctx.Done():
+		p.interrupt()
+		<-p.finished
+	}
 	errsW, msgsW := p.reg.Failures()
-	warmOps, _ := p.counts()
-	p.out.Warmup = &Warmup{Ops: warmOps, Errors: errsW, Messages: msgsW}
+	p.out.Warmup = &Warmup{Ops: p.done.Load(), Errors: errsW, Messages: msgsW}
 	p.reg.Reset()
+	p.done.Store(0)
+	p.failed.Store(0)
 	for i, w := range p.workers {
-		w.done.Store(0)
-		w.failed.Store(0)
 		w.stop, w.ops = p.stop, p.share(i)
 		if w.lag != nil {
 			w.lag.Reset()
@@ -276,6 +288,7 @@ func (p *execution) awaitWarmup(ctx context.Context) {
 		case <-timer.C:
 			return
 		case <-ctx.Done():
+			p.interrupt()
 			return
 		case <-p.stop: // a panic
 			return
@@ -291,19 +304,30 @@ func (p *execution) awaitWarmup(ctx context.Context) {
 	}
 }
 
+// watchWorkers makes p.finished, closed once every worker started has
+// returned.
+func (p *execution) watchWorkers() {
+	finished := make(chan struct{})
+	go func() { p.running.Wait(); close(finished) }()
+	p.finished = finished
+}
+
 // measure runs the measured part: it starts the workers and samples an
 // interval a second until they have all returned, stopping them on the
-// duration, cancellation, a failure streak or a panic.
+// duration, cancellation, a failure streak or a panic. After an
+// interrupted or failed warm-up it starts none.
 func (p *execution) measure(ctx context.Context) {
 	base := time.Now()
-	if p.out.Failure == "" && p.panicked.Load() == nil {
+	if ctx.Err() != nil {
+		p.interrupt()
+	}
+	if !p.interrupted && p.out.Failure == "" && p.panicked.Load() == nil {
 		for i, w := range p.workers {
 			p.start(i, func() error { return w.loop(p.wctx, p.o.Phase, base) })
 		}
 	}
 	p.hlog.start(base)
-	p.finished = make(chan struct{})
-	go func() { p.running.Wait(); close(p.finished) }()
+	p.watchWorkers()
 	p.out.Start = base
 	p.last = base
 	count := "operationcount"
@@ -332,11 +356,7 @@ func (p *execution) measure(ctx context.Context) {
 			p.out.End = end
 			return
 		case <-ctx.Done():
-			if !p.interrupted {
-				p.interrupted = true
-				p.halt("interrupted")
-				p.drain(p.o.Drain)
-			}
+			p.interrupt()
 		case <-stopCh:
 			stopCh = nil
 			if err, ok := p.panicked.Load().(error); ok && p.out.Failure == "" {
@@ -349,17 +369,32 @@ func (p *execution) measure(ctx context.Context) {
 	}
 }
 
-// drain cancels the operations still in flight after d.
+// interrupt stops the phase on cancellation, once: no operation starts
+// after it, and those in flight are cancelled after the drain bound.
+func (p *execution) interrupt() {
+	if p.interrupted {
+		return
+	}
+	p.interrupted = true
+	p.halt("interrupted")
+	p.drain(p.o.Drain)
+}
+
+// drain cancels the operations still in flight after d; their sessions
+// cancel them on the server too.
 func (p *execution) drain(d time.Duration) {
 	if p.draining {
 		return
 	}
 	p.draining = true
+	finished := p.finished
 	go func() {
+		t := time.NewTimer(d)
+		defer t.Stop()
 		select {
-		case <-time.After(d):
+		case <-t.C:
 			p.wcancel()
-		case <-p.finished:
+		case <-finished:
 		}
 	}()
 }
@@ -383,8 +418,7 @@ func (p *execution) sample(now time.Time, final bool) {
 	}
 	p.last = now
 	p.out.Series = append(p.out.Series, iv)
-	done, _ := p.counts()
-	p.st.tick(iv, done)
+	p.st.tick(iv, p.done.Load())
 	if why := p.streak.see(iv); why != "" && p.out.Failure == "" {
 		// The database stopped answering: stop now, and do not wait
 		// long for operations that may never return.
@@ -398,8 +432,9 @@ func (p *execution) sample(now time.Time, final bool) {
 func (p *execution) collect() (*Outcome, error) {
 	out := p.out
 	out.Totals = p.reg.Totals()
-	out.Ops, out.Failed = p.counts()
-	p.st.finish(out.Ops)
+	out.Ops = p.done.Load()
+	out.Failed = p.failed.Load()
+	p.st.finish(p.done.Load())
 	if p.o.Rate > 0 {
 		p.mergeLag()
 	}
@@ -432,18 +467,13 @@ func (p *execution) collect() (*Outcome, error) {
 	return out, nil
 }
 
-// mergeLag merges the workers' schedule lag (open loop). Every worker has
-// returned, or is abandoned after the drain bound, in which case its lag is
-// left out rather than read while written.
+// mergeLag merges the workers' schedule lag (open loop); every worker has
+// returned (the drain bound cancels what is still in flight).
 func (p *execution) mergeLag() {
-	select {
-	case <-p.finished:
-		p.out.ScheduleLag = measure.NewHistogram()
-		for _, w := range p.workers {
-			w.lag.MergeInto(p.out.ScheduleLag)
-			p.out.Behind += w.behind
-		}
-	default:
+	p.out.ScheduleLag = measure.NewHistogram()
+	for _, w := range p.workers {
+		w.lag.MergeInto(p.out.ScheduleLag)
+		p.out.Behind += w.behind
 	}
 }
 

@@ -11,7 +11,6 @@ import (
 	"fmt"
 	"io"
 	"runtime"
-	"slices"
 	"strconv"
 	"time"
 
@@ -155,6 +154,16 @@ func waitUntil(ctx context.Context, t time.Time) error {
 // ErrInterrupted marks a phase stopped by cancellation.
 var ErrInterrupted = errors.New("interrupted")
 
+// interrupted is err, or ErrInterrupted when ctx is done: an error caused
+// by the cancellation (a session's dial or statement cut short) is not the
+// target's fault.
+func interrupted(ctx context.Context, err error) error {
+	if ctx.Err() != nil {
+		return fmt.Errorf("%w while opening the sessions", ErrInterrupted)
+	}
+	return err
+}
+
 // DefaultMaxErrorRate is the share of failed operations above which a
 // phase fails unless told otherwise.
 const DefaultMaxErrorRate = 0.01
@@ -165,7 +174,7 @@ const DefaultMaxErrorRate = 0.01
 var ErrFailed = errors.New("phase failed")
 
 // opNames are the measured operations, indexed by workload.Op; a batched
-// load adds INSERT-BATCH, and dataintegrity VERIFY (verifyIndex).
+// load adds INSERT-BATCH.
 func opNames(p *DocOps, batched bool) []string {
 	names := make([]string, workload.NumOps)
 	for op := range workload.NumOps {
@@ -174,14 +183,8 @@ func opNames(p *DocOps, batched bool) []string {
 	if batched {
 		names = append(names, "INSERT-BATCH")
 	}
-	if p.cfg.DataIntegrity {
-		names = append(names, "VERIFY")
-	}
 	return names
 }
-
-// verifyIndex is the index of VERIFY in names, or -1.
-func verifyIndex(names []string) int { return slices.Index(names, "VERIFY") }
 
 // backendName names a store's backend for messages.
 func backendName(store db.Store) string {
@@ -200,11 +203,11 @@ func Execute(ctx context.Context, store db.Store, wl *workload.Workload, docOps 
 	}
 	if sizer, ok := store.(db.ThreadSizer); ok {
 		if err := sizer.SetThreads(ctx, p.o.Threads); err != nil {
-			return nil, err
+			return nil, interrupted(ctx, err)
 		}
 	}
 	if err := p.openSessions(ctx, store); err != nil {
-		return nil, err
+		return nil, interrupted(ctx, err)
 	}
 	defer p.closeSessions()
 	holder, _ := store.(db.ThreadHolder)

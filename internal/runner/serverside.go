@@ -14,10 +14,16 @@ import (
 // difference between before (taken when the measured part began) and a
 // point taken now, per-operation figures from the outcome's counts, and the
 // plans of the phase's statements (when store's sessions explain). It is
-// taken even when ctx is done: an interrupted phase still gets its figures.
+// taken even when ctx is done: an interrupted phase still gets its figures,
+// if the server gives them within interruptedProbe (a table locked by
+// another session holds them as it held the phase).
 func ServerSide(ctx context.Context, store db.Store, before *probe.Point, out *Outcome,
 	wl *workload.Workload, docOps *DocOps) *probe.Server {
-	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), time.Minute)
+	bound := time.Minute
+	if ctx.Err() != nil {
+		bound = interruptedProbe
+	}
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), bound)
 	defer cancel()
 	after := probe.TakeAfter(ctx, store, before)
 	srv := probe.Build(before, after, out.counts(), docOps.RawDocSize(wl))
@@ -31,6 +37,11 @@ func ServerSide(ctx context.Context, store db.Store, before *probe.Point, out *O
 	}
 	return srv
 }
+
+// interruptedProbe bounds the server-side figures of an interrupted phase:
+// with the drain bound before it, the run ends within a second of that
+// bound, as the user who interrupted it expects.
+const interruptedProbe = 500 * time.Millisecond
 
 // counts are the outcome's counts of successful operations (the snapshots
 // bracket exactly the measured part, warm-up excluded).
