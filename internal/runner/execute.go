@@ -36,9 +36,7 @@ type execution struct {
 	out    *Outcome
 
 	sessions []db.Session
-	workers  []*worker
-	done     *atomic.Int64 // measured operations (records on load)
-	failed   *atomic.Int64 // of done, the failed ones
+	workers  []*worker // each counts its operations (counts sums them)
 	running  sync.WaitGroup
 	errs     []error // each worker's return
 
@@ -97,7 +95,7 @@ func newExecution(wl *workload.Workload, docOps *DocOps, o Options) (*execution,
 	}
 	return &execution{
 		o: o, wl: wl, cfg: cfg, docOps: docOps, batch: batch, total: total, reg: reg, hlog: hlog,
-		done: new(atomic.Int64), failed: new(atomic.Int64), errs: make([]error, o.Threads),
+		errs: make([]error, o.Threads),
 		stop: make(chan struct{}),
 	}, nil
 }
@@ -182,8 +180,8 @@ func (p *execution) buildWorkers() {
 	for i := range p.workers {
 		w := &worker{
 			sess: p.sessions[i], wl: p.wl, th: p.wl.NewThread(i), docOps: p.docOps,
-			rec: p.reg.NewRecorder(), ops: p.share(i), done: p.done, failed: p.failed, batch: p.batch,
-			stop: p.stop, drng: document.NewRand(),
+			rec: p.reg.NewRecorder(), ops: p.share(i), batch: p.batch,
+			stop: p.stop, drng: document.NewRand(), verifyOp: verifyIndex(p.reg.Names()),
 		}
 		w.qs, _ = p.sessions[i].(db.Querier)
 		w.stmts, _ = p.sessions[i].(db.Statementer)
@@ -261,11 +259,12 @@ func (p *execution) warmUp(ctx context.Context) {
 		<-p.finished
 	}
 	errsW, msgsW := p.reg.Failures()
-	p.out.Warmup = &Warmup{Ops: p.done.Load(), Errors: errsW, Messages: msgsW}
+	warmOps, _ := p.counts()
+	p.out.Warmup = &Warmup{Ops: warmOps, Errors: errsW, Messages: msgsW}
 	p.reg.Reset()
-	p.done.Store(0)
-	p.failed.Store(0)
 	for i, w := range p.workers {
+		w.done.Store(0)
+		w.failed.Store(0)
 		w.stop, w.ops = p.stop, p.share(i)
 		if w.lag != nil {
 			w.lag.Reset()
@@ -418,7 +417,8 @@ func (p *execution) sample(now time.Time, final bool) {
 	}
 	p.last = now
 	p.out.Series = append(p.out.Series, iv)
-	p.st.tick(iv, p.done.Load())
+	done, _ := p.counts()
+	p.st.tick(iv, done)
 	if why := p.streak.see(iv); why != "" && p.out.Failure == "" {
 		// The database stopped answering: stop now, and do not wait
 		// long for operations that may never return.
@@ -432,9 +432,8 @@ func (p *execution) sample(now time.Time, final bool) {
 func (p *execution) collect() (*Outcome, error) {
 	out := p.out
 	out.Totals = p.reg.Totals()
-	out.Ops = p.done.Load()
-	out.Failed = p.failed.Load()
-	p.st.finish(p.done.Load())
+	out.Ops, out.Failed = p.counts()
+	p.st.finish(out.Ops)
 	if p.o.Rate > 0 {
 		p.mergeLag()
 	}

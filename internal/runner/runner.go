@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"io"
 	"runtime"
+	"slices"
 	"strconv"
 	"time"
 
@@ -174,7 +175,7 @@ const DefaultMaxErrorRate = 0.01
 var ErrFailed = errors.New("phase failed")
 
 // opNames are the measured operations, indexed by workload.Op; a batched
-// load adds INSERT-BATCH.
+// load adds INSERT-BATCH, and dataintegrity VERIFY (verifyIndex).
 func opNames(p *DocOps, batched bool) []string {
 	names := make([]string, workload.NumOps)
 	for op := range workload.NumOps {
@@ -183,8 +184,14 @@ func opNames(p *DocOps, batched bool) []string {
 	if batched {
 		names = append(names, "INSERT-BATCH")
 	}
+	if p.cfg.DataIntegrity {
+		names = append(names, "VERIFY")
+	}
 	return names
 }
+
+// verifyIndex is the index of VERIFY in names, or -1.
+func verifyIndex(names []string) int { return slices.Index(names, "VERIFY") }
 
 // backendName names a store's backend for messages.
 func backendName(store db.Store) string {
