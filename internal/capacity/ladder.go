@@ -29,10 +29,12 @@ func Ladder(lo, hi, precision float64) ([]float64, error) {
 	return out, nil
 }
 
-// JudgeLadder judges a ladder's trials (observations in rung order): the
-// sustainable rate is the highest rung below the first failing one. A
-// trending rung is rejected (a ladder cannot extend one trial); a rung that
-// passes above a failing one is noted, not counted.
+// JudgeLadder judges a ladder's trials (observations in rung order), each
+// rung on its own windows at the search's confidence (a rung is one look:
+// it cannot be looked at again). The band's failing edge is the first rung
+// that failed with confidence, its holding edge the highest rung below it
+// that held; the rungs between are undecided. A trending rung is rejected
+// (a ladder cannot extend one trial).
 func JudgeLadder(cfg Config, rates []float64, obs []Observation) (Verdict, []Judgement, error) {
 	if err := cfg.Validate(); err != nil {
 		return Verdict{}, nil, err
@@ -40,34 +42,62 @@ func JudgeLadder(cfg Config, rates []float64, obs []Observation) (Verdict, []Jud
 	js := make([]Judgement, len(obs))
 	v := Verdict{Limit: "slo"}
 	first := -1
+	rs := make([]*rate, len(obs))
 	for i, o := range obs {
 		j := Judge(cfg, rates[i], o)
-		if j.Pass && j.Trending != "" {
-			j.Pass, j.Unsteady = false, true
-			j.Why = "not steady (" + j.Trending + ")"
+		r := &rate{RateVerdict: RateVerdict{Rate: rates[i], Looks: 1}, obs: []Observation{o}}
+		d := cfg.decide(r, cfg.Confidence, 0)
+		switch {
+		case d != Fails && j.Trending != "":
+			d, j.Unsteady = Fails, true
+			r.Evidence = "not steady (" + j.Trending + ")"
+		case d == Pending:
+			d = Undecided
 		}
-		js[i] = j
-		if !j.Pass && first < 0 {
+		if d == Fails && j.GeneratorLimited != "" {
+			r.Generator = j.GeneratorLimited
+		}
+		r.Decision = d
+		j.Decision, j.Evidence, j.Criteria = d, r.Evidence, r.Criteria
+		js[i], rs[i] = j, r
+		if d == Fails && first < 0 {
 			first = i
 		}
 	}
+	top := len(obs)
+	if first >= 0 {
+		top = first
+		v.Fails, v.LowestFail = rates[first], rates[first]
+	}
+	for i := range top {
+		if rs[i].Decision == Holds {
+			v.Holds = rates[i]
+		}
+	}
+	for i := range top {
+		if rs[i].Decision == Undecided && rates[i] > v.Holds {
+			v.Undecided = append(v.Undecided, rates[i])
+		}
+	}
+	for _, r := range rs {
+		v.Rates = append(v.Rates, r.RateVerdict)
+	}
+	v.Rate = v.Holds
 	switch {
 	case len(obs) == 0:
 		v.Limit, v.Absent = "no passing rate", "no trial measured"
-	case first == 0:
-		v.Limit, v.Absent = "no passing rate", fmt.Sprintf("the lowest rung (%.0f ops/s) failed: %s", rates[0], js[0].Why)
-		v.LowestFail = rates[0]
-		if g := js[0].GeneratorLimited; g != "" {
-			v.Limit, v.GeneratorLimited = "generator", fmt.Sprintf("at %.0f ops/s: %s", rates[0], g)
+	case v.Holds == 0:
+		v.Limit, v.Absent = "no passing rate", fmt.Sprintf("no rung held the SLO with %s confidence", pctConf(cfg.Confidence))
+		if first == 0 {
+			v.Absent = fmt.Sprintf("the lowest rung (%.0f ops/s) failed: %s", rates[0], rs[0].Evidence)
 		}
+	case len(v.Undecided) > 0:
+		v.Limit = "noise"
 	case first < 0:
-		v.Rate = rates[len(obs)-1]
 		v.Limit = "ladder top"
-	default:
-		v.Rate, v.LowestFail = rates[first-1], rates[first]
-		if g := js[first].GeneratorLimited; g != "" {
-			v.Limit, v.GeneratorLimited = "generator", fmt.Sprintf("at %.0f ops/s: %s", rates[first], g)
-		}
+	}
+	if first >= 0 && rs[first].Generator != "" {
+		v.Limit, v.GeneratorLimited = "generator", fmt.Sprintf("at %.0f ops/s: %s", rates[first], rs[first].Generator)
 	}
 	return v, js, nil
 }

@@ -8,9 +8,11 @@ import (
 
 // Observe reads a search's figures off a measured trial: each SLO's value
 // from the merged histograms of response time (and of service time), the
-// thirds of the steady-state check, and the client's signals.
+// windows the rate is decided on, the thirds of the steady-state check,
+// and the client's signals.
 func Observe(cfg Config, t *report.Trial) Observation {
-	o := Observation{Throughput: t.Throughput, ErrorShare: t.ErrorShare, ClientCPU: math.NaN(), WorkerBusy: t.WorkerBusy}
+	o := Observation{Throughput: t.Throughput, ErrorShare: t.ErrorShare, ClientCPU: math.NaN(), WorkerBusy: t.WorkerBusy,
+		ScheduledS: t.ScheduledS}
 	res := &report.Result{Ops: t.Ops, Throughput: t.Throughput, ErrorShare: t.ErrorShare}
 	service := &report.Result{Ops: make([]report.Op, len(t.Ops))}
 	for i, op := range t.Ops {
@@ -30,8 +32,58 @@ func Observe(cfg Config, t *report.Trial) Observation {
 	if t.ClientCPUShare != nil {
 		o.ClientCPU = *t.ClientCPUShare
 	}
+	for _, w := range t.Windows {
+		x := Window{Operations: w.Operations, Errors: w.Errors}
+		for _, c := range w.SLO {
+			x.SLO = append(x.SLO, Tally{N: c.N, Over: c.Over})
+		}
+		o.Windows = append(o.Windows, x)
+	}
 	o.Early, o.Late = segment(t.Early), segment(t.Late)
 	return o
+}
+
+// Windows counts, second by second of a trial's series (whose points carry
+// their histograms), each SLO's operations and those over its bound (a
+// mean SLO: the sum of their latencies). A latency counts as over when the
+// histogram's bucket holding it reaches the bound (its highest equivalent
+// value, as the percentiles report): p99 < bound exactly when under 1 % of
+// the operations are over.
+func Windows(cfg Config, series []report.Point) []report.Window {
+	out := make([]report.Window, 0, len(series))
+	for _, p := range series {
+		w := report.Window{SLO: make([]report.WindowTally, len(cfg.SLOs))}
+		for name, op := range p.Ops {
+			w.Operations += op.Count + op.Errors
+			w.Errors += op.Errors
+			if op.Count == 0 || op.Histogram == "" {
+				continue
+			}
+			h, err := report.DecodeHistogram(op.Histogram)
+			if err != nil {
+				continue
+			}
+			for i, s := range cfg.SLOs {
+				if s.Op != "" && s.Op != name {
+					continue
+				}
+				c := &w.SLO[i]
+				c.N += h.TotalCount()
+				if s.Metric == "mean" {
+					c.Over += h.Mean() / 1e3 * float64(h.TotalCount())
+					continue
+				}
+				bound := int64(s.Value * 1e3)
+				for _, b := range h.Distribution() {
+					if b.Count > 0 && (b.To > bound || s.Cmp != "<=" && b.To == bound) {
+						c.Over += float64(b.Count)
+					}
+				}
+			}
+		}
+		out = append(out, w)
+	}
+	return out
 }
 
 func value(tr report.ThresholdResult) float64 {
@@ -52,7 +104,8 @@ func segment(s *report.Segment) *Segment {
 	return &Segment{Throughput: s.Throughput, P99: p99}
 }
 
-// Evaluate records on t each SLO's evaluation and the judgement j.
+// Evaluate records on t each SLO's evaluation on the trial alone, the
+// trial's own verdict and its rate's decision after it.
 func Evaluate(cfg Config, t *report.Trial, j Judgement) {
 	res := &report.Result{Ops: t.Ops, Throughput: t.Throughput, ErrorShare: t.ErrorShare}
 	t.SLO = t.SLO[:0]
@@ -64,11 +117,48 @@ func Evaluate(cfg Config, t *report.Trial, j Judgement) {
 	if !j.Pass {
 		t.Verdict = j.Why
 	}
-	if j.Unsteady || j.Extend {
+	if j.Trending != "" {
 		t.Unsteady = j.Trending
 	}
-	t.Vote = j.Votes
-	if j.Again {
-		t.Vote = "judged again"
+	t.Decision, t.Evidence = string(j.Decision), j.Evidence
+}
+
+// Rates are a verdict's decided rates as a result records them.
+func Rates(v *Verdict) []report.CapacityRate {
+	var out []report.CapacityRate
+	for _, r := range v.Rates {
+		cr := report.CapacityRate{Rate: r.Rate, Trials: r.Looks, Decision: string(r.Decision), Evidence: r.Evidence}
+		for _, c := range r.Criteria {
+			e := c.Estimate
+			d := string(c.Decision)
+			if d == "" {
+				d = string(Undecided)
+			}
+			cr.Criteria = append(cr.Criteria, report.CapacityCriterion{Name: c.Name, Kind: c.Kind, Limit: c.Limit,
+				Operations: e.N, Over: e.Over, Value: e.Value, Lo: e.Lo, Hi: finiteOr(e.Hi), Level: e.Level,
+				Batches: e.Batches, BatchWindows: e.Batch, Lag1: e.Lag1, Design: e.Design, Decision: d,
+				MinOperations: c.MinOps, TooFew: c.TooFew})
+		}
+		out = append(out, cr)
 	}
+	return out
+}
+
+// Result fills a result's capacity record from a verdict.
+func Result(c *report.Capacity, v *Verdict) {
+	c.ClosedLoop, c.Rate, c.Absent, c.LowestFail = v.ClosedLoop, v.Rate, v.Absent, v.LowestFail
+	c.Confirmed, c.Limit, c.GeneratorLimited = v.Confirmed, v.Limit, v.GeneratorLimited
+	if v.Holds > 0 || v.Fails > 0 || len(v.Undecided) > 0 {
+		c.Band = &report.CapacityBand{Holds: v.Holds, Fails: v.Fails, Undecided: v.Undecided}
+	}
+	c.Rates = Rates(v)
+}
+
+// finiteOr is v, or nil when v is infinite (JSON has no infinity): a
+// mean's upper bound on fewer than two batches.
+func finiteOr(v float64) *float64 {
+	if math.IsInf(v, 0) || math.IsNaN(v) {
+		return nil
+	}
+	return &v
 }

@@ -10,15 +10,26 @@ import (
 	"time"
 )
 
-// Config is what a search looks for and how finely.
+// Config is what a search looks for, how surely and how finely.
 type Config struct {
 	SLOs []SLO
-	// MaxErrorShare is the share of failed operations above which a trial
+	// MaxErrorShare is the share of failed operations above which a rate
 	// fails (0.001 = 0.1 %); negative: no limit.
 	MaxErrorShare float64
-	// Precision is the relative width of the final bracket: bisection
-	// stops once (lowest fail − highest pass) ≤ Precision × highest pass.
+	// Confidence is the confidence of each rate's verdict (default 0.95).
+	Confidence float64
+	// Precision is the relative width the band is narrowed to: the search
+	// stops once (lowest failing − highest holding rate) ≤ Precision ×
+	// the highest holding rate, or once the rates between are within the
+	// noise.
 	Precision float64
+	// Trial is the measured length of a look (default 10 s); the search
+	// lengthens a look when its operations are too few to decide, or when
+	// the one before still trended.
+	Trial time.Duration
+	// MaxLooks bounds the looks at one rate before it is called within the
+	// noise (default 2; the confirmation may add one).
+	MaxLooks int
 	// Growth is the factor of the geometric bracket steps (default 2).
 	Growth float64
 	// MinRate is the lowest rate tried (default 1 op/s): below it, no
@@ -26,31 +37,29 @@ type Config struct {
 	MinRate float64
 	// MaxTrials bounds the search (default 60).
 	MaxTrials int
-	// Above is how far above the confirmed rate the last check runs
-	// (default 0.10: 1.1× the rate), on the data and server state the
-	// search left, where the SLO should fail; negative: no check.
-	Above float64
+	// NoConfirm skips the confirmation look at the holding edge.
+	NoConfirm bool
+	// MinWindows is the fewest windows (seconds) a share is decided on
+	// (default 10): bursts come every few seconds, and a shorter span may
+	// hold none of them. A --quick study lowers it, and says so.
+	MinWindows int
 }
 
 // Defaults of Config.
 const (
-	DefaultPrecision = 0.05
-	defaultGrowth    = 2
-	defaultMaxTrials = 60
-	// DefaultAbove is the default of Config.Above.
-	DefaultAbove = 0.10
-	// confirmations bounds the confirmations: after this many failed ones
-	// the search ends unconfirmed.
-	confirmations = 3
-	// clearShare: a trial whose every SLO value lies below clearShare of
-	// its bound, and whose errors below clearShare of their limit, passes
-	// clearly and decides its rate alone; any other verdict is judged on
-	// more than one trial (see vote).
-	clearShare = 0.5
-	// shortfall: a trial whose successful throughput is below
-	// (1 − shortfall) × its rate did not sustain the rate.
+	DefaultPrecision  = 0.05
+	DefaultConfidence = 0.95
+	DefaultTrial      = 10 * time.Second
+	DefaultMaxLooks   = 2
+	defaultGrowth     = 2
+	defaultMaxTrials  = 60
+	// maxStretch bounds how much longer than Config.Trial a look is made
+	// to gather the operations a decision needs.
+	maxStretch = 8
+	// shortfall: a rate whose looks issued below (1 − shortfall) × the
+	// rate did not sustain it.
 	shortfall = 0.05
-	// Steady state: a trial trends when its last third's throughput is
+	// Steady state: a look trends when its last third's throughput is
 	// below (1 − trendThroughput) × its first third's, or its last third's
 	// p99 is above trendP99 × its first third's and above trendFloor of
 	// the tightest SLO bound (so that noise at tiny latencies is no trend).
@@ -76,6 +85,24 @@ func (c *Config) Validate() error {
 	if c.Precision < 0.001 || c.Precision >= 1 || math.IsNaN(c.Precision) {
 		return fmt.Errorf("--precision %g: want a share between 0.1%% and 100%% (e.g. 5%%)", c.Precision)
 	}
+	if c.Confidence == 0 {
+		c.Confidence = DefaultConfidence
+	}
+	if !(c.Confidence >= 0.5 && c.Confidence < 1) {
+		return fmt.Errorf("--confidence %g: want a share from 50%% to below 100%% (e.g. 95%%)", c.Confidence)
+	}
+	if c.Trial == 0 {
+		c.Trial = DefaultTrial
+	}
+	if c.Trial < time.Second {
+		return fmt.Errorf("--trial %s: want at least 1s (a look is judged on its one-second windows)", c.Trial)
+	}
+	if c.MaxLooks <= 0 {
+		c.MaxLooks = DefaultMaxLooks
+	}
+	if c.MinWindows <= 0 {
+		c.MinWindows = DefaultMinWindows
+	}
 	if c.Growth == 0 {
 		c.Growth = defaultGrowth
 	}
@@ -88,13 +115,15 @@ func (c *Config) Validate() error {
 	if c.MaxTrials <= 0 {
 		c.MaxTrials = defaultMaxTrials
 	}
-	if c.Above == 0 {
-		c.Above = DefaultAbove
-	}
-	if math.IsNaN(c.Above) || c.Above > 1 {
-		return fmt.Errorf("--above %g: want a share up to 100%% (e.g. 10%%), or 0 for no check", c.Above)
-	}
 	return nil
+}
+
+// lookLevel is the confidence each look at a rate is tested at: up to
+// MaxLooks looks and a confirmation share the error the rate may have
+// (Bonferroni), so that looking again until a verdict comes does not make
+// one likelier than 1 − Confidence by chance.
+func (c *Config) lookLevel() float64 {
+	return 1 - (1-c.Confidence)/float64(c.MaxLooks+1)
 }
 
 // Stage names a trial's part in the search.
@@ -103,21 +132,32 @@ type Stage string
 // The stages of a search.
 const (
 	Probe   Stage = "probe"   // closed loop: how fast at all
-	Bracket Stage = "bracket" // geometric steps to a passing and a failing rate
-	Bisect  Stage = "bisect"  // halving the bracket to the precision
-	Recheck Stage = "recheck" // the lowest failing rate once more, before confirming
-	Confirm Stage = "confirm" // the accepted rate once more
-	Above   Stage = "above"   // after the confirmation, Config.Above over the rate: should fail
+	Bracket Stage = "bracket" // geometric steps to a holding and a failing rate
+	Bisect  Stage = "bisect"  // halving the band to the precision
+	Confirm Stage = "confirm" // the holding edge once more, on the state the search left
 	Rung    Stage = "ladder"  // a sharded search's fixed rate
 )
 
-// Trial is the next trial to run: at Rate ops/s (0: closed loop), twice as
-// long as usual when Extended (a re-run of a trial that still trended).
+// Trial is the next trial to run: at Rate ops/s (0: closed loop) for
+// Duration. Look counts the trials at this rate so far, this one included;
+// Extended says it is longer than Config.Trial, Why why.
 type Trial struct {
 	N        int
 	Stage    Stage
 	Rate     float64
+	Duration time.Duration
+	Look     int
 	Extended bool
+	Why      string
+}
+
+// Window is what one window (a second) of a trial counted: all its
+// operations and the failed ones, and per SLO the successful operations it
+// counts and how many of them were over the bound (a mean SLO: the sum of
+// their latencies, µs).
+type Window struct {
+	Operations, Errors int64
+	SLO                []Tally
 }
 
 // Observation is what the caller measured in a trial.
@@ -126,26 +166,32 @@ type Observation struct {
 	Throughput float64
 	// Issued is the operations issued per second of the trial's schedule
 	// (0: unknown, Throughput stands in): an open loop that falls behind
-	// leaves operations of its schedule unissued.
+	// leaves operations of its schedule unissued. ScheduledS is the
+	// schedule's length (0: unknown).
 	Issued     float64
+	ScheduledS float64
 	ErrorShare float64
-	// Latency is, per SLO in order, the measured value (µs) of the SLO's
-	// metric (response time from the intended start); NaN when absent.
-	// Service is the same of the service time (NaN when unknown).
+	// Latency is, per SLO in order, the trial's own value (µs) of the
+	// SLO's metric (response time from the intended start); NaN when
+	// absent. Service is the same of the service time (NaN when unknown).
 	Latency []float64
 	Service []float64
+	// Windows are the trial's windows in time order: the evidence the
+	// rate is decided on, pooled with its other trials'.
+	Windows []Window
 	// Early and Late are the first and last third of the trial's windows;
 	// nil when the trial was too short to have thirds.
 	Early, Late *Segment
 	// LagP99 is the schedule lag's p99 (µs; 0 when none).
 	LagP99 float64
-	// ClientCPU is docbench's CPU over the trial as a share of its cores;
-	// NaN when it says nothing of the client (an engine inside docbench).
+	// ClientCPU is docbench's CPU over the trial as a share of the cores
+	// it may use; NaN when it says nothing of the client (an engine inside
+	// docbench).
 	ClientCPU float64
 	// WorkerBusy is the share of the workers' time spent in operations.
 	WorkerBusy float64
 	// Failed says the trial could not run to its end (the database
-	// stopped answering, a worker failed): it fails.
+	// stopped answering, a worker failed): its rate fails.
 	Failed string
 }
 
@@ -155,31 +201,58 @@ type Segment struct {
 	P99        float64 // µs; NaN when none
 }
 
-// Judgement is a trial's verdict.
+// Decision is a rate's verdict.
+type Decision string
+
+// The verdicts of a rate.
+const (
+	Pending   Decision = ""          // more looks follow
+	Holds     Decision = "holds"     // every SLO held with confidence
+	Fails     Decision = "fails"     // an SLO failed with confidence, or the rate was not sustained
+	Undecided Decision = "undecided" // within the noise after every look allowed
+)
+
+// Judgement is a trial's verdict: its own (Pass, Why: the point figures of
+// this trial alone, for the reader) and the rate's after it (Decision on
+// the pooled evidence of every trial at the rate).
 type Judgement struct {
 	Pass bool
-	// Why says why a trial failed, in one line ("p99 7.1ms ≥ 5ms").
+	// Why says why a trial failed on its own figures, in one line
+	// ("p99<5ms: 7.1ms").
 	Why string
 	// Trending says how a trial's figures still moved; Unsteady is set
-	// when that rejected the trial.
+	// when that failed the rate.
 	Trending string
 	Unsteady bool
 	// GeneratorLimited says why the client set the pace, not the server.
 	GeneratorLimited string
-	// Extend asks for the trial to be re-run twice as long.
-	Extend bool
-	// Again says this trial did not decide its rate: another trial at the
-	// same rate follows. Decided is set on the trial that did, with the
-	// rate's verdict in RatePass and, when more than one trial voted, in
-	// Votes ("the rate passed (2 of 3 trials)").
-	Again    bool
-	Decided  bool
-	RatePass bool
-	Votes    string
+	// Decision is the rate's verdict after this trial (Pending: another
+	// look follows), Evidence what it rests on, in one line.
+	Decision Decision
+	Evidence string
+	// Criteria are the pooled estimates behind Decision, per SLO (and the
+	// errors, when limited).
+	Criteria []Criterion
 }
 
-// Judge judges one open-loop trial at rate against cfg (Extend is never
-// set here: the search decides it).
+// Criterion is one SLO (or the error limit) judged on a rate's pooled
+// windows: the share of operations over the bound (a mean: the mean)
+// against its Limit.
+type Criterion struct {
+	Name  string
+	Limit float64
+	// Kind: "share" (a quantile: the share over the bound), "mean",
+	// "errors", or "point" (max, min: judged on the values measured).
+	Kind     string
+	Estimate Estimate
+	Decision Decision
+	// TooFew says the operations were too few to decide (MinOps needed).
+	TooFew bool
+	MinOps int64
+}
+
+// Judge judges one open-loop trial at rate against cfg on its own figures
+// (its point values: what the reader sees trial by trial).
 func Judge(cfg Config, rate float64, o Observation) Judgement {
 	var j Judgement
 	var why []string
@@ -259,78 +332,78 @@ type Record struct {
 	Judgement
 }
 
+// Band is a search's answer: the highest rate that held with confidence,
+// the lowest rate above it that failed with confidence, and the rates
+// between that stayed undecided (the target's noise).
+type Band struct {
+	Holds, Fails float64 // 0: none found
+	Undecided    []float64
+}
+
 // Verdict is the end of a search.
 type Verdict struct {
-	// Rate is the sustainable rate; 0 with Absent saying why.
+	Band
+	// Rate is the sustainable rate, the band's holding edge; 0 with
+	// Absent saying why.
 	Rate       float64
 	Absent     string
-	LowestFail float64 // lowest failing rate above Rate (0: none)
+	LowestFail float64 // the band's failing edge (0: none)
 	ClosedLoop float64
-	Confirmed  bool
-	// Limit: slo, generator, max-time, no passing rate, unconfirmed,
-	// no operations, max-trials (see report.Capacity).
+	// Confirmed says the holding edge held again in a last look, on the
+	// data and server state the search left.
+	Confirmed bool
+	// Limit: slo (the band is as narrow as the precision), noise (rates
+	// in the band stayed undecided), generator, max-time, interrupted, no
+	// passing rate, no operations, max-trials (see report.Capacity).
 	Limit            string
 	GeneratorLimited string
-	// AboveRate is the rate of the check above a confirmed rate (0: none
-	// run, AboveAbsent says why); AboveHeld says the SLO held there too
-	// (by its vote): the search put the knee too low, or the server sped
-	// up during the search.
-	AboveRate   float64
-	AboveHeld   bool
-	AboveAbsent string
+	// Rates are the decided rates in ascending order.
+	Rates []RateVerdict
+}
+
+// RateVerdict is one rate's verdict with the looks behind it.
+type RateVerdict struct {
+	Rate     float64
+	Looks    int
+	Decision Decision
+	Evidence string
+	Criteria []Criterion
+	// Generator says why the client limited the failing looks ("" when
+	// one of them was not).
+	Generator string
+}
+
+// rate is the looks at one rate so far.
+type rate struct {
+	RateVerdict
+	obs       []Observation
+	trended   bool // the last look trended and was not yet extended
+	confirmed bool // the confirmation look ran
+	server    bool // a look failed on its own figures without the client limiting it
 }
 
 // Search is a capacity search in progress. Call Next for the trial to run,
 // Observe with its figures, until Next reports the end; then Verdict.
 //
-// A rate is judged by a vote of its trials, not by one: near the knee one
-// trial's p99 is noisy, and a server's background work (checkpoints,
-// vacuum, compaction) makes isolated spikes at any rate. A bisection never
-// revisits a rate, so one spurious failure would pin the result low. A
-// trial that passes clearly (every SLO value under half its bound) decides
-// its rate alone; so does a failure at or above the closed-loop throughput
-// (no open loop with the same threads sustains more). Any other verdict —
-// a failure, or a pass near the bound — is judged again: the rate's verdict
-// is the majority of up to three independent trials. Percentiles are never
-// averaged across trials; each trial is judged whole, and counted. Before
-// the confirmation, a lowest failing rate just above a rate that passed
-// clearly is judged once more (Recheck): a knee that sharp happens, but so
-// does an unlucky vote, and only this revisits it.
+// Each rate is decided on the pooled windows of every trial run at it:
+// per SLO, the share of operations over the bound with one-sided
+// confidence bounds that account for bursts (Share). A rate holds when
+// every upper bound lies under the share the SLO allows, fails when a lower
+// bound lies above it (or it was not sustained), and is looked at again
+// otherwise, up to MaxLooks, before it is called undecided: within the
+// target's noise. A clear rate is decided on its first look; the looks go
+// to the rates near the knee. The search brackets geometrically from half
+// the closed-loop throughput, bisects the widest gap of the band until it is
+// as narrow as the precision or only undecided rates are left in it, and
+// looks once more at the holding edge, on the state the search left.
 type Search struct {
 	cfg     Config
 	records []Record
 	pending *Trial
-	vote    *vote // the rate being judged, until its verdict
+	cur     *rate // the rate being looked at, until its verdict
+	rates   []*rate
 	done    *Verdict
-
-	closed        float64 // closed-loop throughput
-	lo, hi        float64 // highest passing, lowest failing rate (0: none yet)
-	loClear       bool    // the rate at lo passed clearly
-	hiGenerator   string  // why the trials at hi were generator-limited, or ""
-	passes, fails []outcome
-	rechecked     []float64 // failing rates judged again
-	next          float64   // the rate of the next bracket step
-	confirmations int       // failed confirmations
-	confirmed     bool      // the confirmation held; the check above follows
-	aboveRan      bool      // the check above decided, aboveHeld its verdict
-	aboveHeld     bool
-}
-
-// outcome is a rate's decided vote.
-type outcome struct {
-	rate      float64
-	clear     bool   // passed on one clear trial
-	generator string // failed, every failing trial generator-limited
-}
-
-// vote is the trials at one rate in one stage, until they decide it.
-type vote struct {
-	stage      Stage
-	rate       float64
-	pass, fail int
-	// generator is why every failing trial was generator-limited ("" when
-	// one was not: the server failed on its own).
-	generator string
+	closed  float64 // closed-loop throughput
 }
 
 // New starts a search; cfg is validated first.
@@ -352,33 +425,162 @@ func (s *Search) Next() (Trial, bool) {
 	if s.pending != nil {
 		return *s.pending, true
 	}
-	t := Trial{N: len(s.records) + 1}
-	switch {
-	case len(s.records) == 0:
-		t.Stage = Probe
-	case s.vote != nil:
-		t.Stage, t.Rate = s.vote.stage, s.vote.rate
-	case s.confirmed:
-		t.Stage, t.Rate = Above, s.aboveRate()
-	case s.lo == 0 || s.hi == 0:
-		t.Stage, t.Rate = Bracket, s.next
-	case s.hi-s.lo > s.cfg.Precision*s.lo:
-		t.Stage, t.Rate = Bisect, (s.lo+s.hi)/2
-	case s.loClear && s.hi < s.closed && !slices.Contains(s.rechecked, s.hi):
-		t.Stage, t.Rate = Recheck, s.hi
-		s.rechecked = append(s.rechecked, s.hi)
-	default:
-		t.Stage, t.Rate = Confirm, s.lo
-	}
 	if len(s.records) >= s.cfg.MaxTrials {
 		s.finish("max-trials", fmt.Sprintf("the search reached %d trials", s.cfg.MaxTrials))
 		return Trial{}, false
 	}
-	if s.vote == nil && t.Stage != Probe {
-		s.vote = &vote{stage: t.Stage, rate: t.Rate}
+	t := Trial{N: len(s.records) + 1, Duration: s.cfg.Trial, Look: 1}
+	switch {
+	case len(s.records) == 0:
+		t.Stage = Probe
+	case s.cur != nil:
+		t.Stage, t.Rate = s.records[len(s.records)-1].Stage, s.cur.Rate
+		t.Look = s.cur.Looks + 1
+		t.Duration, t.Why = s.lookLength(s.cur)
+		t.Extended = t.Duration > s.cfg.Trial
+	default:
+		stage, r, ok := s.nextRate()
+		if !ok {
+			return Trial{}, false
+		}
+		t.Stage, t.Rate = stage, r
+		if x := s.find(r); x != nil {
+			s.cur = x
+			t.Look = x.Looks + 1
+			t.Duration, t.Why = s.lookLength(x)
+			t.Extended = t.Duration > s.cfg.Trial
+		} else {
+			s.cur = &rate{RateVerdict: RateVerdict{Rate: r}}
+			s.rates = append(s.rates, s.cur)
+		}
 	}
 	s.pending = &t
 	return t, true
+}
+
+// lookLength is how long the next look at r runs, and why when longer than
+// a trial: long enough for the operations a decision needs, or twice as
+// long after a look that trended.
+func (s *Search) lookLength(r *rate) (time.Duration, string) {
+	d, why := s.cfg.Trial, ""
+	if r.trended {
+		d, why = 2*s.cfg.Trial, "the last look still trended"
+	}
+	if need := s.needOps(r); need > 0 && r.Rate > 0 {
+		secs := 1.25 * float64(need) / r.Rate
+		if want := time.Duration(math.Ceil(secs)) * time.Second; want > d {
+			d = min(want, maxStretch*s.cfg.Trial)
+			why = fmt.Sprintf("%d more operations needed to decide", need)
+		}
+	}
+	return d, why
+}
+
+// needOps is how many more operations the rate's most demanding criterion
+// needs before it can be decided (0: enough).
+func (s *Search) needOps(r *rate) int64 {
+	var need int64
+	for _, c := range r.Criteria {
+		if c.TooFew {
+			need = max(need, c.MinOps-c.Estimate.N)
+		}
+	}
+	return need
+}
+
+func (s *Search) find(r float64) *rate {
+	for _, x := range s.rates {
+		if x.Rate == r {
+			return x
+		}
+	}
+	return nil
+}
+
+// edges are the band so far: the lowest failing rate, the highest holding
+// rate below it, and the undecided rates between (ascending). A rate that
+// held above a failing one is left out: the band is on the safe side.
+func (s *Search) edges() (lo, hi float64, und []float64) {
+	for _, r := range s.rates {
+		if r.Decision == Fails && (hi == 0 || r.Rate < hi) {
+			hi = r.Rate
+		}
+	}
+	for _, r := range s.rates {
+		if r.Decision == Holds && r.Rate > lo && (hi == 0 || r.Rate < hi) {
+			lo = r.Rate
+		}
+	}
+	for _, r := range s.rates {
+		if r.Decision == Undecided && r.Rate > lo && (hi == 0 || r.Rate < hi) {
+			und = append(und, r.Rate)
+		}
+	}
+	slices.Sort(und)
+	return lo, hi, und
+}
+
+// nextRate picks the next rate to look at, or ends the search.
+func (s *Search) nextRate() (Stage, float64, bool) {
+	lo, hi, und := s.edges()
+	switch {
+	case len(s.rates) == 0:
+		return Bracket, max(s.closed/s.cfg.Growth, s.cfg.MinRate), true
+	case lo == 0:
+		// No holding rate yet: step down from the lowest rate tried.
+		low := math.Inf(1)
+		for _, r := range s.rates {
+			low = min(low, r.Rate)
+		}
+		next := low / s.cfg.Growth
+		if next < s.cfg.MinRate {
+			s.finish("no passing rate", fmt.Sprintf("no rate down to %.3g ops/s held the SLO with %s confidence", low, pctConf(s.cfg.Confidence)))
+			return "", 0, false
+		}
+		return Bracket, next, true
+	case hi == 0:
+		// No failing rate yet: step up from the highest rate tried.
+		high := 0.0
+		for _, r := range s.rates {
+			high = max(high, r.Rate)
+		}
+		return Bracket, high * s.cfg.Growth, true
+	}
+	// Bisect the widest gap wider than the precision: between the holding
+	// edge and the first undecided rate, or the last undecided rate and the
+	// failing edge.
+	gaps := [][2]float64{{lo, hi}}
+	if len(und) > 0 {
+		gaps = [][2]float64{{lo, und[0]}, {und[len(und)-1], hi}}
+	}
+	// Next to an undecided rate the noise, not the bisection, sets the
+	// band's width: a gap there is narrowed to twice the precision only.
+	want := s.cfg.Precision
+	if len(und) > 0 {
+		want *= 2
+	}
+	best, width := -1, 0.0
+	for i, g := range gaps {
+		if w := g[1]/g[0] - 1; w > want && w > width {
+			best, width = i, w
+		}
+	}
+	if best >= 0 {
+		return Bisect, (gaps[best][0] + gaps[best][1]) / 2, true
+	}
+	if r := s.find(lo); !s.cfg.NoConfirm && !r.confirmed && r.Looks <= s.cfg.MaxLooks {
+		return Confirm, lo, true
+	}
+	s.finish(s.bandLimit(), "")
+	return "", 0, false
+}
+
+// bandLimit names why a finished band is as wide as it is.
+func (s *Search) bandLimit() string {
+	if _, _, und := s.edges(); len(und) > 0 {
+		return "noise"
+	}
+	return "slo"
 }
 
 // Observe takes the figures of the trial Next returned and judges it.
@@ -390,211 +592,316 @@ func (s *Search) Observe(o Observation) Judgement {
 	s.pending = nil
 	if t.Stage == Probe {
 		j := Judgement{Pass: o.Throughput > 0}
-		s.records = append(s.records, Record{t, o, j})
 		s.closed = o.Throughput
 		if o.Throughput <= 0 {
 			j.Why = "no operation succeeded"
-			s.records[len(s.records)-1].Judgement = j
+			s.records = append(s.records, Record{t, o, j})
 			s.finish("no operations", "no operation succeeded in the closed-loop probe")
 			return j
 		}
-		s.next = max(o.Throughput/s.cfg.Growth, s.cfg.MinRate)
+		s.records = append(s.records, Record{t, o, j})
 		return j
 	}
 	j := Judge(s.cfg, t.Rate, o)
-	if j.Pass && j.Trending != "" {
-		if !t.Extended {
-			j.Pass, j.Extend = false, true
-			j.Why = "still trending (" + j.Trending + "): extended once"
-			s.records = append(s.records, Record{t, o, j})
-			ext := t
-			ext.N, ext.Extended = len(s.records)+1, true
-			s.pending = &ext
-			return j
-		}
-		j.Pass, j.Unsteady = false, true
-		j.Why = "not steady after an extension (" + j.Trending + ")"
+	r := s.cur
+	r.obs = append(r.obs, o)
+	r.Looks++
+	if t.Stage == Confirm {
+		r.confirmed = true
 	}
-	s.count(t, o, &j)
+	extended := t.Duration > s.cfg.Trial && r.trended
+	r.trended = false
+	d := s.cfg.decide(r, s.cfg.lookLevel(), 0)
+	switch {
+	case d != Fails && j.Trending != "" && !extended && r.Looks < s.cfg.MaxLooks+1:
+		// A look that still moves cannot show a steady state: look again,
+		// twice as long.
+		r.trended = true
+		d = Pending
+		r.Evidence = "still trending (" + j.Trending + "): looked at again, twice as long; " + r.Evidence
+	case d != Fails && j.Trending != "" && extended:
+		d, j.Unsteady = Fails, true
+		r.Evidence = "not steady after a look twice as long (" + j.Trending + ")"
+	case d == Pending && r.Looks >= s.cfg.MaxLooks+boolInt(r.confirmed):
+		d = Undecided
+	}
+	switch {
+	case j.Pass:
+	case j.GeneratorLimited == "":
+		r.server, r.Generator = true, ""
+	case !r.server:
+		r.Generator = j.GeneratorLimited
+	}
+	j.Decision, j.Evidence, j.Criteria = d, r.Evidence, r.Criteria
 	s.records = append(s.records, Record{t, o, j})
-	if j.Decided {
-		v := s.vote
-		s.vote = nil
-		if j.RatePass {
-			s.pass(t, v.pass+v.fail == 1 && t.Stage != Confirm)
-		} else {
-			s.fail(t, v.generator)
-		}
+	if d != Pending {
+		r.Decision = d
+		s.cur = nil
 	}
 	return j
 }
 
-// count adds a judged trial to its rate's vote and sets on j whether the
-// vote is decided.
-func (s *Search) count(t Trial, o Observation, j *Judgement) {
-	v := s.vote
-	if j.Pass {
-		v.pass++
-	} else {
-		if v.fail == 0 || v.generator != "" {
-			v.generator = j.GeneratorLimited
-		}
-		v.fail++
+func boolInt(b bool) int {
+	if b {
+		return 1
 	}
-	n := v.pass + v.fail
-	switch {
-	case n == 1 && j.Pass && (t.Stage == Confirm || s.clear(o)):
-		// A clear pass, or a confirmation of a rate that already passed.
-		j.Decided, j.RatePass = true, true
-	case n == 1 && !j.Pass && (t.Rate >= s.closed || t.Stage == Above):
-		// The closed loop did no more, or the rate above the confirmed
-		// one failed, as the bisection said it would: expected failures.
-		j.Decided = true
-	case v.pass >= 2:
-		j.Decided, j.RatePass = true, true
-	case v.fail >= 2:
-		j.Decided = true
+	return 0
+}
+
+// decide judges a rate on the pooled windows of its looks at level,
+// setting its criteria and evidence; Pending when another look may decide
+// it.
+//
+// stall is the longest burst seen so far in the search, in seconds of
+// operations over the bound ((design effect − 1) / rate): a rate whose own
+// windows held no burst is judged as if it could have held one as long.
+func (cfg *Config) decide(r *rate, level, stall float64) Decision {
+	r.Criteria = r.Criteria[:0]
+	var why []string
+	// Not sustained: the schedule fell behind, or a look could not run.
+	var ops, sched float64
+	for _, o := range r.obs {
+		if o.Failed != "" {
+			r.Evidence = "a look could not run to its end: " + o.Failed
+			return Fails
+		}
+		ops += cmp.Or(o.Issued, o.Throughput) * cmp.Or(o.ScheduledS, 1)
+		sched += cmp.Or(o.ScheduledS, 1)
+	}
+	if issued := ops / sched; issued < (1-shortfall)*r.Rate {
+		r.Evidence = fmt.Sprintf("issued %.0f ops/s, under %.0f%% of the rate: the target fell behind", issued, (1-shortfall)*100)
+		return Fails
+	}
+	decided := Holds
+	see := func(c Criterion) {
+		r.Criteria = append(r.Criteria, c)
+		why = append(why, c.String())
+		switch {
+		case c.Decision == Fails:
+			decided = Fails
+		case c.Decision != Holds && decided != Fails:
+			decided = Pending
+		}
+	}
+	for i, slo := range cfg.SLOs {
+		see(judgeSLO(slo, windowsOf(r.obs, i), r.obs, i, level, 1+stall*r.Rate, cfg.MinWindows))
+	}
+	if cfg.MaxErrorShare >= 0 {
+		see(judgeErrors(cfg.MaxErrorShare, errorWindows(r.obs), level))
+	}
+	r.Evidence = strings.Join(why, "; ")
+	return decided
+}
+
+// stall is the longest burst the search has seen: the largest (design
+// effect − 1) / rate of any SLO at any rate, in seconds.
+func (s *Search) stall() float64 {
+	var out float64
+	for _, r := range s.rates {
+		if r.Rate <= 0 {
+			continue
+		}
+		for _, c := range r.Criteria {
+			if c.Kind == "share" && c.Estimate.Batches >= minBatches {
+				out = max(out, (c.Estimate.Design-1)/r.Rate)
+			}
+		}
+	}
+	return out
+}
+
+// windowsOf are SLO i's tallies, look by look.
+func windowsOf(obs []Observation, i int) [][]Tally {
+	out := make([][]Tally, len(obs))
+	for k, o := range obs {
+		for _, w := range o.Windows {
+			if i < len(w.SLO) {
+				out[k] = append(out[k], w.SLO[i])
+			}
+		}
+	}
+	return out
+}
+
+// errorWindows are the failed operations among all, look by look.
+func errorWindows(obs []Observation) [][]Tally {
+	out := make([][]Tally, len(obs))
+	for k, o := range obs {
+		for _, w := range o.Windows {
+			out[k] = append(out[k], Tally{N: w.Operations, Over: float64(w.Errors)})
+		}
+	}
+	return out
+}
+
+// judgeSLO decides one SLO on a rate's pooled windows at level.
+func judgeSLO(slo SLO, ws [][]Tally, obs []Observation, i int, level, design float64, minWindows int) Criterion {
+	c := Criterion{Name: slo.Text}
+	switch q := slo.quantile(); {
+	case q > 0:
+		c.Kind, c.Limit = "share", 1-q/100
+		c.Estimate = ShareAtLeast(ws, level, design)
+		c.MinOps = MinOperations(c.Limit, level)
+		switch {
+		case c.Estimate.N < c.MinOps || windows(ws) < minWindows:
+			c.TooFew = true
+		case c.Estimate.Hi < c.Limit:
+			c.Decision = Holds
+		case c.Estimate.Lo > c.Limit:
+			c.Decision = Fails
+		}
+	case slo.Metric == "mean":
+		c.Kind, c.Limit = "mean", slo.Value
+		c.Estimate = Mean(ws, level)
+		c.MinOps = 100
+		switch {
+		case c.Estimate.N < c.MinOps:
+			c.TooFew = true
+		case c.Estimate.Hi < c.Limit || slo.Cmp == "<=" && c.Estimate.Hi == c.Limit:
+			c.Decision = Holds
+		case c.Estimate.Lo > c.Limit:
+			c.Decision = Fails
+		}
 	default:
-		j.Again = true
-		return
-	}
-	if n > 1 {
-		word := "passed"
-		if !j.RatePass {
-			word = "failed"
-		}
-		j.Votes = fmt.Sprintf("the rate %s (%d of %d trials)", word, max(v.pass, v.fail), n)
-	}
-}
-
-// clear reports whether a passing trial passed with a margin: every SLO
-// value under clearShare of its bound, errors under clearShare of their
-// limit.
-func (s *Search) clear(o Observation) bool {
-	for i, slo := range s.cfg.SLOs {
-		if i >= len(o.Latency) || !(o.Latency[i] < clearShare*slo.Value) {
-			return false
-		}
-	}
-	return s.cfg.MaxErrorShare < 0 || o.ErrorShare <= clearShare*s.cfg.MaxErrorShare
-}
-
-// pass takes a rate's passed vote; clear says one clear trial decided it.
-func (s *Search) pass(t Trial, clear bool) {
-	switch t.Stage {
-	case Confirm:
-		s.confirmed = true
-		if s.cfg.Above < 0 {
-			s.finish("slo", "")
-		}
-		return
-	case Above:
-		s.finishAbove(true)
-		return
-	}
-	s.passes = append(s.passes, outcome{rate: t.Rate, clear: clear})
-	if t.Rate > s.lo {
-		s.lo, s.loClear = t.Rate, clear
-	}
-	if s.hi > 0 && t.Rate >= s.hi {
-		// A failed rate passed when judged again: its failure was noise,
-		// and the lowest failure above it bounds the bracket.
-		s.hi, s.hiGenerator = 0, ""
-		for _, f := range s.fails {
-			if f.rate > t.Rate && (s.hi == 0 || f.rate < s.hi) {
-				s.hi, s.hiGenerator = f.rate, f.generator
+		// max, min: a statement about the values measured, not a share: it
+		// holds when every look's value does.
+		c.Kind, c.Limit = "point", slo.Value
+		n, _ := total(ws)
+		c.Estimate = Estimate{N: n, Level: level, Design: 1}
+		c.Decision = Holds
+		for _, o := range obs {
+			v := math.NaN()
+			if i < len(o.Latency) {
+				v = o.Latency[i]
+			}
+			c.Estimate.Value = max(c.Estimate.Value, v)
+			if !slo.holds(v) {
+				c.Decision = Fails
 			}
 		}
 	}
-	if s.hi == 0 {
-		s.next = t.Rate * s.cfg.Growth
-	}
+	return c
 }
 
-// fail takes a rate's failed vote; generator is why every failing trial
-// of it was generator-limited, or "".
-func (s *Search) fail(t Trial, generator string) {
-	if t.Stage == Above {
-		s.finishAbove(false)
-		return
+// DefaultMinWindows is the default of Config.MinWindows.
+const DefaultMinWindows = 10
+
+func windows(ws [][]Tally) int {
+	n := 0
+	for _, w := range ws {
+		n += len(w)
 	}
-	s.fails = append(s.fails, outcome{rate: t.Rate, generator: generator})
-	if t.Stage == Confirm {
-		s.confirmations++
-		if s.confirmations >= confirmations {
-			s.finish("unconfirmed", fmt.Sprintf("%d confirmations failed", s.confirmations))
-			return
-		}
-		// The accepted rate did not hold again: fall back to the highest
-		// rate that passed below it, or step down. Judged twice, it is
-		// not rechecked.
-		s.rechecked = append(s.rechecked, t.Rate)
-		s.hi, s.hiGenerator, s.lo, s.loClear = t.Rate, generator, 0, false
-		for _, p := range s.passes {
-			if p.rate < t.Rate && p.rate > s.lo {
-				s.lo, s.loClear = p.rate, p.clear
-			}
-		}
-		if s.lo == 0 {
-			s.next = t.Rate / s.cfg.Growth
-		}
-		return
-	}
-	if s.hi == 0 || t.Rate <= s.hi {
-		s.hi, s.hiGenerator = t.Rate, generator
-	}
-	if s.lo == 0 {
-		s.next = t.Rate / s.cfg.Growth
-		if s.next < s.cfg.MinRate {
-			s.finish("no passing rate", fmt.Sprintf("no rate down to %.3g ops/s held the SLO", t.Rate))
-		}
-	}
+	return n
 }
 
-// Stop ends the search early (max-time, interrupted): the verdict is the
-// highest passing rate so far, unconfirmed unless its confirmation held
-// before (then only the check above is missing).
+// judgeErrors decides the error limit: a rate fails when the share of
+// failed operations lies above the limit with confidence; with none failed
+// it holds.
+func judgeErrors(limit float64, ws [][]Tally, level float64) Criterion {
+	c := Criterion{Name: "errors ≤ " + pct(limit), Kind: "errors", Limit: limit, Estimate: Share(ws, level), MinOps: 100}
+	switch {
+	case c.Estimate.Over == 0:
+		c.Decision = Holds
+	case limit < 1e-9:
+		c.Decision = Fails // any failure fails
+	case c.Estimate.N < c.MinOps:
+		c.TooFew = true
+	case c.Estimate.Hi <= limit:
+		c.Decision = Holds
+	case c.Estimate.Lo > limit:
+		c.Decision = Fails
+	}
+	return c
+}
+
+// String says a criterion's estimate and verdict in a few words:
+// "p99<5ms: 0.42% over (0.11–0.93%) < 1%: holds".
+func (c Criterion) String() string {
+	e := c.Estimate
+	verdict := string(c.Decision)
+	if c.Decision == Pending {
+		verdict = "undecided"
+	}
+	if c.TooFew {
+		return fmt.Sprintf("%s: %d operations, too few to decide (%d needed)", c.Name, e.N, c.MinOps)
+	}
+	switch c.Kind {
+	case "share", "errors":
+		what := "over"
+		if c.Kind == "errors" {
+			what = "failed"
+		}
+		return fmt.Sprintf("%s: %s %s of %d (%s–%s at %s) vs %s: %s", c.Name, pct(e.Value), what, e.N, pct(e.Lo), pct(e.Hi),
+			pctConf(e.Level), pct(c.Limit), verdict)
+	case "mean":
+		return fmt.Sprintf("%s: mean %s (%s–%s at %s): %s", c.Name, formatUS(e.Value), formatUS(e.Lo), formatUS(e.Hi), pctConf(e.Level), verdict)
+	}
+	return fmt.Sprintf("%s: %s measured: %s", c.Name, formatUS(e.Value), verdict)
+}
+
+// Stop ends the search early (max-time, interrupted): the band is what the
+// decided rates give so far.
 func (s *Search) Stop(limit string) {
 	if s.done == nil {
-		s.pending, s.vote = nil, nil
-		s.finish(limit, "the search ended ("+limit+") before a confirmed rate")
+		s.pending, s.cur = nil, nil
+		s.finish(limit, "the search ended ("+limit+") before any rate held the SLO with confidence")
 	}
 }
 
-// finish records the verdict: the highest passing rate so far, confirmed
-// when its confirmation held. A search that found no passing rate, or
-// whose confirmations kept failing, has no rate: absent says why.
+// finish records the verdict: the band of the decided rates. A search
+// that found no holding rate has no rate: absent says why.
 func (s *Search) finish(limit, absent string) {
-	v := &Verdict{Limit: limit, ClosedLoop: s.closed, LowestFail: s.hi, Rate: s.lo, Confirmed: s.confirmed}
-	switch {
-	case s.aboveRan:
-		v.AboveRate, v.AboveHeld = s.aboveRate(), s.aboveHeld
-	case s.confirmed && s.cfg.Above >= 0:
-		v.AboveAbsent = "did not run (" + limit + ")"
-	}
-	switch limit {
-	case "unconfirmed", "no passing rate", "no operations":
-		v.Rate = 0
+	lo, hi, und := s.edges()
+	v := &Verdict{Band: Band{Holds: lo, Fails: hi, Undecided: und}, Limit: limit, ClosedLoop: s.closed, LowestFail: hi, Rate: lo}
+	if r := s.find(lo); r != nil && r.confirmed && r.Decision == Holds {
+		v.Confirmed = true
 	}
 	if v.Rate == 0 {
 		v.Absent = absent
+		if absent == "" {
+			v.Absent = "no rate held the SLO with confidence"
+		}
+		if len(und) > 0 || limit == "no passing rate" && s.anyUndecided() {
+			v.Absent += fmt.Sprintf("; %s within this target's noise", rateList(s.undecided()))
+		}
 	}
-	if s.hiGenerator != "" && (v.Confirmed || v.Limit == "no passing rate") {
+	if r := s.find(hi); r != nil && r.Generator != "" && (v.Rate > 0 || limit == "no passing rate") {
 		// What failed above the rate was the client, not the server.
 		v.Limit = "generator"
-		v.GeneratorLimited = fmt.Sprintf("at %.0f ops/s: %s", s.hi, s.hiGenerator)
+		v.GeneratorLimited = fmt.Sprintf("at %.0f ops/s: %s", hi, r.Generator)
 	}
+	for _, r := range s.rates {
+		if r.Decision != Pending {
+			v.Rates = append(v.Rates, r.RateVerdict)
+		}
+	}
+	slices.SortFunc(v.Rates, func(a, b RateVerdict) int { return cmp.Compare(a.Rate, b.Rate) })
 	s.done = v
 }
 
-// aboveRate is the rate of the check above the confirmed rate.
-func (s *Search) aboveRate() float64 { return s.lo * (1 + s.cfg.Above) }
+func (s *Search) anyUndecided() bool { return len(s.undecided()) > 0 }
 
-// finishAbove ends a confirmed search on its check above: held says the
-// SLO held there too.
-func (s *Search) finishAbove(held bool) {
-	s.aboveRan, s.aboveHeld = true, held
-	s.finish("slo", "")
+func (s *Search) undecided() []float64 {
+	var out []float64
+	for _, r := range s.rates {
+		if r.Decision == Undecided {
+			out = append(out, r.Rate)
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+// rateList says rates in words: "4,000 and 6,000 ops/s were".
+func rateList(rs []float64) string {
+	var parts []string
+	for _, r := range rs {
+		parts = append(parts, fmt.Sprintf("%.0f", r))
+	}
+	if len(parts) == 1 {
+		return parts[0] + " ops/s was"
+	}
+	return strings.Join(parts, ", ") + " ops/s were"
 }
 
 // Done reports whether the search has ended.
@@ -604,26 +911,26 @@ func (s *Search) Done() bool { return s.done != nil }
 func (s *Search) Verdict() *Verdict { return s.done }
 
 // Remaining estimates the trials still to run (for an ETA): near the knee
-// most rates are judged on two trials.
+// a rate takes two looks on average.
 func (s *Search) Remaining() int {
-	above := 0
-	if s.cfg.Above >= 0 {
-		above = 1
-	}
-	switch {
-	case s.done != nil:
+	if s.done != nil {
 		return 0
-	case s.confirmed:
-		return 1
-	case len(s.records) == 0:
-		return 1 + 2*(2+bisections(s.cfg.Growth, s.cfg.Precision)+1) + above
-	case s.lo == 0 || s.hi == 0:
-		return 2*(1+bisections(s.cfg.Growth, s.cfg.Precision)+1) + above
 	}
-	return 2*(bisections(s.hi/s.lo, s.cfg.Precision)+1) + above
+	confirm := 1
+	if s.cfg.NoConfirm {
+		confirm = 0
+	}
+	lo, hi, _ := s.edges()
+	switch {
+	case len(s.records) == 0:
+		return 1 + 2 + 2*bisections(s.cfg.Growth, s.cfg.Precision) + confirm
+	case lo == 0 || hi == 0:
+		return 1 + 2*bisections(s.cfg.Growth, s.cfg.Precision) + confirm
+	}
+	return 2*bisections(hi/lo, s.cfg.Precision) + confirm
 }
 
-// bisections is how many halvings bring a bracket of ratio r to p.
+// bisections is how many halvings bring a band of ratio r to p.
 func bisections(r, p float64) int {
 	if r-1 <= p {
 		return 0
@@ -632,7 +939,13 @@ func bisections(r, p float64) int {
 }
 
 func formatUS(v float64) string {
+	if math.IsInf(v, 0) || math.IsNaN(v) {
+		return "-"
+	}
 	return time.Duration(v * 1e3).Round(time.Microsecond).String()
 }
 
 func pct(share float64) string { return fmt.Sprintf("%.3g%%", share*100) }
+
+// pctConf prints a confidence level: "95%", "98.8%".
+func pctConf(level float64) string { return fmt.Sprintf("%.3g%%", level*100) }

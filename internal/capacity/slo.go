@@ -76,6 +76,18 @@ func (s SLO) holds(v float64) bool {
 	return v < s.Value
 }
 
+// quantile is the SLO's quantile (99 for p99), or 0 for mean, min, max.
+func (s SLO) quantile() float64 {
+	if len(s.Metric) < 2 || s.Metric[0] != 'p' {
+		return 0
+	}
+	q, err := strconv.ParseFloat(s.Metric[1:], 64)
+	if err != nil {
+		return 0
+	}
+	return q
+}
+
 // tightest is the smallest bound (µs) of slos.
 func tightest(slos []SLO) float64 {
 	b := math.Inf(1)

@@ -28,6 +28,8 @@ type capacityFlags struct {
 	slos         []string
 	maxErrorRate string
 	precision    string
+	confidence   string
+	minWindows   int
 	above        string
 	maxTime      time.Duration
 	trial        time.Duration
@@ -42,33 +44,39 @@ type capacityFlags struct {
 func (a *app) capacityCommand() *cobra.Command {
 	f := &capacityFlags{}
 	cmd := &cobra.Command{
-		Use:   "capacity -t TARGET -P WORKLOAD --slo 'p99<5ms' [--slo 'READ.p99<2ms'] [--max-error-rate 0.1%] [--max-time 10m] [--precision 5%]",
-		Short: "Find the highest rate a loaded target sustains with its latency SLOs held",
+		Use:   "capacity -t TARGET -P WORKLOAD [--slo 'p99<5ms'] [--slo 'READ.p99<2ms'] [--confidence 95%] [--precision 5%] [--max-time 10m]",
+		Short: "Find the band of rates a loaded target sustains with its latency SLOs held",
 		Long: `capacity answers "how many operations per second does this target sustain while
-p99 stays under X?" with independent fixed-rate trials, each after its own
-warm-up, latency from each operation's intended start: a closed-loop probe, a
-geometric bracket from half its throughput, a bisection to --precision, a
-confirmation trial at the rate found, and a last trial --above it (10 % by
-default) on the data the search left, which should fail. A trial passes when
-every --slo holds, failed operations stay within --max-error-rate and the rate
-was sustained; a trial whose throughput or p99 still trends from its first to
-its last third is run once more, twice as long, then rejected. A rate is
-decided by one trial only when it passes clearly (under half of every bound) or
-fails above the closed-loop throughput; otherwise by the majority of up to
-three trials, so that one noisy trial does not move the result. A trial the
-client could not drive (schedule lag, docbench's CPU at its cores, every worker
-busy) is labelled generator-limited, and so is a result bounded by one.
+p99 stays under X?" as a band: the highest rate that held every SLO with
+confidence, the lowest rate above it that failed with confidence, and the
+rates between that stayed within the target's noise.
 
-It prints the sustainable rate with the trials around it and the curve of
-latency against throughput, and writes the result (--out) and an HTML report
-with the curve and the rate marked (--html). Exit status: 0 with a sustainable
-rate, 99 when no rate holds the SLO (as a missed --threshold), 1 when the search
-cannot run, 130 when interrupted, 2 on bad input. docs/capacity.md says more.
+It runs fixed-rate trials, each after its own warm-up, latency from each
+operation's intended start: a closed-loop probe, a geometric bracket from half
+its throughput, a bisection of the band to --precision, and a last look at the
+holding edge on the state the search left. Each trial counts, second by second,
+the operations over each SLO's bound; a rate is decided on the windows of all
+its trials together: it holds when the one-sided upper confidence bound of the
+share over the bound lies under what the SLO allows (1 % for p99), fails when
+the lower bound lies above it, and is looked at again otherwise (up to two
+looks, then it is undecided). Bursts are accounted for: consecutive windows are
+batched until they are no longer correlated, and the interval widens by the
+bursts' design effect. Too few operations for a decision (300 for p99 at 95 %)
+lengthen the next look instead. A trial whose p99 or throughput still trends is
+looked at again twice as long, then fails the rate. A trial the client could not
+drive (schedule lag, docbench's CPU at its cores, every worker busy) is labelled
+generator-limited, and so is a band bounded by one.
+
+It prints the band first, the evidence at each rate and the trials, and writes
+the result (--out) and an HTML report with the latency-vs-rate curve and the
+band shaded (--html). Without --slo the SLO is p99<5ms. Exit status: 0 when a
+rate held, 99 when none did (as a missed --threshold), 1 when the search cannot
+run, 130 when interrupted, 2 on bad input. docs/capacity.md says more.
 
 With --shard K/N the shards cannot bisect (each sees only its share of the
 latency): every shard runs the same ladder of rates (--ladder LOW:HIGH over all
 shards, steps of --precision) at rate/N, each trial in its own time slot from
---start-at, and ` + "`docbench merge`" + ` judges the SLO per trial on the merged histograms.`,
+--start-at, and ` + "`docbench merge`" + ` judges each rung on the merged windows.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			c, err := a.capacitySpec(cmd, f)
@@ -93,12 +101,15 @@ shards, steps of --precision) at rate/N, each trial in its own time slot from
 	fl.StringArrayVarP(&f.workloads, "workload", "P", nil, "workload file or built-in name; repeatable")
 	fl.StringArrayVarP(&f.props, "property", "p", nil, "property key=value; repeatable")
 	fl.IntVar(&f.threads, "threads", 0, "client threads (overrides threadcount): they must be enough to carry the rate")
-	fl.StringArrayVar(&f.slos, "slo", nil, "latency bound every trial must hold, e.g. 'p99<5ms' or 'READ.p99<2ms'; repeatable")
-	fl.StringVar(&f.maxErrorRate, "max-error-rate", "0.1%", "share of failed operations above which a trial fails (100% = no limit)")
-	fl.StringVar(&f.precision, "precision", "5%", "stop bisecting once the failing rate is within this share above the passing one")
-	fl.StringVar(&f.above, "above", "10%", "after the confirmation, one more trial this share above the rate, on the data the search left: it should fail (0 for none)")
-	fl.DurationVar(&f.maxTime, "max-time", 10*time.Minute, "bound of the whole search; at it, the highest passing rate is reported unconfirmed")
-	fl.DurationVar(&f.trial, "trial", 10*time.Second, "measured length of each trial (a trending trial is re-run twice as long)")
+	fl.StringArrayVar(&f.slos, "slo", nil, "latency bound a rate must hold, e.g. 'p99<5ms' or 'READ.p99<2ms'; repeatable (default p99<5ms)")
+	fl.StringVar(&f.maxErrorRate, "max-error-rate", "0.1%", "share of failed operations above which a rate fails (100% = no limit)")
+	fl.StringVar(&f.precision, "precision", "5%", "stop narrowing the band once its failing edge is within this share above its holding edge")
+	fl.StringVar(&f.confidence, "confidence", "95%", "confidence of each rate's verdict")
+	fl.IntVar(&f.minWindows, "min-windows", capacity.DefaultMinWindows, "fewest one-second windows a rate is decided on: fewer may miss the bursts of a checkpoint or a stall")
+	fl.StringVar(&f.above, "above", "", "no longer used: the band's failing edge is measured with confidence")
+	_ = fl.MarkDeprecated("above", "the band's failing edge is measured with confidence; the flag is ignored")
+	fl.DurationVar(&f.maxTime, "max-time", 10*time.Minute, "bound of the whole search; at it, the band so far is reported, unconfirmed")
+	fl.DurationVar(&f.trial, "trial", capacity.DefaultTrial, "measured length of a look at a rate (longer when its operations are too few, or it trended)")
 	fl.DurationVar(&f.warmup, "warmup", 2*time.Second, "warm-up before each trial, discarded")
 	fl.StringVar(&f.ladder, "ladder", "", "with --shard: the rates LOW:HIGH (ops/s over all shards) every shard runs, in steps of --precision")
 	fl.StringVar(&f.out, "out", "capacity.json", "result file (\"\" for none)")
@@ -108,7 +119,6 @@ shards, steps of --precision) at rate/N, each trial in its own time slot from
 	f.shard.add(fl)
 	_ = cmd.MarkFlagRequired("target")
 	_ = cmd.MarkFlagRequired("workload")
-	_ = cmd.MarkFlagRequired("slo")
 	return cmd
 }
 
@@ -136,6 +146,9 @@ func (a *app) capacitySpec(cmd *cobra.Command, f *capacityFlags) (*capacitySpec,
 	// Every trial runs for its duration, whatever operationcount says.
 	props.Set("operationcount", "0", "capacity")
 	var cfg capacity.Config
+	if len(f.slos) == 0 {
+		f.slos = []string{DefaultSLO}
+	}
 	for _, text := range f.slos {
 		s, err := capacity.ParseSLO(text)
 		if err != nil {
@@ -149,11 +162,15 @@ func (a *app) capacitySpec(cmd *cobra.Command, f *capacityFlags) (*capacitySpec,
 	if cfg.Precision, err = capacity.ParseShare(f.precision); err != nil || cfg.Precision == 0 {
 		return nil, usage(fmt.Errorf("--precision %q: want a share such as 5%% or 0.05", f.precision))
 	}
-	if cfg.Above, err = capacity.ParseShare(f.above); err != nil {
-		return nil, usage(fmt.Errorf("--above %w", err))
+	if cfg.Confidence, err = capacity.ParseShare(f.confidence); err != nil || cfg.Confidence == 0 {
+		return nil, usage(fmt.Errorf("--confidence %q: want a share such as 95%% or 0.95", f.confidence))
 	}
-	if cfg.Above == 0 {
-		cfg.Above = -1 // no check
+	if f.trial < time.Second {
+		return nil, usage(fmt.Errorf("--trial %s: want at least 1s (a look is judged on its one-second windows)", f.trial))
+	}
+	cfg.Trial, cfg.MinWindows = f.trial, f.minWindows
+	if f.minWindows < 1 {
+		return nil, usage(fmt.Errorf("--min-windows %d: want 1 or more", f.minWindows))
 	}
 	if err := cfg.Validate(); err != nil {
 		return nil, usage(err)
@@ -162,9 +179,6 @@ func (a *app) capacitySpec(cmd *cobra.Command, f *capacityFlags) (*capacitySpec,
 	case "text", "json", "jsonl":
 	default:
 		return nil, usage(fmt.Errorf("--format %q: want text, json or jsonl", f.format))
-	}
-	if f.trial < time.Second {
-		return nil, usage(fmt.Errorf("--trial %s: want at least 1s (the steady-state check compares thirds of its seconds)", f.trial))
 	}
 	if f.maxTime <= 0 || f.warmup < 0 {
 		return nil, usage(errors.New("--max-time and --warmup: want positive durations"))
@@ -202,6 +216,9 @@ func (a *app) capacitySpec(cmd *cobra.Command, f *capacityFlags) (*capacitySpec,
 	return c, nil
 }
 
+// DefaultSLO is the SLO of a capacity search given none (the quickstart's).
+const DefaultSLO = "p99<5ms"
+
 // trialSlack is the time a shard's trial slot allows beyond its warm-up and
 // measured part: opening sessions, draining, writing.
 const trialSlack = 1500 * time.Millisecond
@@ -230,7 +247,8 @@ func (a *app) capacityOn(ctx context.Context, store db.Store, c *capacitySpec, c
 	pt := probe.Take(ctx, store)
 	inProcess := pt.Err == nil && pt.Snap.InProcess
 
-	capRes := &report.Capacity{MaxErrorShare: c.cfg.MaxErrorShare, Precision: c.cfg.Precision, Ladder: c.ladder}
+	capRes := &report.Capacity{MaxErrorShare: c.cfg.MaxErrorShare, Precision: c.cfg.Precision, Confidence: c.cfg.Confidence,
+		MinWindows: c.cfg.MinWindows, Ladder: c.ladder}
 	for _, s := range c.cfg.SLOs {
 		capRes.SLO = append(capRes.SLO, s.Text)
 		capRes.Bounds = append(capRes.Bounds, s.Value)
@@ -239,25 +257,37 @@ func (a *app) capacityOn(ctx context.Context, store db.Store, c *capacitySpec, c
 	if sp.shard.shard.Sharded() {
 		shards = sp.shard.shard.Count
 	}
-	var last *report.Result
-	// one runs a trial at rate (0: closed loop, total over all shards)
-	// for d and returns it, its result, and the phase's error.
-	one := func(n int, stage capacity.Stage, rate float64, d time.Duration, extended bool) (report.Trial, *report.Result, error) {
-		cfg.Target = rate / float64(shards)
-		cfg.MaxExecutionTime = d
-		res, err := a.runPhase(ctx, store, sp, cfg, wl, docOps)
-		sp.settled = true
-		if res == nil {
-			return report.Trial{N: n, Stage: string(stage), Rate: rate, Extended: extended, Error: errText(err)}, nil, err
+	settled := sp.settled
+	// one runs a trial: its rate (0: closed loop, total over all shards),
+	// length and start are passed to the phase, never set on the shared
+	// configuration.
+	one := func(tp trialParams) (report.Trial, *report.Result, error) {
+		tsp, tcfg := *sp, *cfg
+		tsp.settled = settled
+		tcfg.Target = tp.rate / float64(shards)
+		tcfg.MaxExecutionTime = tp.duration
+		if !tp.startAt.IsZero() {
+			tsp.opts.StartAt = tp.startAt
 		}
-		t := report.TrialOf(res)
-		t.N, t.Stage, t.Rate, t.Extended = n, string(stage), rate, extended
+		res, err := a.runPhase(ctx, store, &tsp, &tcfg, wl, docOps)
+		settled = true
+		t := report.Trial{N: tp.n, Stage: string(tp.stage), Rate: tp.rate, Look: tp.look, Extended: tp.extended, Extension: tp.why}
+		if res == nil {
+			t.Error = errText(err)
+			return t, nil, err
+		}
+		t = report.TrialOf(res)
+		t.N, t.Stage, t.Rate, t.Look, t.Extended, t.Extension = tp.n, string(tp.stage), tp.rate, tp.look, tp.extended, tp.why
+		t.Windows = capacity.Windows(c.cfg, res.Series)
 		if !inProcess && res.Server != nil && res.Server.CPU != nil && res.Server.CPU.HarnessS.OK() && t.DurationS > 0 {
-			share := res.Server.CPU.HarnessS.Value / t.DurationS / float64(runtime.NumCPU())
+			// The CPUs docbench may use: GOMAXPROCS follows a cgroup's
+			// quota, where runtime.NumCPU counts the machine's.
+			share := res.Server.CPU.HarnessS.Value / t.DurationS / float64(runtime.GOMAXPROCS(0))
 			t.ClientCPUShare = &share
 		}
 		return t, res, err
 	}
+	var last *report.Result
 	var runErr error
 	if c.ladder != nil {
 		last, runErr = a.capacityLadder(ctx, c, capRes, one)
@@ -278,9 +308,20 @@ func (a *app) capacityOn(ctx context.Context, store db.Store, c *capacitySpec, c
 	return &res, runErr
 }
 
-// trialFunc runs trial n of a search at rate (over all shards; 0: closed
-// loop) for d.
-type trialFunc func(n int, stage capacity.Stage, rate float64, d time.Duration, extended bool) (report.Trial, *report.Result, error)
+// trialParams are one trial's own parameters.
+type trialParams struct {
+	n        int
+	stage    capacity.Stage
+	rate     float64 // over all shards; 0: closed loop
+	duration time.Duration
+	look     int
+	extended bool
+	why      string
+	startAt  time.Time // a shard's slot (zero: now)
+}
+
+// trialFunc runs one trial.
+type trialFunc func(tp trialParams) (report.Trial, *report.Result, error)
 
 // capacitySearch runs the search's trials until it ends, max-time passes
 // or ctx is done, and records them and the verdict in capRes.
@@ -290,22 +331,19 @@ func (a *app) capacitySearch(ctx context.Context, c *capacitySpec, capRes *repor
 	if err != nil {
 		return nil, &ExitError{Code: exitUsage, Err: err}
 	}
-	var last, atRate *report.Result
-	per := c.trial + c.phase.opts.Warmup + time.Second // a trial's wall time, for the ETA
+	var last *report.Result
+	atRate := map[float64]*report.Result{} // the last trial at each rate
+	warmup := c.phase.opts.Warmup
 	for {
 		tr, ok := s.Next()
 		if !ok {
 			break
 		}
-		d := c.trial
-		if tr.Extended {
-			d *= 2
-		}
-		if time.Since(started)+d+c.phase.opts.Warmup > c.maxTime {
+		if time.Since(started)+tr.Duration+warmup > c.maxTime {
 			s.Stop("max-time")
 			break
 		}
-		t, res, err := one(tr.N, tr.Stage, tr.Rate, d, tr.Extended)
+		t, res, err := one(trialParams{n: tr.N, stage: tr.Stage, rate: tr.Rate, duration: tr.Duration, look: tr.Look, extended: tr.Extended, why: tr.Why})
 		if res != nil {
 			last = res
 		} else if err != nil && !errors.Is(err, runner.ErrInterrupted) {
@@ -326,21 +364,16 @@ func (a *app) capacitySearch(ctx context.Context, c *capacitySpec, capRes *repor
 			t.Verdict = fmt.Sprintf("closed loop: %.0f ops/s", t.Throughput)
 		}
 		capRes.Trials = append(capRes.Trials, t)
-		if j.Pass && res != nil && tr.Stage != capacity.Above {
-			atRate = res
+		if res != nil && tr.Rate > 0 {
+			atRate[tr.Rate] = res
 		}
-		a.capacityProgress(tr, &t, s.Remaining(), per)
+		a.capacityProgress(tr, &t, s.Remaining(), c.cfg.Trial+warmup+time.Second)
 	}
-	v := s.Verdict()
-	capRes.ClosedLoop, capRes.Rate, capRes.Absent = v.ClosedLoop, v.Rate, v.Absent
-	capRes.LowestFail, capRes.Confirmed, capRes.Limit, capRes.GeneratorLimited = v.LowestFail, v.Confirmed, v.Limit, v.GeneratorLimited
-	if v.AboveRate > 0 || v.AboveAbsent != "" {
-		capRes.Above = &report.CapacityAbove{Rate: v.AboveRate, Held: v.AboveHeld, Absent: v.AboveAbsent}
+	capacity.Result(capRes, s.Verdict())
+	if r := atRate[capRes.Rate]; r != nil && capRes.Rate > 0 {
+		last = r // the top-level figures are those of the holding edge's last trial
 	}
-	if atRate != nil && capRes.Rate > 0 && atRate.Options.TargetRate*float64(max(1, c.phase.shard.shard.Count)) == capRes.Rate {
-		last = atRate // the top-level figures are those of the confirmation
-	}
-	if v.Limit == "interrupted" {
+	if capRes.Limit == "interrupted" {
 		return last, runner.ErrInterrupted
 	}
 	return last, nil
@@ -348,15 +381,14 @@ func (a *app) capacitySearch(ctx context.Context, c *capacitySpec, capRes *repor
 
 // capacityLadder runs a shard's part of a sharded search: every rung of
 // the ladder at rate/N, each in its slot from --start-at. The shard does
-// not judge: the merge does, on the merged histograms.
+// not judge: the merge does, on the merged windows.
 func (a *app) capacityLadder(ctx context.Context, c *capacitySpec, capRes *report.Capacity, one trialFunc) (*report.Result, error) {
 	var last *report.Result
 	slot := c.phase.opts.Warmup + c.trial + trialSlack
 	start := c.phase.shard.startAt
 	capRes.Limit, capRes.Absent = "shard", "a shard's part of a sharded search: docbench merge judges the SLO on the merged trials"
 	for i, rate := range c.ladder {
-		c.phase.opts.StartAt = start.Add(time.Duration(i) * slot)
-		t, res, err := one(i+1, capacity.Rung, rate, c.trial, false)
+		t, res, err := one(trialParams{n: i + 1, stage: capacity.Rung, rate: rate, duration: c.trial, look: 1, startAt: start.Add(time.Duration(i) * slot)})
 		capRes.Trials = append(capRes.Trials, t)
 		if res != nil {
 			last = res
@@ -378,23 +410,23 @@ func (a *app) capacityProgress(tr capacity.Trial, t *report.Trial, remaining int
 	target := "closed loop"
 	if tr.Rate > 0 {
 		target = report.FormatNumber(tr.Rate) + " ops/s"
+		if tr.Look > 1 {
+			target += fmt.Sprintf(" (look %d)", tr.Look)
+		}
 	}
 	p99 := "-"
 	if len(t.SLO) > 0 && t.SLO[0].Absent == "" {
 		p99 = fmt.Sprintf("%s measured %s", t.SLO[0].Threshold, time.Duration(t.SLO[0].Value*1e3).Round(time.Microsecond))
 	}
-	verdict := "pass"
-	if !t.Pass {
-		verdict = "FAIL: " + t.Verdict
-	}
-	if tr.Stage == capacity.Probe {
+	verdict := "the rate: looked at again"
+	switch {
+	case tr.Stage == capacity.Probe:
 		verdict = t.Verdict
+	case t.Decision != "":
+		verdict = "the rate " + t.Decision
 	}
 	if t.GeneratorLimited != "" {
 		verdict += " [generator-limited]"
-	}
-	if t.Vote != "" {
-		verdict += " · " + t.Vote
 	}
 	eta := ""
 	if remaining > 0 {

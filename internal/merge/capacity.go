@@ -13,9 +13,10 @@ import (
 )
 
 // mergeCapacity merges the shards of a sharded capacity search (each ran
-// the same ladder of rates at rate/N) trial by trial, and judges the SLO on
-// each merged trial: the sustainable rate is the highest rung below the
-// first failing one. A rung some shard did not finish ends the judged part.
+// the same ladder of rates at rate/N) trial by trial, window by window, and
+// judges each merged rung with confidence (capacity.JudgeLadder): the band
+// reaches from the highest rung that held below the first that failed. A
+// rung some shard did not finish ends the judged part.
 func mergeCapacity(in []Input, m *report.Result) error {
 	first := in[0].Result.Capacity
 	for _, x := range in {
@@ -31,7 +32,8 @@ func mergeCapacity(in []Input, m *report.Result) error {
 			return fmt.Errorf("%w: %s is not a shard of a sharded capacity search (no ladder)", ErrMismatch, x.Source)
 		}
 	}
-	cfg := capacity.Config{MaxErrorShare: first.MaxErrorShare, Precision: first.Precision}
+	cfg := capacity.Config{MaxErrorShare: first.MaxErrorShare, Precision: first.Precision, Confidence: first.Confidence,
+		MinWindows: first.MinWindows}
 	for _, text := range first.SLO {
 		s, err := capacity.ParseSLO(text)
 		if err != nil {
@@ -40,7 +42,7 @@ func mergeCapacity(in []Input, m *report.Result) error {
 		cfg.SLOs = append(cfg.SLOs, s)
 	}
 	c := &report.Capacity{SLO: first.SLO, Bounds: first.Bounds, MaxErrorShare: first.MaxErrorShare,
-		Precision: first.Precision, Ladder: first.Ladder}
+		Precision: first.Precision, Confidence: first.Confidence, MinWindows: first.MinWindows, Ladder: first.Ladder}
 	var obs []capacity.Observation
 	for i, rate := range first.Ladder {
 		t, err := mergeTrial(in, i, rate)
@@ -61,7 +63,7 @@ func mergeCapacity(in []Input, m *report.Result) error {
 	for i := range c.Trials {
 		capacity.Evaluate(cfg, &c.Trials[i], js[i])
 	}
-	c.Rate, c.Absent, c.LowestFail, c.Limit, c.GeneratorLimited = v.Rate, v.Absent, v.LowestFail, v.Limit, v.GeneratorLimited
+	capacity.Result(c, &v)
 	m.Capacity = c
 	return nil
 }
@@ -95,6 +97,7 @@ func mergeTrial(in []Input, i int, rate float64) (*report.Trial, error) {
 		}
 		parts = append(parts, Input{Source: x.Source, Result: &report.Result{Ops: s.Ops, ScheduleLag: s.ScheduleLag}})
 		early, late = append(early, s.Early), append(late, s.Late)
+		t.Windows = addWindows(t.Windows, s.Windows)
 	}
 	if t.Operations > 0 {
 		t.ErrorShare = float64(t.Errors) / float64(t.Operations)
@@ -138,4 +141,24 @@ func mergeSegments(segs []*report.Segment) (*report.Segment, error) {
 	out := report.NewSegment(h, ops, 0)
 	out.Throughput = tput
 	return out, nil
+}
+
+// addWindows adds a shard's windows of a rung to the merged ones, second by
+// second (the shards ran the rung in the same slot from --start-at).
+func addWindows(into, from []report.Window) []report.Window {
+	for i, w := range from {
+		if i >= len(into) {
+			into = append(into, report.Window{SLO: make([]report.WindowTally, len(w.SLO))})
+		}
+		m := &into[i]
+		m.Operations += w.Operations
+		m.Errors += w.Errors
+		for k, c := range w.SLO {
+			if k < len(m.SLO) {
+				m.SLO[k].N += c.N
+				m.SLO[k].Over += c.Over
+			}
+		}
+	}
+	return into
 }

@@ -14,55 +14,101 @@ import (
 	"github.com/docbench/docbench/internal/measure"
 )
 
-// Capacity is what `docbench capacity` found: the highest rate the target
-// sustained with every SLO held, and the trials behind it
-// (docs/capacity.md). A capacity result is a Result whose phase is
-// "capacity"; its top-level figures are those of the last trial at the
-// sustainable rate (the confirmation), or of the last trial run.
+// Capacity is what `docbench capacity` found: a band of rates — the
+// highest that held every SLO with confidence, the lowest above it that
+// failed with confidence, and the undecided ones between — and the trials
+// behind it (docs/capacity.md). A capacity result is a Result whose phase
+// is "capacity"; its top-level figures are those of the last trial at the
+// sustainable rate, or of the last trial run.
 type Capacity struct {
 	SLO []string `json:"slo"`
 	// Bounds are the SLOs' bounds in µs, in order.
 	Bounds        []float64 `json:"slo_bounds_us"`
 	MaxErrorShare float64   `json:"max_error_share"`
 	Precision     float64   `json:"precision"`
+	// Confidence is the confidence of each rate's verdict (0.95);
+	// MinWindows the fewest one-second windows a rate was decided on.
+	Confidence float64 `json:"confidence"`
+	MinWindows int     `json:"min_windows,omitempty"`
 	// Ladder is set on a sharded search: the fixed rates (over all
 	// shards) every shard ran, in order.
 	Ladder []float64 `json:"ladder_ops_per_sec,omitempty"`
 	// ClosedLoop is the throughput of the closed-loop probe.
 	ClosedLoop float64 `json:"closed_loop_ops_per_sec,omitempty"`
-	// Rate is the sustainable rate (ops/s over all shards); absent (0)
-	// with Absent saying why.
+	// Rate is the sustainable rate (ops/s over all shards): the band's
+	// holding edge; absent (0) with Absent saying why.
 	Rate   float64 `json:"sustainable_ops_per_sec,omitempty"`
 	Absent string  `json:"absent,omitempty"`
-	// LowestFail is the lowest rate tried above Rate that failed.
+	// LowestFail is the band's failing edge: the lowest rate above Rate
+	// that failed with confidence.
 	LowestFail float64 `json:"lowest_failing_ops_per_sec,omitempty"`
-	// Confirmed: the confirmation at Rate held the SLO again (its first
-	// trial, or the majority of three).
+	// Band is the answer: Rate, LowestFail and the undecided rates between.
+	Band *CapacityBand `json:"band,omitempty"`
+	// Confirmed: a last look at Rate, on the state the search left, held
+	// the SLO again (pooled with the looks before it).
 	Confirmed bool `json:"confirmed"`
-	// Limit names what ended the search: "slo" (a failing rate above a
-	// passing one, within the precision), "generator" (the client could
-	// not drive more), "max-time", "interrupted", "no passing rate",
-	// "unconfirmed", "shard" (a shard's part, judged by merge).
+	// Limit names what ended the search: "slo" (the band is as narrow as
+	// the precision), "noise" (rates in the band stayed undecided: the
+	// band is as narrow as this target's noise allows), "generator" (the
+	// client could not drive more), "max-time", "interrupted", "no
+	// passing rate", "no operations", "max-trials", "ladder top" (a
+	// sharded search whose every rung held), "shard" (a shard's part,
+	// judged by merge).
 	Limit string `json:"limit"`
 	// GeneratorLimited says why the search could not tell the server's
-	// ceiling: the client was the bottleneck at the rates above Rate.
+	// ceiling: the client was the bottleneck at the failing edge.
 	GeneratorLimited string `json:"generator_limited,omitempty"`
-	// Above is the check after a confirmation: a rate above Rate (1.1×
-	// by default), run on the data and server state the search left,
-	// where the SLO should fail.
-	Above  *CapacityAbove `json:"above,omitempty"`
+	// Rates are the decided rates, ascending, with the pooled evidence
+	// of their trials.
+	Rates  []CapacityRate `json:"rates,omitempty"`
 	Trials []Trial        `json:"trials"`
 }
 
-// CapacityAbove is the check above a confirmed rate.
-type CapacityAbove struct {
-	// Rate is the rate checked (0 when the check did not run: Absent
-	// says why).
-	Rate float64 `json:"target_ops_per_sec,omitempty"`
-	// Held says the SLO held at Rate too, by its vote: the knee lies
-	// higher than the search put it, or the server sped up during it.
-	Held   bool   `json:"held"`
-	Absent string `json:"absent,omitempty"`
+// CapacityBand is a capacity search's answer as a band of rates.
+type CapacityBand struct {
+	Holds     float64   `json:"holds_ops_per_sec,omitempty"`
+	Fails     float64   `json:"fails_ops_per_sec,omitempty"`
+	Undecided []float64 `json:"undecided_ops_per_sec,omitempty"`
+}
+
+// CapacityRate is one rate's verdict on the pooled windows of its trials.
+type CapacityRate struct {
+	Rate     float64             `json:"target_ops_per_sec"`
+	Trials   int                 `json:"trials"`
+	Decision string              `json:"decision"` // holds, fails, undecided
+	Evidence string              `json:"evidence"`
+	Criteria []CapacityCriterion `json:"criteria,omitempty"`
+}
+
+// CapacityCriterion is one SLO (or the error limit) judged on a rate's
+// pooled windows: the share of operations over the bound (a mean SLO: the
+// mean, µs) with its one-sided confidence bounds, and what they rest on.
+type CapacityCriterion struct {
+	Name  string  `json:"name"`
+	Kind  string  `json:"kind"` // share, mean, errors, point
+	Limit float64 `json:"limit"`
+	// Operations counted, Over them over the bound (a mean: the sum of
+	// latencies, µs); Value the share (or mean), Lo and Hi its bounds at
+	// Level.
+	Operations int64   `json:"operations"`
+	Over       float64 `json:"over"`
+	Value      float64 `json:"value"`
+	Lo         float64 `json:"lo"`
+	// Hi is absent when unbounded (a mean on fewer than two batches).
+	Hi    *float64 `json:"hi,omitempty"`
+	Level float64  `json:"level"`
+	// Batches of BatchWindows consecutive windows are the independent
+	// samples; Lag1 their remaining autocorrelation; Design the variance
+	// over the binomial's (how much the bursts widened the interval).
+	Batches      int     `json:"batches"`
+	BatchWindows int     `json:"batch_windows"`
+	Lag1         float64 `json:"lag1"`
+	Design       float64 `json:"design_effect"`
+	Decision     string  `json:"decision"`
+	// MinOperations is the fewest operations the criterion decides on;
+	// TooFew says the rate had fewer.
+	MinOperations int64 `json:"min_operations,omitempty"`
+	TooFew        bool  `json:"too_few,omitempty"`
 }
 
 // Trial is one fixed-rate trial of a capacity search, after its own
@@ -70,11 +116,15 @@ type CapacityAbove struct {
 // for the closed-loop probe).
 type Trial struct {
 	N     int    `json:"n"`
-	Stage string `json:"stage"` // probe, bracket, bisect, recheck, confirm, above, ladder
+	Stage string `json:"stage"` // probe, bracket, bisect, confirm, ladder
 	// Rate is the target rate over all shards (a shard ran Rate/N);
 	// 0 for the closed-loop probe.
-	Rate      float64   `json:"target_ops_per_sec"`
-	Extended  bool      `json:"extended,omitempty"` // a re-run, twice as long, of a trial that still trended
+	Rate float64 `json:"target_ops_per_sec"`
+	// Look counts the trials at this rate, this one included; Extended
+	// says it ran longer than --trial, Extension why.
+	Look      int       `json:"look,omitempty"`
+	Extended  bool      `json:"extended,omitempty"`
+	Extension string    `json:"extension,omitempty"`
 	Start     time.Time `json:"start"`
 	DurationS float64   `json:"duration_s"`
 	// ScheduledS is the length the trial was asked to run: its schedule
@@ -87,32 +137,52 @@ type Trial struct {
 	ErrorShare float64 `json:"error_share"`
 	Throughput float64 `json:"throughput_ops_per_sec"`
 	Ops        []Op    `json:"ops"`
+	// Windows are the trial's one-second windows: the evidence its rate
+	// is decided on (set where the trial is judged).
+	Windows []Window `json:"windows,omitempty"`
 	// Early and Late are the first and last third of the trial's
 	// one-second windows, all operations merged: the steady-state check.
 	Early *Segment `json:"early,omitempty"`
 	Late  *Segment `json:"late,omitempty"`
 	// ScheduleLag, ClientCPUShare (docbench's CPU over the trial, as a
-	// share of its cores; absent for an engine inside docbench) and
-	// WorkerBusy (the share of the workers' time spent in operations)
-	// tell a generator-limited trial.
+	// share of the cores it may use; absent for an engine inside
+	// docbench) and WorkerBusy (the share of the workers' time spent in
+	// operations) tell a generator-limited trial.
 	ScheduleLag    *ScheduleLag `json:"schedule_lag,omitempty"`
 	ClientCPUShare *float64     `json:"client_cpu_share,omitempty"`
 	WorkerBusy     float64      `json:"worker_busy"`
-	// SLO is each SLO evaluated on the trial; set where the trial is
-	// judged (not on a shard's part).
-	SLO     []ThresholdResult `json:"slo,omitempty"`
-	Pass    bool              `json:"pass"`
-	Verdict string            `json:"verdict,omitempty"` // "pass" or why not
+	// SLO is each SLO evaluated on the trial alone; set where the trial
+	// is judged (not on a shard's part).
+	SLO []ThresholdResult `json:"slo,omitempty"`
+	// Pass and Verdict are the trial's own figures against the SLO
+	// ("pass" or why not): what the reader sees trial by trial. The rate
+	// is decided on the pooled windows of all its trials: Decision is its
+	// verdict after this trial ("" while more looks follow), Evidence what
+	// it rests on.
+	Pass     bool   `json:"pass"`
+	Verdict  string `json:"verdict,omitempty"`
+	Decision string `json:"decision,omitempty"`
+	Evidence string `json:"evidence,omitempty"`
 	// Unsteady says how a trial's throughput or p99 still trended;
 	// GeneratorLimited why the client, not the server, set its pace.
 	Unsteady         string `json:"unsteady,omitempty"`
 	GeneratorLimited string `json:"generator_limited,omitempty"`
-	// Vote says how the trial counted towards its rate's verdict, which
-	// the majority of up to three trials decides: "judged again" when it
-	// did not decide it; on the trial that decided it after others, the
-	// rate's verdict ("the rate passed (2 of 3 trials)").
-	Vote  string `json:"vote,omitempty"`
-	Error string `json:"error,omitempty"`
+	Error            string `json:"error,omitempty"`
+}
+
+// Window is one second of a capacity trial: all its operations, the
+// failed ones, and per SLO the operations it counts and how many were over
+// the bound (a mean SLO: the sum of their latencies, µs).
+type Window struct {
+	Operations int64         `json:"ops"`
+	Errors     int64         `json:"errors,omitempty"`
+	SLO        []WindowTally `json:"slo"`
+}
+
+// WindowTally is one SLO's count in a window.
+type WindowTally struct {
+	N    int64   `json:"n"`
+	Over float64 `json:"over"`
 }
 
 // Segment is a part of a trial: its successful throughput and the merged
@@ -189,8 +259,9 @@ func thirds(series []Point) (early, late *Segment) {
 	return seg(series[:n], 0), seg(series[len(series)-n:], lastFrom)
 }
 
-// WriteCapacityText prints a capacity result: the sustainable rate with the
-// trials around it, and the latency-vs-throughput curve trial by trial.
+// WriteCapacityText prints a capacity result: the band first, the
+// evidence at its edges, then the trials and the curve of latency against
+// throughput, trial by trial.
 func WriteCapacityText(w io.Writer, r *Result) error {
 	c := r.Capacity
 	if c == nil {
@@ -202,16 +273,22 @@ func WriteCapacityText(w io.Writer, r *Result) error {
 	if c.MaxErrorShare < 0 {
 		errs = "no error limit"
 	}
+	fmt.Fprintf(ew, "%s\n", CapacityLine(c))
 	fmt.Fprintf(ew, "docbench capacity · %s · %s · SLO %s, %s\n", r.Target.Target, strings.Join(r.Workload.Files, " "),
 		strings.Join(c.SLO, ", "), errs)
-	fmt.Fprintf(ew, "%s\n", CapacityLine(c))
 	if c.GeneratorLimited != "" {
 		fmt.Fprintf(ew, "generator-limited: %s — a limit of docbench's machine, not the server's ceiling\n", c.GeneratorLimited)
 	}
 	if c.ClosedLoop > 0 {
 		fmt.Fprintf(ew, "closed-loop throughput: %s ops/s (the probe; no latency bound)\n", formatNumber(c.ClosedLoop))
 	}
-	fmt.Fprintf(ew, "\n%-3s %-8s %14s %14s %10s %8s  %s\n", "#", "stage", "target ops/s", "achieved", "p99", "errors", "verdict")
+	if len(c.Rates) > 0 {
+		fmt.Fprintf(ew, "\nrates decided on the pooled windows of their trials (%s one-sided bounds per trial; docs/capacity.md):\n", confidenceText(c))
+		for _, x := range c.Rates {
+			fmt.Fprintf(ew, "  %14s ops/s  %-9s  %-9s  %s\n", formatNumber(x.Rate), x.Decision, plural(x.Trials, "trial", "trials"), x.Evidence)
+		}
+	}
+	fmt.Fprintf(ew, "\n%-3s %-8s %14s %14s %10s %8s  %s\n", "#", "stage", "target ops/s", "achieved", "p99", "errors", "this trial · the rate after it")
 	for _, t := range c.Trials {
 		target := "closed loop"
 		if t.Rate > 0 {
@@ -227,46 +304,67 @@ func WriteCapacityText(w io.Writer, r *Result) error {
 	return err
 }
 
-// CapacityLine states the verdict of a capacity search in one line.
+// confidenceText is the confidence of a search's verdicts ("95%").
+func confidenceText(c *Capacity) string {
+	if c.Confidence == 0 {
+		return "95%"
+	}
+	return strings.TrimSuffix(fmt.Sprintf("%.3g", c.Confidence*100), ".0") + "%"
+}
+
+// CapacityLine states a capacity search's answer in one line, with every
+// caveat in words: "holds 9,700 ops/s at p99<5ms (95% confidence); fails
+// at 10,700; 9,700–10,700 is within this target's noise".
 func CapacityLine(c *Capacity) string {
+	slo := strings.Join(c.SLO, ", ")
 	if c.Rate == 0 {
-		return "sustainable rate: none — " + c.Absent
-	}
-	s := fmt.Sprintf("sustainable rate: %s ops/s at %s", formatNumber(c.Rate), strings.Join(c.SLO, ", "))
-	var around []string
-	for _, t := range c.Trials {
-		if t.Rate == c.Rate && t.Rate > 0 {
-			around = append(around, trialP99(&t))
+		s := fmt.Sprintf("no rate held %s with %s confidence — %s", slo, confidenceText(c), c.Absent)
+		if c.LowestFail > 0 {
+			s += fmt.Sprintf("; %s ops/s failed", formatNumber(c.LowestFail))
 		}
+		return s
 	}
-	var spread []string
-	if len(around) > 0 {
-		spread = append(spread, "p99 "+strings.Join(around, ", ")+" in the trials at this rate")
-	}
-	if c.LowestFail > 0 {
-		spread = append(spread, fmt.Sprintf("%s ops/s, %+.1f%%, failed", formatNumber(c.LowestFail), (c.LowestFail/c.Rate-1)*100))
-	}
-	if len(spread) > 0 {
-		s += " (" + strings.Join(spread, "; ") + ")"
+	s := fmt.Sprintf("holds %s ops/s at %s (%s confidence)", formatNumber(c.Rate), slo, confidenceText(c))
+	var und []float64
+	if c.Band != nil {
+		und = c.Band.Undecided
 	}
 	switch {
-	case c.Confirmed:
-		s += ", confirmed"
-		switch a := c.Above; {
-		case a == nil:
-		case a.Absent != "":
-			s += "; the check above it " + a.Absent
-		case a.Held:
-			s += fmt.Sprintf("; but %s ops/s (%+.0f%%) held the SLO too after the confirmation: the knee lies higher, or the server sped up during the search", formatNumber(a.Rate), (a.Rate/c.Rate-1)*100)
-		default:
-			s += fmt.Sprintf("; %s ops/s (%+.0f%%) failed after it", formatNumber(a.Rate), (a.Rate/c.Rate-1)*100)
-		}
-	case len(c.Ladder) > 0:
-		s += ", the highest passing rung of the ladder (a sharded search has no confirmation)"
+	case c.LowestFail > 0 && len(und) > 0:
+		s += fmt.Sprintf("; fails at %s; %s–%s is within this target's noise (%s undecided)", formatNumber(c.LowestFail),
+			formatNumber(c.Rate), formatNumber(c.LowestFail), numberList(und))
+	case c.LowestFail > 0:
+		s += fmt.Sprintf("; fails at %s (%+.1f%%)", formatNumber(c.LowestFail), (c.LowestFail/c.Rate-1)*100)
+	case len(und) > 0:
+		s += fmt.Sprintf("; no higher rate failed with confidence (%s undecided)", numberList(und))
+	case c.Limit == "ladder top":
+		s += "; the top of the ladder: no rung failed"
 	default:
-		s += ", not confirmed (" + c.Limit + ")"
+		s += "; no higher rate failed with confidence"
+	}
+	if c.GeneratorLimited != "" {
+		s += "; generator-limited: a lower bound of the server's capacity"
+	}
+	switch {
+	case len(c.Ladder) > 0:
+		s += "; a sharded search's ladder, one trial per rung"
+	case c.Confirmed:
+		s += "; confirmed by a last look"
+	case c.Limit == "slo" || c.Limit == "noise" || c.Limit == "generator":
+		s += "; not confirmed by a last look"
+	default:
+		s += "; not confirmed (" + c.Limit + ")"
 	}
 	return s
+}
+
+// numberList prints rates: "9,900, 10,200".
+func numberList(vs []float64) string {
+	var parts []string
+	for _, v := range vs {
+		parts = append(parts, formatNumber(v))
+	}
+	return strings.Join(parts, ", ")
 }
 
 // trialP99 is a trial's p99 over all operations (response time from the
@@ -300,10 +398,18 @@ func trialVerdict(t *Trial) string {
 		v += " [generator-limited: " + t.GeneratorLimited + "]"
 	}
 	if t.Extended {
-		v += " (extended)"
+		v += " (extended"
+		if t.Extension != "" {
+			v += ": " + t.Extension
+		}
+		v += ")"
 	}
-	if t.Vote != "" {
-		v += " · " + t.Vote
+	switch {
+	case t.Stage == "probe" || t.Stage == "ladder" && t.Decision == "":
+	case t.Decision == "":
+		v += " · the rate: looked at again"
+	default:
+		v += " · the rate " + t.Decision
 	}
 	return v
 }
@@ -351,10 +457,21 @@ func CapacityReport(r *Result) *StudyReport {
 				{X: x0, Y: b, Min: b, Max: b}, {X: x1, Y: b, Min: b, Max: b}}})
 		}
 		if c.Rate > 0 {
-			ch.Series = append(ch.Series, Series{Name: "sustainable " + formatNumber(c.Rate) + " ops/s", Points: []ChartPoint{
+			ch.Series = append(ch.Series, Series{Name: "holds " + formatNumber(c.Rate) + " ops/s", Points: []ChartPoint{
 				{X: c.Rate, Y: lo, Min: lo, Max: lo}, {X: c.Rate, Y: hi, Min: hi, Max: hi}}})
 		}
+		if c.Rate > 0 && c.LowestFail > c.Rate {
+			label := "band " + formatNumber(c.Rate) + "–" + formatNumber(c.LowestFail) + " ops/s"
+			if c.Band != nil && len(c.Band.Undecided) > 0 {
+				label += " (within the noise)"
+			}
+			ch.Shades = append(ch.Shades, Shade{Lo: c.Rate, Hi: c.LowestFail, Label: label})
+		}
 		rep.Charts = append(rep.Charts, ch)
+	}
+	for _, x := range c.Rates {
+		rep.Notes = append(rep.Notes, fmt.Sprintf("%s ops/s %s after %s: %s", formatNumber(x.Rate), x.Decision,
+			plural(x.Trials, "trial", "trials"), x.Evidence))
 	}
 	for _, t := range c.Trials {
 		target := "closed loop"

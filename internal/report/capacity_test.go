@@ -41,24 +41,41 @@ func TestTrialThirds(t *testing.T) {
 }
 
 func TestCapacityLine(t *testing.T) {
-	c := &Capacity{SLO: []string{"p99<5ms"}, Rate: 4200, LowestFail: 4410, Confirmed: true, Limit: "slo"}
-	if got := CapacityLine(c); !strings.Contains(got, "4,200 ops/s at p99<5ms") || !strings.Contains(got, "4,410 ops/s, +5.0%, failed") || !strings.HasSuffix(got, "confirmed") {
-		t.Errorf("line %q", got)
-	}
 	for _, x := range []struct {
-		above *CapacityAbove
-		want  string
+		c    Capacity
+		want string
 	}{
-		{&CapacityAbove{Rate: 4620}, "confirmed; 4,620 ops/s (+10%) failed after it"},
-		{&CapacityAbove{Rate: 4620, Held: true}, "confirmed; but 4,620 ops/s (+10%) held the SLO too after the confirmation"},
-		{&CapacityAbove{Absent: "did not run (max-time)"}, "confirmed; the check above it did not run (max-time)"},
+		{Capacity{SLO: []string{"p99<5ms"}, Confidence: 0.95, Rate: 4200, LowestFail: 4410, Confirmed: true, Limit: "slo"},
+			"holds 4,200 ops/s at p99<5ms (95% confidence); fails at 4,410 (+5.0%); confirmed by a last look"},
+		{Capacity{SLO: []string{"p99<5ms"}, Confidence: 0.95, Rate: 9700, LowestFail: 10700, Limit: "noise",
+			Band: &CapacityBand{Holds: 9700, Fails: 10700, Undecided: []float64{10200}}},
+			"holds 9,700 ops/s at p99<5ms (95% confidence); fails at 10,700; 9,700–10,700 is within this target's noise (10,200 undecided); not confirmed by a last look"},
+		{Capacity{SLO: []string{"p99<5ms"}, Confidence: 0.9, Rate: 3000, Limit: "max-time"},
+			"holds 3,000 ops/s at p99<5ms (90% confidence); no higher rate failed with confidence; not confirmed (max-time)"},
+		{Capacity{SLO: []string{"p99<5ms"}, Confidence: 0.95, Rate: 3000, LowestFail: 3150, Limit: "generator", GeneratorLimited: "at 3150 ops/s: lag"},
+			"generator-limited: a lower bound"},
+		{Capacity{SLO: []string{"p99<5ms"}, Confidence: 0.95, Absent: "no rate down to 1 ops/s held the SLO with 95% confidence"},
+			"no rate held p99<5ms with 95% confidence — no rate down to 1 ops/s held the SLO with 95% confidence"},
 	} {
-		c.Above = x.above
-		if got := CapacityLine(c); !strings.Contains(got, x.want) {
-			t.Errorf("line %q, want %q", got, x.want)
+		if got := CapacityLine(&x.c); !strings.Contains(got, x.want) {
+			t.Errorf("line %q\nwant %q", got, x.want)
 		}
 	}
-	if got := CapacityLine(&Capacity{Absent: "no rate down to 1 ops/s held the SLO"}); got != "sustainable rate: none — no rate down to 1 ops/s held the SLO" {
-		t.Errorf("line %q", got)
+}
+
+// TestCapacityText: the band comes first, then the rates' evidence, then
+// the trials.
+func TestCapacityText(t *testing.T) {
+	r := &Result{Capacity: &Capacity{SLO: []string{"p99<5ms"}, Confidence: 0.95, Rate: 4200, LowestFail: 4410, Limit: "slo",
+		Rates:  []CapacityRate{{Rate: 4200, Trials: 2, Decision: "holds", Evidence: "p99<5ms: 0.2% over"}},
+		Trials: []Trial{{N: 1, Stage: "probe", Verdict: "closed loop: 8000 ops/s"}, {N: 2, Stage: "bracket", Rate: 4200, Look: 1, Verdict: "pass", Decision: "holds"}}}}
+	var b strings.Builder
+	if err := WriteCapacityText(&b, r); err != nil {
+		t.Fatal(err)
+	}
+	out := b.String()
+	if !strings.HasPrefix(out, "holds 4,200 ops/s") || !strings.Contains(out, "2 trials") || !strings.Contains(out, "the rate holds") ||
+		strings.Index(out, "p99<5ms: 0.2% over") > strings.Index(out, "bracket") {
+		t.Errorf("text:\n%s", out)
 	}
 }

@@ -234,6 +234,9 @@ func plural(n int, one, many string) string {
 func linePlot(c Chart) (chartPlot, error) {
 	p, leg := newPlot(c)
 	var notes []string
+	if err := addShades(p, &leg, c); err != nil {
+		return chartPlot{}, err
+	}
 	skipped, plotted := 0, 0
 	xs := map[float64]string{}
 	for i, s := range c.Series {
@@ -306,6 +309,39 @@ func linePlot(c Chart) (chartPlot, error) {
 		p.X.Tick.Marker = ticks
 	}
 	return chartPlot{p: p, leg: leg, notes: notes}, nil
+}
+
+// addShades draws c's shaded ranges of x behind its data, over the y range
+// of its points.
+func addShades(p *plot.Plot, leg *plot.Legend, c Chart) error {
+	if len(c.Shades) == 0 {
+		return nil
+	}
+	ylo, yhi := math.Inf(1), math.Inf(-1)
+	for _, s := range c.Series {
+		for _, pt := range s.Points {
+			if finite(pt.Y) && (!c.YLog || pt.Y > 0) {
+				ylo, yhi = min(ylo, pt.Y), max(yhi, pt.Y)
+			}
+		}
+	}
+	if !finite(ylo) || !finite(yhi) {
+		return nil
+	}
+	for _, sh := range c.Shades {
+		if !finite(sh.Lo) || !finite(sh.Hi) || sh.Hi <= sh.Lo {
+			continue
+		}
+		poly, err := plotter.NewPolygon(plotter.XYs{{X: sh.Lo, Y: ylo}, {X: sh.Hi, Y: ylo}, {X: sh.Hi, Y: yhi}, {X: sh.Lo, Y: yhi}})
+		if err != nil {
+			return fmt.Errorf("shade %q: %w", sh.Label, err)
+		}
+		poly.Color = color.RGBA{R: 120, G: 120, B: 120, A: 60}
+		poly.LineStyle.Width = 0
+		p.Add(poly)
+		leg.Add(legendName(sh.Label), poly)
+	}
+	return nil
 }
 
 // logAxis puts a on a log scale, widening a one-value range so that it stays

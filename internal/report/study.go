@@ -58,6 +58,15 @@ type Chart struct {
 	// Missing says, per target absent from the chart, why (SQLite has no
 	// WAL counter); shown beside the chart.
 	Missing []string
+	// Shades are ranges of x shaded behind a line chart's data (a
+	// capacity band).
+	Shades []Shade
+}
+
+// Shade is a range of x shaded on a line chart, named in its legend.
+type Shade struct {
+	Lo, Hi float64
+	Label  string
 }
 
 // Series is one target (or variant) of a chart.

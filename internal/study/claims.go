@@ -386,12 +386,11 @@ func bounds(r report.Row) (lo, hi float64, basis string, ok bool) {
 	return 0, 0, "", false
 }
 
-// openBounds are bounds(r), up to infinity when r is only a lower bound.
-func openBounds(r report.Row, open bool) (lo, hi float64, basis string, ok bool) {
+// openBounds are bounds(r), reaching up to upper when r's figure is the
+// holding edge of a band (upper +Inf: only a lower bound; 0: a figure).
+func openBounds(r report.Row, upper float64) (lo, hi float64, basis string, ok bool) {
 	lo, hi, basis, ok = bounds(r)
-	if open {
-		hi = math.Inf(1)
-	}
+	hi = max(hi, upper)
 	return lo, hi, basis, ok
 }
 
@@ -524,31 +523,35 @@ func (d *Data) Findings() []report.Finding {
 			out = append(out, fd)
 			continue
 		}
-		// A sustainable rate the client bounded is a lower bound: the
-		// verdict stands only if it holds for any higher rate there.
-		open := make([]bool, len(rows))
+		// A sustainable rate is the holding edge of a band: the server's
+		// capacity may lie anywhere up to the failing edge (beyond it, when
+		// the client bounded the search). The verdict is judged with each
+		// side's figure reaching to its band's upper edge: it stands only if
+		// it holds anywhere in the bands.
+		upper := make([]float64, len(rows))
 		var notes []string
 		for i, s := range sides {
-			if note := d.capacityLowerBound(c.Y, c.resolve(s)); note != "" {
-				open[i], notes = true, append(notes, note)
+			hi, note := d.capacityUpper(c.Y, c.resolve(s))
+			if _, rhi, _, ok := bounds(rows[i]); note != "" && (!ok || hi > rhi) {
+				upper[i], notes = hi, append(notes, note)
 			}
 		}
-		verdict := func(open []bool, fd *report.Finding) {
+		verdict := func(upper []float64, fd *report.Finding) {
 			if len(c.Order) > 0 {
-				d.orderVerdict(c, rows, open, fd)
+				d.orderVerdict(c, rows, upper, fd)
 			} else {
-				d.ratioVerdict(c, rows[0], rows[1], open, fd)
+				d.ratioVerdict(c, rows[0], rows[1], upper, fd)
 			}
 		}
-		verdict(open, &fd)
+		verdict(upper, &fd)
 		if len(notes) > 0 {
 			asMeasured := fd
-			verdict(make([]bool, len(rows)), &asMeasured)
+			verdict(make([]float64, len(rows)), &asMeasured)
 			note := strings.Join(notes, "; ")
 			if fd.Verdict == asMeasured.Verdict {
-				note += ": the verdict holds for any higher rate"
+				note += ": judged on the conservative side of the bands, the verdict holds anywhere in them"
 			} else {
-				note += fmt.Sprintf(": a higher rate could change the verdict (%s as measured)", asMeasured.Verdict)
+				note += fmt.Sprintf(": judged on the conservative side of the bands, a rate within them could change the verdict (%s on the holding edges)", asMeasured.Verdict)
 			}
 			fd.Why = strings.TrimPrefix(fd.Why+"; "+note, "; ")
 		}
@@ -557,33 +560,47 @@ func (d *Data) Findings() []report.Finding {
 	return out
 }
 
-// capacityLowerBound says why a side's sustainable rate (y capacity:ops)
-// is only a lower bound of the server's: in some round the search ended
-// at a rate the client could not drive (generator-limited). "" when none
-// did or y is another metric.
-func (d *Data) capacityLowerBound(y string, s Side) string {
+// capacityUpper is how far up a side's sustainable rate (y capacity:ops)
+// may lie: the highest failing edge of its rounds' bands (+Inf when a
+// round's band has none, or the client bounded it), with a note saying so.
+// 0 and "" when y is another metric or no round has a band above its rate.
+func (d *Data) capacityUpper(y string, s Side) (float64, string) {
 	if y != CapacityMetric+":"+CapacityOp {
-		return ""
+		return 0, ""
 	}
-	n, limited, why := 0, 0, ""
+	n, limited, open, why := 0, 0, 0, ""
+	hi := 0.0
 	for _, run := range d.Manifest.Runs {
 		res := d.Results[run.File]
 		if !run.Capacity || res == nil || res.Capacity == nil || res.Capacity.Rate <= 0 || run.Target != s.Target ||
 			(s.Workload != "" && run.Workload != s.Workload) || !pointMatches(run.Point, s.Point) {
 			continue
 		}
+		c := res.Capacity
 		n++
-		if g := res.Capacity.GeneratorLimited; g != "" {
+		switch {
+		case c.GeneratorLimited != "":
 			limited++
+			hi = math.Inf(1)
 			if why == "" {
-				why = g
+				why = c.GeneratorLimited
 			}
+		case c.LowestFail > c.Rate:
+			hi = max(hi, c.LowestFail)
+		default:
+			open++
+			hi = math.Inf(1)
 		}
 	}
-	if limited == 0 {
-		return ""
+	switch {
+	case n == 0 || hi == 0:
+		return 0, ""
+	case limited > 0:
+		return hi, fmt.Sprintf("%s's rate is a lower bound in %d of %d rounds (the client could not drive more: %s)", s, limited, n, why)
+	case open > 0:
+		return hi, fmt.Sprintf("%s's band has no failing edge in %d of %d rounds: its rate is a lower bound", s, open, n)
 	}
-	return fmt.Sprintf("%s's rate is a lower bound in %d of %d rounds (the client could not drive more: %s)", s, limited, n, why)
+	return hi, fmt.Sprintf("%s's rate is a band up to %s ops/s (its failing edge)", s, plainNumber(hi))
 }
 
 // pointMatches reports whether point pt has every value of want.
@@ -596,9 +613,9 @@ func pointMatches(pt []KV, want map[string]string) bool {
 	return true
 }
 
-// ratioVerdict judges a ratio claim; open marks a side whose figure is only
-// a lower bound (its interval reaches to infinity).
-func (d *Data) ratioVerdict(c *Claim, a, b report.Row, open []bool, fd *report.Finding) {
+// ratioVerdict judges a ratio claim; upper is how far up a side's figure
+// may lie (openBounds).
+func (d *Data) ratioVerdict(c *Claim, a, b report.Row, upper []float64, fd *report.Finding) {
 	rr, _ := parseRatio(c.Ratio)
 	ra, rb := c.resolve(c.A), c.resolve(c.B)
 	if b.Median == 0 {
@@ -607,8 +624,8 @@ func (d *Data) ratioVerdict(c *Claim, a, b report.Row, open []bool, fd *report.F
 	}
 	r := a.Median / b.Median
 	fd.Measured = fmt.Sprintf("%s / %s = %s / %s = %.3g×", ra, rb, figure(a), figure(b), r)
-	alo, ahi, basis, okA := openBounds(a, open[0])
-	blo, bhi, _, okB := openBounds(b, open[1])
+	alo, ahi, basis, okA := openBounds(a, upper[0])
+	blo, bhi, _, okB := openBounds(b, upper[1])
 	if !okA || !okB || blo <= 0 {
 		fd.Verdict = Inconclusive
 		fd.Why = fmt.Sprintf("one round: the medians %s the claim (ratio %s), but one round is no evidence", agree(rr.holds(r)), rr)
@@ -627,9 +644,9 @@ func (d *Data) ratioVerdict(c *Claim, a, b report.Row, open []bool, fd *report.F
 	}
 }
 
-// orderVerdict judges an order claim; open marks a side whose figure is
-// only a lower bound.
-func (d *Data) orderVerdict(c *Claim, rows []report.Row, open []bool, fd *report.Finding) {
+// orderVerdict judges an order claim; upper is how far up a side's figure
+// may lie (openBounds).
+func (d *Data) orderVerdict(c *Claim, rows []report.Row, upper []float64, fd *report.Finding) {
 	var parts []string
 	all, medians, certain, wrong := true, true, true, false
 	basis := ""
@@ -645,8 +662,8 @@ func (d *Data) orderVerdict(c *Claim, rows []report.Row, open []bool, fd *report
 		}
 		p := rows[i-1]
 		medians = medians && p.Median < r.Median
-		plo, phi, _, okP := openBounds(p, open[i-1])
-		rlo, rhi, _, okR := openBounds(r, open[i])
+		plo, phi, _, okP := openBounds(p, upper[i-1])
+		rlo, rhi, _, okR := openBounds(r, upper[i])
 		if !okP || !okR {
 			certain = false
 			continue
