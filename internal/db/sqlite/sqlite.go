@@ -6,6 +6,7 @@ package sqlite
 import (
 	"context"
 	"database/sql"
+	"database/sql/driver"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -14,7 +15,7 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/mattn/go-sqlite3" // registers the "sqlite3" driver
+	_ "github.com/mattn/go-sqlite3" // registers the "sqlite3" driver
 
 	"github.com/docbench/docbench/internal/db"
 	"github.com/docbench/docbench/internal/db/sqldb"
@@ -531,16 +532,16 @@ func (s *session) isReadOnly(text string) (bool, error) {
 	}
 	var ro bool
 	err := s.Conn.Raw(func(dc any) error {
-		c, ok := dc.(*sqlite3.SQLiteConn)
-		if !ok {
-			return fmt.Errorf("sqlite: the driver's connection is a %T", dc)
-		}
-		st, err := c.Prepare(sqldb.Expand(text, s.Table))
+		st, err := dc.(driver.Conn).Prepare(sqldb.Expand(text, s.Table))
 		if err != nil {
 			return err
 		}
 		defer st.Close()
-		ro = st.(*sqlite3.SQLiteStmt).Readonly()
+		r, ok := st.(interface{ Readonly() bool }) // mattn/go-sqlite3's SQLiteStmt
+		if !ok {
+			return fmt.Errorf("the driver's statement (%T) does not say whether it writes", st)
+		}
+		ro = r.Readonly()
 		return nil
 	})
 	if err != nil {
