@@ -96,12 +96,16 @@ func open(ctx context.Context, cfg db.Config) (db.Store, error) {
 		return nil, badTarget(cfg.Target, err)
 	}
 	// Say what is awaited: the driver is silent until it gives up.
+	said := make(chan struct{})
 	waiting := time.AfterFunc(time.Second, func() {
+		defer close(said)
 		cfg.Logf("waiting for %s (gives up after %s; serverSelectionTimeoutMS in the URI sets it)",
 			db.Redact(cfg.Target), *co.ServerSelectionTimeout)
 	})
 	err = s.client.Ping(ctx, nil)
-	waiting.Stop()
+	if !waiting.Stop() {
+		<-said // the line comes before whatever follows open
+	}
 	if err != nil {
 		s.client.Disconnect(context.Background())
 		return nil, badTarget(cfg.Target, err)
