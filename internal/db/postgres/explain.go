@@ -7,6 +7,7 @@ import (
 	"hash/fnv"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 
@@ -22,7 +23,7 @@ var _ db.StatementExplainer = (*session)(nil)
 // is said.
 func (ss *session) ExplainStatement(ctx context.Context, st *db.Statement) (db.Plan, error) {
 	layout := ss.st.v.layout
-	explain := func(stmt string, args ...any) (db.Plan, error) { return ss.explain(ctx, st.Kind, stmt, args), nil }
+	explain := func(stmt string, args ...any) (db.Plan, error) { return ss.explain(ctx, st.Kind, stmt, args) }
 	key := ss.keyArg(st.Key)
 	if b, ok := key.([]byte); ok {
 		key = append([]byte(nil), b...)
@@ -96,7 +97,7 @@ func (ss *session) explainQuery(ctx context.Context, st *db.Statement) (db.Plan,
 	if _, err := ss.conn.Prepare(ctx, name, sql); err != nil {
 		return db.Plan{}, fmt.Errorf("postgres prepare: %w (statement: %s)", err, sql)
 	}
-	return ss.explain(ctx, st.Kind, name, appendQueryArgs(nil, q)), nil
+	return ss.explain(ctx, st.Kind, name, appendQueryArgs(nil, q))
 }
 
 // notExplained is the plan of a statement docbench does not explain.
@@ -120,14 +121,15 @@ func literal(a any) string {
 }
 
 // explain shows the plan of the prepared statement stmt, of kind k, bound
-// to args.
-func (ss *session) explain(ctx context.Context, k db.StatementKind, stmt string, args []any) db.Plan {
+// to args. A plan it cannot get is said in the plan; the error is the
+// session's, left planning without sequential scans.
+func (ss *session) explain(ctx context.Context, k db.StatementKind, stmt string, args []any) (db.Plan, error) {
 	var text string
 	err := ss.conn.QueryRow(ctx, "SELECT statement FROM pg_prepared_statements WHERE name = $1", stmt).Scan(&text)
 	p := db.Plan{Statement: strings.TrimSpace(text)}
 	if err != nil {
 		p.Access = "not explained: " + oneLine(err)
-		return p
+		return p, nil
 	}
 	args = ss.hstoreExplainArgs(stmt, args)
 	lits := make([]string, len(args))
@@ -141,19 +143,21 @@ func (ss *session) explain(ctx context.Context, k db.StatementKind, stmt string,
 	raw, nodes, err := ss.explainJSON(ctx, exec)
 	if err != nil {
 		p.Access = "not explained: " + oneLine(err)
-		return p
+		return p, nil
 	}
 	p.Plan = raw
 	p.Access = access(nodes)
 	if k == db.StmtInsert {
-		return p
+		return p, nil
 	}
 	if seq := seqScans(nodes); len(seq) > 0 && !usesIndex(nodes) {
 		// Could an index serve it at all? Ask with sequential scans off.
 		p.Flag = "no index used: Seq Scan on " + strings.Join(seq, ", ")
 		if _, err := ss.conn.Exec(ctx, "SET enable_seqscan = off"); err == nil {
 			_, forced, err := ss.explainJSON(ctx, exec)
-			_, _ = ss.conn.Exec(ctx, "RESET enable_seqscan")
+			if rerr := ss.resetSeqscan(ctx); rerr != nil {
+				return p, rerr
+			}
 			if err == nil && usesIndex(forced) {
 				p.Flag += " (the planner preferred it; an index can serve it: " + access(forced) + ")"
 			} else if err == nil {
@@ -161,7 +165,19 @@ func (ss *session) explain(ctx context.Context, k db.StatementKind, stmt string,
 			}
 		}
 	}
-	return p
+	return p, nil
+}
+
+// resetSeqscan turns sequential scans back on after explain turned them
+// off, even when ctx has ended meanwhile (a bounded wait of its own): the
+// session's later statements must not be planned without them.
+func (ss *session) resetSeqscan(ctx context.Context) error {
+	rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
+	defer cancel()
+	if _, err := ss.conn.Exec(rctx, "RESET enable_seqscan"); err != nil {
+		return fmt.Errorf("postgres explain: RESET enable_seqscan (the session would plan without sequential scans): %w", err)
+	}
+	return nil
 }
 
 // planNode is the part of an EXPLAIN (FORMAT JSON) node docbench reads.
