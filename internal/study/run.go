@@ -884,8 +884,10 @@ func writeResult(opts Options, rel string, res *report.Result) error {
 }
 
 // dropCaches asks the kernel to drop the page cache before a cold round, or
-// says why it could not.
+// says why it could not. It syncs first: the kernel drops clean pages only,
+// and the pages a load just wrote would otherwise stay cached.
 func dropCaches() string {
+	syncDisks()
 	if err := os.WriteFile("/proc/sys/vm/drop_caches", []byte("3\n"), 0); err != nil {
 		return "cold protocol: OS caches not dropped (" + oneLine(err) + "); managed servers were restarted"
 	}
