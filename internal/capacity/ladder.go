@@ -33,8 +33,8 @@ func Ladder(lo, hi, precision float64) ([]float64, error) {
 // rung on its own windows at the search's confidence (a rung is one look:
 // it cannot be looked at again). The band's failing edge is the first rung
 // that failed with confidence, its holding edge the highest rung below it
-// that held; the rungs between are undecided. A trending rung is rejected
-// (a ladder cannot extend one trial).
+// that held; the rungs between are undecided, and so is a rung that still
+// trended (a ladder cannot look at it again).
 func JudgeLadder(cfg Config, rates []float64, obs []Observation) (Verdict, []Judgement, error) {
 	if err := cfg.Validate(); err != nil {
 		return Verdict{}, nil, err
@@ -49,8 +49,8 @@ func JudgeLadder(cfg Config, rates []float64, obs []Observation) (Verdict, []Jud
 		d := cfg.decide(r, cfg.Confidence, 0)
 		switch {
 		case d != Fails && j.Trending != "":
-			d, j.Unsteady = Fails, true
-			r.Evidence = "not steady (" + j.Trending + ")"
+			d, j.Unsteady = Undecided, true
+			r.Evidence = "not steady (" + j.Trending + "); " + r.Evidence
 		case d == Pending:
 			d = Undecided
 		}

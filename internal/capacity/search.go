@@ -221,7 +221,7 @@ type Judgement struct {
 	// ("p99<5ms: 7.1ms").
 	Why string
 	// Trending says how a trial's figures still moved; Unsteady is set
-	// when that failed the rate.
+	// when that left the rate undecided.
 	Trending string
 	Unsteady bool
 	// GeneratorLimited says why the client set the pace, not the server.
@@ -620,8 +620,10 @@ func (s *Search) Observe(o Observation) Judgement {
 		d = Pending
 		r.Evidence = "still trending (" + j.Trending + "): looked at again, twice as long; " + r.Evidence
 	case d != Fails && j.Trending != "" && extended:
-		d, j.Unsteady = Fails, true
-		r.Evidence = "not steady after a look twice as long (" + j.Trending + ")"
+		// Still moving: whether the rate holds in the steady state is
+		// not what these looks can tell.
+		d, j.Unsteady = Undecided, true
+		r.Evidence = "not steady after a look twice as long (" + j.Trending + "); " + r.Evidence
 	case d == Pending && r.Looks >= s.cfg.MaxLooks+boolInt(r.confirmed):
 		d = Undecided
 	}
