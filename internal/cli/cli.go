@@ -38,7 +38,40 @@ type app struct {
 
 // Execute runs docbench with args and returns the process exit status. It
 // prints errors as one line and never lets a Go stack trace reach the user.
-func Execute(args []string, stdout, stderr io.Writer) (code int) {
+// The first Ctrl-C (or SIGTERM) stops the command gracefully: a phase
+// stops issuing operations, cancels those still in flight after its drain
+// bound and writes its partial result. The second returns at once.
+func Execute(args []string, stdout, stderr io.Writer) int {
+	sigs := make(chan os.Signal, 2)
+	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
+	defer signal.Stop(sigs)
+	return execute(args, stdout, stderr, sigs)
+}
+
+// execute is Execute interrupted by what arrives on sigs.
+func execute(args []string, stdout, stderr io.Writer, sigs <-chan os.Signal) int {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	done := make(chan int, 1)
+	go func() { done <- run(ctx, args, stdout, stderr) }()
+	select {
+	case code := <-done:
+		return code
+	case <-sigs:
+	}
+	cancel()
+	fmt.Fprintln(stderr, "docbench: interrupted: stopping (interrupt again to quit at once)")
+	select {
+	case code := <-done:
+		return code
+	case <-sigs:
+		fmt.Fprintln(stderr, "docbench: interrupted again: quitting without waiting for what is in flight")
+		return exitInterrupted
+	}
+}
+
+// run runs docbench's command line under ctx and returns the exit status.
+func run(ctx context.Context, args []string, stdout, stderr io.Writer) (code int) {
 	defer func() {
 		if p := recover(); p != nil {
 			fmt.Fprintf(stderr, "docbench: internal error: %v (set DOCBENCH_DEBUG=1 for a stack trace)\n", p)
@@ -48,8 +81,6 @@ func Execute(args []string, stdout, stderr io.Writer) (code int) {
 			code = 3
 		}
 	}()
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
 	a := &app{stdout: stdout, stderr: stderr}
 	root := a.rootCommand()
 	args, err := ycsbArgs(args)
@@ -68,6 +99,10 @@ func Execute(args []string, stdout, stderr io.Writer) (code int) {
 	switch {
 	case errors.As(err, &ee):
 	case errors.Is(err, runner.ErrInterrupted):
+	case ctx.Err() != nil:
+		// Cut short by the interrupt (a connection, a statement, a server
+		// starting): the interrupt is the cause.
+		err = fmt.Errorf("%w: %w", runner.ErrInterrupted, err)
 	default:
 		err = usageError(root, err)
 	}
@@ -76,9 +111,9 @@ func Execute(args []string, stdout, stderr io.Writer) (code int) {
 	case errors.As(err, &ee):
 		return ee.Code
 	case errors.Is(err, runner.ErrInterrupted):
-		return 130
+		return exitInterrupted
 	}
-	return 1
+	return exitFailed
 }
 
 // oneLine folds a multi-line message (pgx joins its attempts with newlines)
