@@ -3,6 +3,7 @@ package capacity
 import (
 	"math"
 
+	"github.com/docbench/docbench/internal/measure"
 	"github.com/docbench/docbench/internal/report"
 )
 
@@ -56,34 +57,62 @@ func Windows(cfg Config, series []report.Point) []report.Window {
 		for name, op := range p.Ops {
 			w.Operations += op.Count + op.Errors
 			w.Errors += op.Errors
-			if op.Count == 0 || op.Histogram == "" {
-				continue
-			}
-			h, err := report.DecodeHistogram(op.Histogram)
-			if err != nil {
-				continue
-			}
-			for i, s := range cfg.SLOs {
-				if s.Op != "" && s.Op != name {
-					continue
-				}
-				c := &w.SLO[i]
-				c.N += h.TotalCount()
-				if s.Metric == "mean" {
-					c.Over += h.Mean() / 1e3 * float64(h.TotalCount())
-					continue
-				}
-				bound := int64(s.Value * 1e3)
-				for _, b := range h.Distribution() {
-					if b.Count > 0 && (b.To > bound || s.Cmp != "<=" && b.To == bound) {
-						c.Over += float64(b.Count)
-					}
-				}
+			if op.Count > 0 {
+				tally(cfg, name, op.Histogram, w.SLO)
 			}
 		}
 		out = append(out, w)
 	}
 	return out
+}
+
+// IntervalWindow is Windows of one interval as the runner closes it (its
+// histograms encoded): what a trial measured in its last second.
+func IntervalWindow(cfg Config, names []string, iv *measure.Interval) Window {
+	w := Window{SLO: make([]Tally, len(cfg.SLOs))}
+	ts := make([]report.WindowTally, len(cfg.SLOs))
+	for i, op := range iv.Ops {
+		w.Operations += op.Count + op.Errors
+		w.Errors += op.Errors
+		if op.Count > 0 && i < len(iv.Encoded) && i < len(names) {
+			tally(cfg, names[i], iv.Encoded[i], ts)
+		}
+	}
+	for i, t := range ts {
+		w.SLO[i] = Tally{N: t.N, Over: t.Over}
+	}
+	return w
+}
+
+// tally adds one operation's encoded histogram of a window to each SLO
+// that counts it: its operations, and those at or over the bound (a mean
+// SLO: the sum of their latencies, µs). An undecodable histogram counts
+// nothing.
+func tally(cfg Config, name, encoded string, into []report.WindowTally) {
+	if encoded == "" {
+		return
+	}
+	h, err := report.DecodeHistogram(encoded)
+	if err != nil {
+		return
+	}
+	for i, s := range cfg.SLOs {
+		if s.Op != "" && s.Op != name {
+			continue
+		}
+		c := &into[i]
+		c.N += h.TotalCount()
+		if s.Metric == "mean" {
+			c.Over += h.Mean() / 1e3 * float64(h.TotalCount())
+			continue
+		}
+		bound := int64(s.Value * 1e3)
+		for _, b := range h.Distribution() {
+			if b.Count > 0 && (b.To > bound || s.Cmp != "<=" && b.To == bound) {
+				c.Over += float64(b.Count)
+			}
+		}
+	}
 }
 
 func value(tr report.ThresholdResult) float64 {

@@ -246,9 +246,11 @@ type Criterion struct {
 	Kind     string
 	Estimate Estimate
 	Decision Decision
-	// TooFew says the operations were too few to decide (MinOps needed).
-	TooFew bool
-	MinOps int64
+	// TooFew says the operations (MinOps needed) or the windows
+	// (MinWindows needed; Windows had) were too few to decide.
+	TooFew              bool
+	MinOps              int64
+	Windows, MinWindows int
 }
 
 // Judge judges one open-loop trial at rate against cfg on its own figures
@@ -393,8 +395,9 @@ type rate struct {
 // otherwise, up to MaxLooks, before it is called undecided: within the
 // target's noise. A clear rate is decided on its first look; the looks go
 // to the rates near the knee. The search brackets geometrically from half
-// the closed-loop throughput, bisects the widest gap of the band until it is
-// as narrow as the precision or only undecided rates are left in it, and
+// the closed-loop throughput, bisects the band until it is as narrow as
+// the precision (or, once a rate in it stayed undecided, until the holding
+// edge is within twice the precision of the first undecided rate), and
 // looks once more at the holding edge, on the state the search left.
 type Search struct {
 	cfg     Config
@@ -456,6 +459,27 @@ func (s *Search) Next() (Trial, bool) {
 	}
 	s.pending = &t
 	return t, true
+}
+
+// Enough reports whether the windows the pending trial has measured so far
+// (in time order), pooled with its rate's earlier trials, already fail the
+// rate with confidence: the trial may stop there. A clear failure is
+// decided within seconds; a rate holds only on whole looks.
+func (s *Search) Enough(partial []Window) bool {
+	if s.pending == nil || s.pending.Stage == Probe || s.cur == nil {
+		return false
+	}
+	obs := append(append([]Observation(nil), s.cur.obs...), Observation{Windows: partial})
+	level := s.cfg.lookLevel()
+	for i, slo := range s.cfg.SLOs {
+		if slo.quantile() == 0 && slo.Metric != "mean" {
+			continue // max, min: judged on the whole trial's values
+		}
+		if judgeSLO(slo, windowsOf(obs, i), nil, i, level, 1, s.cfg.MinWindows).Decision == Fails {
+			return true
+		}
+	}
+	return s.cfg.MaxErrorShare >= 0 && judgeErrors(s.cfg.MaxErrorShare, errorWindows(obs), level).Decision == Fails
 }
 
 // lookLength is how long the next look at r runs, and why when longer than
@@ -546,27 +570,17 @@ func (s *Search) nextRate() (Stage, float64, bool) {
 		}
 		return Bracket, high * s.cfg.Growth, true
 	}
-	// Bisect the widest gap wider than the precision: between the holding
-	// edge and the first undecided rate, or the last undecided rate and the
-	// failing edge.
-	gaps := [][2]float64{{lo, hi}}
+	// Bisect the band to the precision. Once a rate in it stayed
+	// undecided, the noise, not the bisection, sets the band's width: only
+	// the gap below the first undecided rate is narrowed further — the
+	// holding edge is the figure a reader takes — and to twice the
+	// precision.
+	gap, want := [2]float64{lo, hi}, s.cfg.Precision
 	if len(und) > 0 {
-		gaps = [][2]float64{{lo, und[0]}, {und[len(und)-1], hi}}
+		gap, want = [2]float64{lo, und[0]}, 2*s.cfg.Precision
 	}
-	// Next to an undecided rate the noise, not the bisection, sets the
-	// band's width: a gap there is narrowed to twice the precision only.
-	want := s.cfg.Precision
-	if len(und) > 0 {
-		want *= 2
-	}
-	best, width := -1, 0.0
-	for i, g := range gaps {
-		if w := g[1]/g[0] - 1; w > want && w > width {
-			best, width = i, w
-		}
-	}
-	if best >= 0 {
-		return Bisect, (gaps[best][0] + gaps[best][1]) / 2, true
+	if gap[1]/gap[0]-1 > want {
+		return Bisect, (gap[0] + gap[1]) / 2, true
 	}
 	if r := s.find(lo); !s.cfg.NoConfirm && !r.confirmed && r.Looks <= s.cfg.MaxLooks {
 		return Confirm, lo, true
@@ -612,19 +626,20 @@ func (s *Search) Observe(o Observation) Judgement {
 	extended := t.Duration > s.cfg.Trial && r.trended
 	r.trended = false
 	d := s.cfg.decide(r, s.cfg.lookLevel(), 0)
+	last := r.Looks >= s.cfg.MaxLooks+boolInt(r.confirmed) // no look left at this rate
 	switch {
-	case d != Fails && j.Trending != "" && !extended && r.Looks < s.cfg.MaxLooks+1:
+	case d != Fails && j.Trending != "" && !extended && !last:
 		// A look that still moves cannot show a steady state: look again,
 		// twice as long.
 		r.trended = true
 		d = Pending
 		r.Evidence = "still trending (" + j.Trending + "): looked at again, twice as long; " + r.Evidence
-	case d != Fails && j.Trending != "" && extended:
+	case d != Fails && j.Trending != "":
 		// Still moving: whether the rate holds in the steady state is
 		// not what these looks can tell.
 		d, j.Unsteady = Undecided, true
-		r.Evidence = "not steady after a look twice as long (" + j.Trending + "); " + r.Evidence
-	case d == Pending && r.Looks >= s.cfg.MaxLooks+boolInt(r.confirmed):
+		r.Evidence = "not steady (" + j.Trending + ") after a look twice as long, or in its last look; " + r.Evidence
+	case d == Pending && last:
 		d = Undecided
 	}
 	switch {
@@ -743,14 +758,18 @@ func judgeSLO(slo SLO, ws [][]Tally, obs []Observation, i int, level, design flo
 	case q > 0:
 		c.Kind, c.Limit = "share", 1-q/100
 		c.Estimate = ShareAtLeast(ws, level, design)
-		c.MinOps = MinOperations(c.Limit, level)
+		c.MinOps, c.Windows, c.MinWindows = MinOperations(c.Limit, level), windows(ws), minWindows
 		switch {
-		case c.Estimate.N < c.MinOps || windows(ws) < minWindows:
+		case c.Estimate.N < c.MinOps:
+			c.TooFew = true
+		case c.Estimate.Lo > c.Limit:
+			// A burst the windows did not hold would only add to the
+			// share: a failure needs no minimum span.
+			c.Decision = Fails
+		case c.Windows < minWindows:
 			c.TooFew = true
 		case c.Estimate.Hi < c.Limit:
 			c.Decision = Holds
-		case c.Estimate.Lo > c.Limit:
-			c.Decision = Fails
 		}
 	case slo.Metric == "mean":
 		c.Kind, c.Limit = "mean", slo.Value
@@ -824,8 +843,11 @@ func (c Criterion) String() string {
 	if c.Decision == Pending {
 		verdict = "undecided"
 	}
-	if c.TooFew {
+	switch {
+	case c.TooFew && e.N < c.MinOps:
 		return fmt.Sprintf("%s: %d operations, too few to decide (%d needed)", c.Name, e.N, c.MinOps)
+	case c.TooFew:
+		return fmt.Sprintf("%s: %d windows, too few to decide (%d needed)", c.Name, c.Windows, c.MinWindows)
 	}
 	switch c.Kind {
 	case "share", "errors":

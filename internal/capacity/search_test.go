@@ -471,3 +471,37 @@ func TestLadder(t *testing.T) {
 		t.Errorf("%d judgements, %d rate verdicts for %d rungs", len(js), len(v.Rates), len(rates))
 	}
 }
+
+// TestSearchEnoughStopsAClearFailure: a look at a rate far over its knee
+// is failed within seconds, before its length; at a rate that holds, a look
+// runs whole.
+func TestSearchEnoughStopsAClearFailure(t *testing.T) {
+	tg := bursty(12, 1000, 20)
+	s, _ := New(Config{SLOs: slos(t, "p99<5ms")})
+	tr, _ := s.Next()
+	s.Observe(tg.look(tr)) // the probe: 1,600 ops/s
+	for tr, ok := s.Next(); ok; tr, ok = s.Next() {
+		o := tg.look(tr)
+		stop := 0
+		for i := range o.Windows {
+			if s.Enough(o.Windows[:i+1]) {
+				stop = i + 1
+				break
+			}
+		}
+		p := tg.trueShare(tr.Rate)
+		switch {
+		case p > 0.2 && (stop == 0 || stop > 5):
+			t.Errorf("trial %d at %.0f ops/s (share %.2g): stopped after %d windows, want within 5", tr.N, tr.Rate, p, stop)
+		case p < 0.005 && stop != 0:
+			t.Errorf("trial %d at %.0f ops/s (share %.2g): stopped after %d windows, want none", tr.N, tr.Rate, p, stop)
+		}
+		if stop > 0 {
+			o.Windows = o.Windows[:stop]
+		}
+		s.Observe(o)
+	}
+	if v := s.Verdict(); v.Rate == 0 || v.Rate > 1000 {
+		t.Errorf("verdict %+v", v)
+	}
+}

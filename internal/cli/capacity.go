@@ -13,6 +13,7 @@ import (
 
 	"github.com/docbench/docbench/internal/capacity"
 	"github.com/docbench/docbench/internal/db"
+	"github.com/docbench/docbench/internal/measure"
 	"github.com/docbench/docbench/internal/probe"
 	"github.com/docbench/docbench/internal/report"
 	"github.com/docbench/docbench/internal/runner"
@@ -269,6 +270,7 @@ func (a *app) capacityOn(ctx context.Context, store db.Store, c *capacitySpec, c
 		if !tp.startAt.IsZero() {
 			tsp.opts.StartAt = tp.startAt
 		}
+		tsp.opts.Enough = tp.enough
 		res, err := a.runPhase(ctx, store, &tsp, &tcfg, wl, docOps)
 		settled = true
 		t := report.Trial{N: tp.n, Stage: string(tp.stage), Rate: tp.rate, Look: tp.look, Extended: tp.extended, Extension: tp.why}
@@ -278,6 +280,11 @@ func (a *app) capacityOn(ctx context.Context, store db.Store, c *capacitySpec, c
 		}
 		t = report.TrialOf(res)
 		t.N, t.Stage, t.Rate, t.Look, t.Extended, t.Extension = tp.n, string(tp.stage), tp.rate, tp.look, tp.extended, tp.why
+		if res.EndedBy == "enough" {
+			// Its rate failed within the look: the schedule ran for as
+			// long as the trial did.
+			t.ScheduledS, t.EndedEarly = t.DurationS, true
+		}
 		t.Windows = capacity.Windows(c.cfg, res.Series)
 		if !inProcess && res.Server != nil && res.Server.CPU != nil && res.Server.CPU.HarnessS.OK() && t.DurationS > 0 {
 			// The CPUs docbench may use: GOMAXPROCS follows a cgroup's
@@ -318,6 +325,8 @@ type trialParams struct {
 	extended bool
 	why      string
 	startAt  time.Time // a shard's slot (zero: now)
+	// enough ends the trial once its rate is decided (runner.Options.Enough).
+	enough func(names []string, iv *measure.Interval) bool
 }
 
 // trialFunc runs one trial.
@@ -343,7 +352,16 @@ func (a *app) capacitySearch(ctx context.Context, c *capacitySpec, capRes *repor
 			s.Stop("max-time")
 			break
 		}
-		t, res, err := one(trialParams{n: tr.N, stage: tr.Stage, rate: tr.Rate, duration: tr.Duration, look: tr.Look, extended: tr.Extended, why: tr.Why})
+		var partial []capacity.Window
+		enough := func(names []string, iv *measure.Interval) bool {
+			partial = append(partial, capacity.IntervalWindow(c.cfg, names, iv))
+			return s.Enough(partial)
+		}
+		if tr.Stage == capacity.Probe {
+			enough = nil
+		}
+		t, res, err := one(trialParams{n: tr.N, stage: tr.Stage, rate: tr.Rate, duration: tr.Duration, look: tr.Look, extended: tr.Extended,
+			why: tr.Why, enough: enough})
 		if res != nil {
 			last = res
 		} else if err != nil && !errors.Is(err, runner.ErrInterrupted) {

@@ -122,11 +122,15 @@ type Trial struct {
 	Rate float64 `json:"target_ops_per_sec"`
 	// Look counts the trials at this rate, this one included; Extended
 	// says it ran longer than --trial, Extension why.
-	Look      int       `json:"look,omitempty"`
-	Extended  bool      `json:"extended,omitempty"`
-	Extension string    `json:"extension,omitempty"`
-	Start     time.Time `json:"start"`
-	DurationS float64   `json:"duration_s"`
+	Look      int    `json:"look,omitempty"`
+	Extended  bool   `json:"extended,omitempty"`
+	Extension string `json:"extension,omitempty"`
+	// EndedEarly says the trial stopped before its length: its rate had
+	// failed with confidence already (its scheduled_s is then as long as
+	// it ran).
+	EndedEarly bool      `json:"ended_early,omitempty"`
+	Start      time.Time `json:"start"`
+	DurationS  float64   `json:"duration_s"`
 	// ScheduledS is the length the trial was asked to run: its schedule
 	// issues Rate × ScheduledS operations when the target keeps up.
 	ScheduledS float64 `json:"scheduled_s,omitempty"`
@@ -283,7 +287,7 @@ func WriteCapacityText(w io.Writer, r *Result) error {
 		fmt.Fprintf(ew, "closed-loop throughput: %s ops/s (the probe; no latency bound)\n", formatNumber(c.ClosedLoop))
 	}
 	if len(c.Rates) > 0 {
-		fmt.Fprintf(ew, "\nrates decided on the pooled windows of their trials (%s one-sided bounds per trial; docs/capacity.md):\n", confidenceText(c))
+		fmt.Fprintf(ew, "\nrates, each decided at %s confidence on the pooled windows of its trials (bounds at the per-look level; docs/capacity.md):\n", confidenceText(c))
 		for _, x := range c.Rates {
 			fmt.Fprintf(ew, "  %14s ops/s  %-9s  %-9s  %s\n", formatNumber(x.Rate), x.Decision, plural(x.Trials, "trial", "trials"), x.Evidence)
 		}
@@ -333,6 +337,9 @@ func CapacityLine(c *Capacity) string {
 	case c.LowestFail > 0 && len(und) > 0:
 		s += fmt.Sprintf("; fails at %s; %s–%s is within this target's noise (%s undecided)", formatNumber(c.LowestFail),
 			formatNumber(c.Rate), formatNumber(c.LowestFail), numberList(und))
+	case c.LowestFail > 0 && c.Limit == "slo" && c.Precision > 0:
+		s += fmt.Sprintf("; fails at %s (%+.1f%%: the band is as narrow as the %s precision asked)", formatNumber(c.LowestFail),
+			(c.LowestFail/c.Rate-1)*100, percent(c.Precision))
 	case c.LowestFail > 0:
 		s += fmt.Sprintf("; fails at %s (%+.1f%%)", formatNumber(c.LowestFail), (c.LowestFail/c.Rate-1)*100)
 	case len(und) > 0:
@@ -396,6 +403,9 @@ func trialVerdict(t *Trial) string {
 	}
 	if t.GeneratorLimited != "" {
 		v += " [generator-limited: " + t.GeneratorLimited + "]"
+	}
+	if t.EndedEarly {
+		v += " (ended early: the rate had failed)"
 	}
 	if t.Extended {
 		v += " (extended"

@@ -417,6 +417,9 @@ func (p *execution) sample(now time.Time, final bool) {
 	}
 	p.last = now
 	p.out.Series = append(p.out.Series, iv)
+	if !final && p.o.Enough != nil && p.o.Enough(p.out.Names, &p.out.Series[len(p.out.Series)-1]) {
+		p.halt("enough")
+	}
 	done, _ := p.counts()
 	p.st.tick(iv, done)
 	if why := p.streak.see(iv); why != "" && p.out.Failure == "" {
@@ -490,8 +493,8 @@ func (p *execution) settleEnd() {
 	switch {
 	case p.interrupted:
 		out.EndedBy = "interrupted"
-	case out.Stopped == "duration":
-		out.EndedBy = "duration"
+	case out.Stopped == "duration" || out.Stopped == "enough":
+		out.EndedBy = out.Stopped
 	case out.Stopped == "failure streak" || out.Stopped == "panic":
 		out.EndedBy = "failure"
 	case out.Stopped == "":

@@ -67,6 +67,12 @@ type Options struct {
 	// series (Interval.Encoded): for shards, whose results are merged
 	// second by second. Off, the series holds fixed-size summaries only.
 	EncodeIntervals bool
+	// Enough, when set, is asked after each whole second of the measured
+	// part, with the operations' names and that second's interval (its
+	// Ops in the names' order; Encoded when EncodeIntervals):
+	// true ends the phase there, complete, as its duration would
+	// (EndedBy "enough") — a capacity trial whose rate failed already.
+	Enough func(names []string, iv *measure.Interval) bool
 	// HdrLog, when set, receives every interval's histograms as they are
 	// taken, in HdrHistogram's interval log format (.hlog), one tag per
 	// operation.
@@ -87,7 +93,8 @@ type Outcome struct {
 	// Stopped says why an incomplete phase ended (signal, duration, …).
 	Stopped string
 	// EndedBy names the limit that ended the phase: "count" (every
-	// operation or record issued), "duration", "interrupted", or
+	// operation or record issued), "duration", "enough" (Options.Enough),
+	// "interrupted", or
 	// "failure" (a failure streak or a panic: see Failure).
 	EndedBy string
 	// Failure says why the phase failed (error share over the limit, a

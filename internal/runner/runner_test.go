@@ -148,6 +148,29 @@ func TestDurationStopsRun(t *testing.T) {
 	}
 }
 
+// TestEnoughEndsTheRunEarly: Options.Enough sees each second's interval,
+// in the names' order with its histograms, and ends the phase, complete,
+// when it has seen enough.
+func TestEnoughEndsTheRunEarly(t *testing.T) {
+	store, wl, gen := setup(t, "null:", map[string]string{"recordcount": "1000", "operationcount": "1000000000"})
+	seen := 0
+	enough := func(names []string, iv *measure.Interval) bool {
+		seen++
+		if len(names) != len(iv.Ops) || len(iv.Encoded) != len(iv.Ops) || iv.Count() == 0 {
+			t.Errorf("interval %d: names %v, %d ops, %d encoded, %d operations", seen, names, len(iv.Ops), len(iv.Encoded), iv.Count())
+		}
+		return seen == 2
+	}
+	out, err := Execute(context.Background(), store, wl, gen, Options{Phase: Run, Threads: 2, Rate: 500, Duration: time.Minute,
+		EncodeIntervals: true, Enough: enough})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !out.Complete || out.EndedBy != "enough" || seen != 2 || out.Elapsed() > 30*time.Second {
+		t.Fatalf("complete=%v ended by %q after %d intervals, %s", out.Complete, out.EndedBy, seen, out.Elapsed())
+	}
+}
+
 func TestCancelWritesPartialOutcome(t *testing.T) {
 	store, wl, gen := setup(t, "null:", map[string]string{"recordcount": "1000", "operationcount": "1000000000"})
 	ctx, cancel := context.WithCancel(context.Background())

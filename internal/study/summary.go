@@ -266,6 +266,12 @@ func (d *Data) Report() *report.StudyReport {
 		if sr.Environment.OS == "" {
 			sr.Environment = res.Environment
 		}
+		if run.Capacity && res.Capacity != nil {
+			// The figure capacity:ops is the band's holding edge: the band
+			// and its caveats, in words, beside it.
+			sr.Notes = appendOnce(sr.Notes, fmt.Sprintf("%s %s at %s round %d: capacity: %s", run.Target, run.Workload,
+				pointID(run.Point), run.Round, report.CapacityLine(res.Capacity)))
+		}
 		for _, n := range res.Notes {
 			if run.Workload != loadWorkload {
 				sr.Notes = appendOnce(sr.Notes, run.Target+": "+n)
