@@ -8,16 +8,18 @@
 #
 # usage: bench/capacity-repeat.sh DOCBENCH_BINARY [SLO='p99<5ms'] [REPEATS=3]
 # env:   TARGETS   names to run, of: sqlite postgres mariadb (default: all three)
-#        RECORDS (10000) THREADS (8) THREADS_SQLITE (2) WORKLOAD (workloada)
+#        RECORDS (20000) THREADS (8) THREADS_SQLITE (2) WORKLOAD (workloadc)
 #        WARMUP (2s) CHECK (10s: the fixed-rate run's length) OUT (default: a temporary
 #        directory, kept) and CAPACITY_FLAGS (more flags of every search, e.g. --trial 5s)
 # The searches run at docbench capacity's defaults (--trial, --precision, --confidence,
-# --max-time) unless CAPACITY_FLAGS says otherwise. SQLite gets fewer threads: its writers
-# take one lock in turn, and extra threads only queue behind it. Needs python3.
+# --max-time) unless CAPACITY_FLAGS says otherwise. The default workload only reads: the
+# searches then measure the same server state, and repeat; an updating one (WORKLOAD=workloada)
+# bloats the table and fills the WAL as the search goes, and its band moves down with it.
+# SQLite gets fewer threads: its writers take one lock in turn. Needs python3.
 # Run it on a quiet machine: on a busy one, the searches mostly measure the neighbours.
 set -euo pipefail
 bin=$(realpath "$1") slo=${2:-p99<5ms} repeats=${3:-3}
-records=${RECORDS:-10000} wl=${WORKLOAD:-workloada} warmup=${WARMUP:-2s} check=${CHECK:-10s}
+records=${RECORDS:-20000} wl=${WORKLOAD:-workloadc} warmup=${WARMUP:-2s} check=${CHECK:-10s}
 declare -A nthreads=([sqlite]=${THREADS_SQLITE:-2} [postgres]=${THREADS:-8} [mariadb]=${THREADS:-8})
 out=${OUT:-$(mktemp -d -t capacity-repeat.XXXXXX)}
 mkdir -p "$out"
@@ -37,7 +39,7 @@ for k in $(seq "$repeats"); do # alternating: target by target within each repet
 	for n in "${names[@]}"; do
 		t=$(target "$n" "$k")
 		props=(-P "$wl" -p recordcount="$records" --threads "${nthreads[$n]}")
-		"$bin" load -t "$t" "${props[@]}" --status 0 >/dev/null
+		"$bin" load -t "$t" "${props[@]}" --status 0 >/dev/null 2>&1
 		start=$(date +%s)
 		"$bin" capacity -t "$t" "${props[@]}" --slo "$slo" --warmup "$warmup" "${extra[@]}" \
 			--out "$out/$n-$k.json" --html "" >"$out/$n-$k.txt" 2>"$out/$n-$k.err" || true

@@ -102,7 +102,7 @@ func (a *app) phaseCommand(phase runner.Phase) *cobra.Command {
 	fl.StringVar(&f.hdrLog, "hdr-log", "", "stream every interval's latency histograms to this HdrHistogram log (.hlog)")
 	if phase == runner.Run {
 		fl.Float64Var(&f.rate, "rate", 0, "target operations/s over all threads: an open loop (overrides target; default 0: as fast as possible)")
-		fl.DurationVar(&f.duration, "duration", 0, "stop after this long, e.g. 30s or 5m (overrides maxexecutiontime; default 0: at operationcount)")
+		fl.DurationVar(&f.duration, "duration", 0, "run this long, e.g. 30s or 5m (overrides maxexecutiontime, and a workload file's operationcount; default 0: at operationcount)")
 		fl.DurationVar(&f.warmup, "warmup", 0, "run this long first, e.g. 10s, and discard its measurements (default 0: none)")
 	}
 	_ = cmd.MarkFlagRequired("target")
@@ -148,6 +148,12 @@ func (a *app) specFromFlags(cmd *cobra.Command, phase runner.Phase, f *phaseFlag
 	}
 	if fl.Changed("duration") {
 		props.Set("maxexecutiontime", strconv.FormatFloat(f.duration.Seconds(), 'f', -1, 64), "--duration")
+		// A duration typed on the command line runs for that long: a
+		// workload file's operationcount (YCSB's files say 1000) does not
+		// cut it short; one given with -p beside it still may.
+		if !overridden(f.props, "operationcount") {
+			props.Set("operationcount", "0", "--duration")
+		}
 	}
 	if err := report.CheckFormat(f.format); err != nil {
 		return nil, &ExitError{Code: 2, Err: err}
@@ -173,6 +179,16 @@ func (a *app) specFromFlags(cmd *cobra.Command, phase runner.Phase, f *phaseFlag
 		opts: runner.Options{Phase: phase, Warmup: f.warmup, Status: f.status, Seed: f.seed, StartAt: sh.startAt,
 			MaxErrorRate: maxErr},
 		shard: sh}, nil
+}
+
+// overridden reports whether -p sets key.
+func overridden(overrides []string, key string) bool {
+	for _, kv := range overrides {
+		if k, _, _ := strings.Cut(kv, "="); strings.TrimSpace(k) == key {
+			return true
+		}
+	}
+	return false
 }
 
 // parseShare reads a share as a percentage ("1%") or a fraction ("0.01").

@@ -218,6 +218,9 @@ func TestEndedBy(t *testing.T) {
 		{[]string{"-p", "operationcount=500", "--duration", "60s"}, "operationcount", "operationcount=500 ended the phase"},
 		{[]string{"-p", "operationcount=1000000000000", "--duration", "300ms"}, "duration", "the duration (300ms) ended the phase"},
 		{[]string{"-p", "operationcount=500"}, "operationcount", ""},
+		// workloada's file says operationcount=1000: --duration alone
+		// runs for the duration.
+		{[]string{"--duration", "1500ms"}, "duration", ""},
 	} {
 		out := filepath.Join(t.TempDir(), "r.json")
 		args := append([]string{"run", "-t", "null:", "-P", "workloada", "--status", "0", "--out", out}, tc.args...)
