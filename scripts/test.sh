@@ -29,7 +29,12 @@ go run honnef.co/go/tools/cmd/staticcheck@v0.8.2 ./...
 # CI=true makes a backend whose server cannot start fail instead of skip.
 export CI=${CI:-true}
 go test -count=1 -timeout 15m ./...
+# The race detector over every package that starts goroutines or drives
+# those that do (capacity does neither: a pure search). cli takes longest,
+# about 220 s, no more than without -race: most of it waits on servers and
+# on the binary, which is built without it.
 go test -count=1 -race -timeout 10m ./internal/runner/ ./internal/measure/ ./internal/workload/ \
-	./internal/db/netio/ ./internal/db/postgres/ ./internal/db/mysql/
+	./internal/db/netio/ ./internal/db/postgres/ ./internal/db/mysql/ ./internal/db/sqlite/ \
+	./internal/db/mongodb/ ./internal/server/ ./internal/study/ ./internal/cli/
 go test -count=1 -run '^$' -bench . -benchtime 1x ./... >/dev/null
 echo "docbench: all tests passed"
