@@ -15,7 +15,7 @@ func TestCapacitySpec(t *testing.T) {
 		t.Fatal(err)
 	}
 	c := f.Capacity
-	if c == nil || c.Workload != "c" || c.Trial.D() != 5*time.Second {
+	if c == nil || c.Workload != "c" || c.Trial.D() != 10*time.Second {
 		t.Fatalf("capacity: %+v", c)
 	}
 	if !f.capacityAt("pg-btree", []KV{{Key: "threads", Value: "16"}}, 0) || f.capacityAt("pg-btree", []KV{{Key: "threads", Value: "1"}}, 0) ||
