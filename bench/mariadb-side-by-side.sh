@@ -14,6 +14,16 @@
 # prepared statement (binary protocol) with a uniform key:
 #   SELECT JSON_REMOVE(data, '$.YCSB_KEY') FROM `DB`.`usertable` WHERE ycsb_key = ?
 # sysbench through a Lua script (below) with one connection per thread.
+#
+# Notes from the runs behind docs/performance.md (MariaDB 10.11 on a 2-vCPU VM shared with the
+# client, 50,000 records, 4 connections, 15 s runs, 3 rounds, one sitting):
+# - mysql.io=auto (the default; with 4 connections on 2 CPUs it blocks): sysbench 63,544 reads/s
+#   at 8.16 µs CPU per read, docbench 68,467 at 8.23 µs: 1.08x the rate at 1.01x the CPU; the
+#   rounds were 1.12x, 1.14x and 1.07x.
+# - mysql.io=blocking: 0.96x sysbench's rate at 1.23x its CPU per read.
+# - mysql.io=poller: 0.78x at 1.61x (50,444 against 64,545 reads/s, 12.14 against 7.56 µs); a
+#   profile has a fifth of its CPU in the network poller's epoll_wait and the futex wake-ups
+#   behind it. Hence MySQL's default auto.
 set -euo pipefail
 bin=$1 host=$2 port=$3 user=$4 pass=$5 rec=${6:-50000} secs=${7:-20} clients=${8:-4} rounds=${9:-3}
 sysbench=${SYSBENCH:-sysbench}

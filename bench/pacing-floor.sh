@@ -5,6 +5,14 @@
 # at the same rate on one worker (its schedule_lag, and user+sys CPU over elapsed time).
 #
 # usage: bench/pacing-floor.sh DOCBENCH_BINARY [SECONDS=10] [ROUNDS=3] [RATES="1000 10000"]
+#
+# Notes from the runs behind docs/performance.md (a 2-vCPU VM): the C loop's p99 was 42–57 µs
+# in one sitting, and 65–215 µs on an afternoon when docbench's was 92–219 µs: the lateness is
+# the machine's wake-up, not the pacer's. docbench's schedule_lag p99 (docbench run -t null:
+# -P workloadc --rate R --threads W --format json), with CPU as a share of one core:
+# 1,000 ops/s, 1 worker 54.6–96.0 µs (3.1–4.0 %); 1,000 ops/s, 4 workers 64.5–84.2 µs
+# (4.7–5.2 %); 10,000 ops/s, 1 worker 10.8–16.5 µs (23.2–24.2 %); 10,000 ops/s, 4 workers
+# 22.0–30.7 µs (21.7–23.1 %); 100,000 ops/s, 4 workers 5.7–8.5 µs (197–199 %).
 set -euo pipefail
 bin=$1 secs=${2:-10} rounds=${3:-3} rates=${4:-"1000 10000"}
 here=$(cd "$(dirname "$0")" && pwd)
