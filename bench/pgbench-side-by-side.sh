@@ -23,7 +23,7 @@
 # - default I/O (poller), 3 rounds of 10 s: pgbench 24,786 · 24,676 · 31,244 reads/s, docbench
 #   21,185 · 30,286 · 28,957; medians 1.17x pgbench's rate; CPU per read 24.05 µs (pgbench) vs
 #   19.92 µs (0.83x). The rounds were 0.85x, 1.23x and 0.93x the pgbench round beside each.
-# - pg.io=blocking, same sitting shape: pgbench 25,306 · 25,111 · 24,796, docbench 24,091 ·
+# - pg.io=blocking, 3 rounds of 10 s: pgbench 25,306 · 25,111 · 24,796, docbench 24,091 ·
 #   22,556 · 24,432; 0.96x (medians), CPU per read 23.77 vs 26.65 µs (1.12x). Both modes met
 #   the bar (>= 0.95x the rate at <= 1.3x the CPU per read); the poller at less CPU but with
 #   rounds that varied more, blocking steadier. A worker blocked in the kernel gives up its P
@@ -37,6 +37,17 @@
 #   vs docbench 16,406 at 27.8 µs; workload C 20,024 at 39.3 µs vs 21,364 at 26.0 µs; load
 #   (1 round) 7,209 records/s at 438.2 µs vs 15,927 at 29.8 µs. YCSB's CPU includes its JVM's
 #   start and JIT.
+#
+# The open-loop and YCSB rows of docs/performance.md, by hand. The open loop, on the table this
+# script loads (database sbs_pgbench), with read.sql holding the statement pgbench gets above
+# (\set k random(0, 49999) and the SELECT):
+#   pgbench -M prepared -R 2000 -c 4 -j 4 -T 10 -l -f read.sql sbs_pgbench
+#   docbench run -t postgres://postgres@127.0.0.1:PORT/sbs_pgbench -P workloadc -p recordcount=50000 \
+#     -p insertorder=ordered -p requestdistribution=uniform -p operationcount=20000 --rate 2000 --threads 4
+# The YCSB rows: YCSB 0.17's core (Maven Central) with a JDBC binding for the table
+# usertable(ycsb_key text primary key, data jsonb), run alternately with
+# docbench load|run -P workloada|workloadc --threads 4 --format ycsb on a second database of
+# the same server, neither with a warm-up.
 set -euo pipefail
 bin=$1 host=$2 port=$3 user=$4 rec=${5:-50000} secs=${6:-20} clients=${7:-4} rounds=${8:-3}
 pgbench=${PGBENCH:-/usr/lib/postgresql/15/bin/pgbench}
