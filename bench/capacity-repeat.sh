@@ -7,6 +7,7 @@
 # whether the bands overlap.
 #
 # usage: bench/capacity-repeat.sh DOCBENCH_BINARY [SLO='p99<5ms'] [REPEATS=3]
+# needs: python3; for mariadb, the local install (apt-get install mariadb-server)
 # env:   TARGETS   names to run, of: sqlite postgres mariadb (default: all three)
 #        RECORDS (20000) THREADS (8) THREADS_SQLITE (2) WORKLOAD (workloadc)
 #        WARMUP (2s) CHECK (10s: the fixed-rate run's length) OUT (default: a temporary
@@ -26,11 +27,32 @@ mkdir -p "$out"
 read -r -a names <<<"${TARGETS:-sqlite postgres mariadb}"
 read -r -a extra <<<"${CAPACITY_FLAGS:-}"
 
+# mariadb:local is a fresh server for each command: the searches need one that keeps its data
+# from the load to the fixed-rate run, started here as docbench starts its own (facts: the local
+# install, no options but the data directory, socket, port and loopback).
+maria_port=""
+start_mariadb() {
+	local d=$out/mariadb
+	mkdir -p "$d"
+	[ -d "$d/data/mysql" ] || mariadb-install-db --no-defaults --datadir="$d/data" --user=root \
+		--auth-root-authentication-method=normal --skip-test-db >"$d/install.log" 2>&1
+	maria_port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+	mariadbd --no-defaults --datadir="$d/data" --socket="$d/mariadbd.sock" --port="$maria_port" --bind-address=127.0.0.1 \
+		--pid-file="$d/mariadbd.pid" --log-error="$d/error.log" --skip-name-resolve --user=root &
+	for _ in $(seq 100); do
+		grep -q "ready for connections" "$d/error.log" 2>/dev/null && break
+		sleep 0.2
+	done
+	mariadb --no-defaults -S "$d/mariadbd.sock" -uroot -e "CREATE DATABASE IF NOT EXISTS docbench"
+	trap 'kill "$(cat "$out/mariadb/mariadbd.pid")" 2>/dev/null || true' EXIT
+}
+case " ${names[*]} " in *" mariadb "*) start_mariadb ;; esac
+
 target() { # $1 name, $2 repetition
 	case $1 in
 	sqlite) echo "sqlite:$out/repeat-$2.sqlite" ;;
 	postgres) echo "postgres:embedded" ;;
-	mariadb) echo "mariadb:local" ;;
+	mariadb) echo "mysql://root@127.0.0.1:$maria_port/docbench" ;;
 	*) echo "unknown target name $1 (want sqlite, postgres or mariadb)" >&2; exit 2 ;;
 	esac
 }
@@ -44,7 +66,7 @@ for k in $(seq "$repeats"); do # alternating: target by target within each repet
 		"$bin" capacity -t "$t" "${props[@]}" --slo "$slo" --warmup "$warmup" "${extra[@]}" \
 			--out "$out/$n-$k.json" --html "" >"$out/$n-$k.txt" 2>"$out/$n-$k.err" || true
 		echo $(($(date +%s) - start)) >"$out/$n-$k.secs"
-		rate=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["capacity"].get("sustainable_ops_per_sec", 0))' "$out/$n-$k.json")
+		rate=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["capacity"].get("sustainable_ops_per_sec", 0))' "$out/$n-$k.json" 2>/dev/null || echo 0)
 		if [ "$rate" != 0 ]; then
 			"$bin" run -t "$t" "${props[@]}" -p operationcount=0 --rate "$rate" --warmup "$warmup" --duration "$check" \
 				--threshold "$slo" --status 0 --out "$out/$n-$k-check.json" >/dev/null 2>&1 || true
@@ -59,7 +81,12 @@ ok = True
 for n in names:
     bands = []
     for k in range(1, repeats + 1):
-        c = json.load(open(os.path.join(d, f"{n}-{k}.json")))["capacity"]
+        try:
+            c = json.load(open(os.path.join(d, f"{n}-{k}.json")))["capacity"]
+        except OSError:
+            print(f"{n} search {k}: no result: FAIL (see {n}-{k}.err)")
+            ok = False
+            continue
         secs = int(open(os.path.join(d, f"{n}-{k}.secs")).read())
         lo, hi = c.get("sustainable_ops_per_sec", 0), c.get("lowest_failing_ops_per_sec", 0)
         und = (c.get("band") or {}).get("undecided_ops_per_sec", [])

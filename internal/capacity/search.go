@@ -396,9 +396,9 @@ type rate struct {
 // target's noise. A clear rate is decided on its first look; the looks go
 // to the rates near the knee. The search brackets geometrically from half
 // the closed-loop throughput, bisects the band until it is as narrow as
-// the precision (or, once a rate in it stayed undecided, until the holding
-// edge is within twice the precision of the first undecided rate), and
-// looks once more at the holding edge, on the state the search left.
+// the precision (or, once a rate in it stayed undecided, until each edge is
+// within twice the precision of the undecided rates), and looks once more
+// at the holding edge, on the state the search left.
 type Search struct {
 	cfg     Config
 	records []Record
@@ -571,16 +571,18 @@ func (s *Search) nextRate() (Stage, float64, bool) {
 		return Bracket, high * s.cfg.Growth, true
 	}
 	// Bisect the band to the precision. Once a rate in it stayed
-	// undecided, the noise, not the bisection, sets the band's width: only
-	// the gap below the first undecided rate is narrowed further — the
-	// holding edge is the figure a reader takes — and to twice the
-	// precision.
-	gap, want := [2]float64{lo, hi}, s.cfg.Precision
+	// undecided, the noise, not the bisection, sets the band's width: the
+	// gaps beside the undecided rates are narrowed to twice the precision,
+	// the one below them (the holding edge: the figure a reader takes)
+	// first.
+	gaps, want := [][2]float64{{lo, hi}}, s.cfg.Precision
 	if len(und) > 0 {
-		gap, want = [2]float64{lo, und[0]}, 2*s.cfg.Precision
+		gaps, want = [][2]float64{{lo, und[0]}, {und[len(und)-1], hi}}, 2*s.cfg.Precision
 	}
-	if gap[1]/gap[0]-1 > want {
-		return Bisect, (gap[0] + gap[1]) / 2, true
+	for _, g := range gaps {
+		if g[1]/g[0]-1 > want {
+			return Bisect, (g[0] + g[1]) / 2, true
+		}
 	}
 	if r := s.find(lo); !s.cfg.NoConfirm && !r.confirmed && r.Looks <= s.cfg.MaxLooks {
 		return Confirm, lo, true

@@ -334,9 +334,12 @@ func CapacityLine(c *Capacity) string {
 		und = c.Band.Undecided
 	}
 	switch {
-	case c.LowestFail > 0 && len(und) > 0:
+	case c.LowestFail > 0 && len(und) > 0 && c.Limit == "noise":
+		// The search narrowed the band as far as the noise let it.
 		s += fmt.Sprintf("; fails at %s; %s–%s is within this target's noise (%s undecided)", formatNumber(c.LowestFail),
 			formatNumber(c.Rate), formatNumber(c.LowestFail), numberList(und))
+	case c.LowestFail > 0 && len(und) > 0:
+		s += fmt.Sprintf("; fails at %s; between them %s undecided", formatNumber(c.LowestFail), numberList(und))
 	case c.LowestFail > 0 && c.Limit == "slo" && c.Precision > 0:
 		s += fmt.Sprintf("; fails at %s (%+.1f%%: the band is as narrow as the %s precision asked)", formatNumber(c.LowestFail),
 			(c.LowestFail/c.Rate-1)*100, percent(c.Precision))
