@@ -17,16 +17,21 @@ import (
 // CompareOptions choose what Compare prints.
 type CompareOptions struct {
 	Metrics []string // only these metrics; all when empty
-	All     bool     // print the unchanged rows too, rather than counting them
+	All     bool     // after the summary, print every series compared
 }
 
-// Compare prints how each series of a new study directory differs from the
-// same series of an old one: the changed rows first, each with its medians
-// (and the range across rounds when there are several), the change in
-// percent and, when both sides have the rounds for it, the Mann–Whitney U
-// test's verdict at α=0.05 (benchstat's). Unchanged rows — not
-// significant, or equal when no test is possible — are counted, not
-// printed, unless o.All. It warns first when the two setups differ.
+// summaryLimit is how many changed series the summary lists at most.
+const summaryLimit = 10
+
+// Compare prints how a new study directory differs from an old one,
+// benchstat's way: first a summary of the series that changed beyond the
+// noise — those whose rounds the Mann–Whitney U test finds different at
+// α=0.05 — largest change first, each with its medians (and the range
+// across rounds), its change in percent and its p-value; when the rounds
+// are too few for the test (one round, or fewer than 4 on each side), it
+// says it cannot tell and ranks nothing. The other series are counted;
+// o.All prints every series after the summary, in the study's order. It
+// warns first when the two setups differ.
 func Compare(w io.Writer, oldDir, newDir string, o CompareOptions) error {
 	old, err := Read(oldDir)
 	if err != nil {
@@ -49,7 +54,7 @@ func writeCompare(w io.Writer, old, cur *Data, o CompareOptions) error {
 	fmt.Fprintf(w, "docbench compare · OLD %s (%s) → NEW %s (%s)\n", oldDir, describeRun(old), newDir, describeRun(cur))
 	report.WriteSetupWarning(w, setupDifferences(old, cur))
 	var rows []compareRow
-	testable := false
+	n1, n2 := 0, 0 // the most rounds of a series on each side
 	for _, r := range cur.Rows {
 		if len(want) > 0 && !want[r.Metric] {
 			continue
@@ -60,74 +65,123 @@ func writeCompare(w io.Writer, old, cur *Data, o CompareOptions) error {
 			continue
 		}
 		cr := compareSeries(k, r.Unit, ov, cur.values[k])
-		testable = testable || cr.testable
+		n1, n2 = max(n1, len(ov)), max(n2, len(cur.values[k]))
 		rows = append(rows, cr)
 	}
 	if len(rows) == 0 {
 		return fmt.Errorf("compare %s %s: the two studies have no series in common (same study, targets and points?)", oldDir, newDir)
 	}
-	switch {
-	case testable:
-		fmt.Fprintln(w, "a row changed when the Mann–Whitney U test finds its rounds differ at α=0.05 (p below)")
-	case old.File.Rounds <= 1 && cur.File.Rounds <= 1:
-		fmt.Fprintln(w, "one run each: no significance test (4 or more rounds on each side make one); a row changed when its value did")
-	default:
-		fmt.Fprintf(w, "%d and %d rounds: too few for a significance test (4 or more on each side make one); a row changed when its values did\n",
-			old.File.Rounds, cur.File.Rounds)
-	}
-	fmt.Fprintln(w)
-	// Changed rows first, the largest changes first; ties keep the
-	// study's order.
-	sort.SliceStable(rows, func(i, j int) bool {
-		if rows[i].changed != rows[j].changed {
-			return rows[i].changed
-		}
-		return math.Abs(rows[i].pct) > math.Abs(rows[j].pct)
-	})
+	var changed []compareRow
+	tested := 0
 	points := false
 	for _, r := range rows {
 		points = points || r.key.point != "default"
-	}
-	folded := 0
-	for _, r := range rows {
-		if !r.changed && !o.All {
-			folded++
+		if r.tested {
+			tested++
+		}
+		if r.changed {
+			changed = append(changed, r)
 		}
 	}
-	if folded == len(rows) {
-		fmt.Fprintf(w, "no series changed (%d compared; --all prints them)\n", len(rows))
+	// The largest changes first; ties keep the study's order.
+	sort.SliceStable(changed, func(i, j int) bool { return changed[i].effect > changed[j].effect })
+
+	fmt.Fprintln(w)
+	switch {
+	case tested == 0:
+		fmt.Fprintf(w, "%s: cannot tell what changed beyond the noise\n", roundsEach(n1, n2))
+		fmt.Fprintln(w, "(the significance test needs 4 or more rounds on each side: rounds: 4 in the study, not --quick)")
+	case len(changed) == 0:
+		fmt.Fprintf(w, "nothing changed beyond the noise (Mann–Whitney U test at α=0.05, %s)\n", roundsEach(n1, n2))
+	default:
+		fmt.Fprintln(w, "changed beyond the noise (Mann–Whitney U test at α=0.05), largest change first:")
+		shown := changed
+		if len(shown) > summaryLimit && !o.All {
+			shown = shown[:summaryLimit]
+		}
+		if err := writeCompareTable(w, shown, points, true); err != nil {
+			return err
+		}
+		if more := len(changed) - len(shown); more > 0 {
+			fmt.Fprintf(w, "and %d more series changed beyond the noise\n", more)
+		}
+	}
+	// The rest, folded: counted, or printed with --all.
+	var rest []string
+	if n := tested - len(changed); n > 0 {
+		rest = append(rest, fmt.Sprintf("%d without a significant change", n))
+	}
+	if n := len(rows) - tested; n > 0 && tested > 0 {
+		rest = append(rest, fmt.Sprintf("%d with too few rounds to test", n))
+	}
+	if !o.All {
+		if len(rest) > 0 {
+			fmt.Fprintf(w, "%d series compared: %s (--all prints every series)\n", len(rows), strings.Join(rest, ", "))
+		} else {
+			fmt.Fprintf(w, "%d series compared (--all prints every series)\n", len(rows))
+		}
 		verdictChanges(w, old, cur)
 		return nil
 	}
+	how := "~: not significant at α=0.05"
+	if tested == 0 {
+		how = "untested: " + roundsEach(n1, n2)
+	}
+	fmt.Fprintf(w, "\nall %d series, in the study's order (%s):\n", len(rows), how)
+	if err := writeCompareTable(w, rows, points, false); err != nil {
+		return err
+	}
+	verdictChanges(w, old, cur)
+	return nil
+}
+
+// roundsEach says how many rounds each side has: "one round each", "6
+// rounds each", "3 and 6 rounds".
+func roundsEach(n1, n2 int) string {
+	switch {
+	case n1 == 1 && n2 == 1:
+		return "one round each"
+	case n1 == n2:
+		return fmt.Sprintf("%d rounds each", n1)
+	default:
+		return fmt.Sprintf("%d and %d rounds", n1, n2)
+	}
+}
+
+// writeCompareTable prints rows under a header; in the summary, the
+// significance has a column of its own ("p=0.002, 6 rounds each"), in the
+// full table it follows the change ("~ +0.4% (p=0.937)").
+func writeCompareTable(w io.Writer, rows []compareRow, points, summary bool) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	head := "target\tworkload\t"
 	if points {
 		head += "point\t"
 	}
-	fmt.Fprintln(tw, head+"op\tmetric\tOLD\tNEW\tchange\t")
+	head += "op\tmetric\tOLD\tNEW\tchange"
+	if summary {
+		head += "\tsignificance"
+	}
+	fmt.Fprintln(tw, head)
 	for _, r := range rows {
-		if !r.changed && !o.All {
-			continue
-		}
 		k := r.key
 		line := k.target + "\t" + k.workload + "\t"
 		if points {
 			line += k.point + "\t"
 		}
-		fmt.Fprintf(tw, "%s%s\t%s\t%s\t%s\t%s\t\n", line, k.op, metricLabel(k.metric, r.unit), r.old, r.new, r.change)
-	}
-	if err := tw.Flush(); err != nil {
-		return err
-	}
-	if folded > 0 {
-		what := "unchanged"
-		if testable {
-			what = "without a significant change"
+		line += k.op + "\t" + metricLabel(k.metric, r.unit) + "\t" + r.old + "\t" + r.new + "\t"
+		switch {
+		case summary:
+			line += r.change + "\t" + fmt.Sprintf("p=%.3f, %s", r.p, roundsEach(r.n1, r.n2))
+		case r.tested && !r.changed:
+			line += fmt.Sprintf("~ %s (p=%.3f)", r.change, r.p)
+		case r.tested:
+			line += fmt.Sprintf("%s (p=%.3f)", r.change, r.p)
+		default:
+			line += r.change
 		}
-		fmt.Fprintf(w, "%d of %d series %s (--all prints them)\n", folded, len(rows), what)
+		fmt.Fprintln(tw, line)
 	}
-	verdictChanges(w, old, cur)
-	return nil
+	return tw.Flush()
 }
 
 // compareRow is one series of both studies, formatted.
@@ -135,9 +189,11 @@ type compareRow struct {
 	key              seriesKey
 	unit             string
 	old, new, change string
-	pct              float64 // the change in percent; 0 when not a number
-	testable         bool    // both sides have the rounds for a test
-	changed          bool
+	effect           float64 // the size of the change: |percent|, +Inf from 0
+	tested           bool    // both sides have the rounds for the U test
+	changed          bool    // tested, and different at α
+	p                float64 // the U test's p-value, when tested
+	n1, n2           int     // the rounds on each side
 }
 
 func compareSeries(k seriesKey, unit string, ov, nv []float64) compareRow {
@@ -146,45 +202,47 @@ func compareSeries(k seriesKey, unit string, ov, nv []float64) compareRow {
 	c := benchmath.AssumeNothing.Compare(s1, s2)
 	m1 := benchmath.AssumeNothing.Summary(s1, confidence).Center
 	m2 := benchmath.AssumeNothing.Summary(s2, confidence).Center
-	r := compareRow{key: k, unit: unit, old: withRange(m1, s1.Values), new: withRange(m2, s2.Values)}
-	r.testable = c.P <= c.Alpha || len(c.Warnings) == 0
+	r := compareRow{key: k, unit: unit, old: withRange(m1, s1.Values), new: withRange(m2, s2.Values),
+		n1: len(ov), n2: len(nv), p: c.P}
 	switch {
 	case m1 == m2:
 		r.change = "0"
 	case m1 == 0:
 		r.change = "from 0"
+		r.effect = math.Inf(1)
 	default:
-		r.pct = (m2/m1 - 1) * 100
-		r.change = fmt.Sprintf("%+.1f%%", r.pct)
+		pct := (m2/m1 - 1) * 100
+		r.effect = math.Abs(pct)
+		r.change = fmt.Sprintf("%+.1f%%", pct)
 	}
-	if r.testable {
-		r.changed = c.P <= c.Alpha
-		if !r.changed {
-			r.change = "~ " + r.change
-		}
-		r.change += fmt.Sprintf(" (p=%.3f)", c.P)
-	} else {
-		r.changed = !equal(s1.Values, s2.Values)
-	}
+	r.tested = canTest(len(ov), len(nv))
+	r.changed = r.tested && c.P <= c.Alpha
 	return r
 }
 
-func equal(a, b []float64) bool {
-	if len(a) != len(b) {
+// canTest says whether the U test can find a difference between n1 and n2
+// rounds at all: whether two samples of those sizes that do not overlap
+// reach α (4 rounds on each side do; 3 do not).
+func canTest(n1, n2 int) bool {
+	if n1 == 0 || n2 == 0 {
 		return false
 	}
+	a, b := make([]float64, n1), make([]float64, n2)
 	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
+		a[i] = float64(i)
 	}
-	return true
+	for i := range b {
+		b[i] = float64(n1 + i)
+	}
+	c := benchmath.AssumeNothing.Compare(benchmath.NewSample(a, &benchmath.DefaultThresholds), benchmath.NewSample(b, &benchmath.DefaultThresholds))
+	return c.P <= c.Alpha
 }
 
 // withRange prints a median and, over several rounds, the range across
-// them (sorted values); a single round has no range to show.
+// them (sorted values); a single round, or equal rounds, have no range to
+// show.
 func withRange(m float64, sorted []float64) string {
-	if len(sorted) < 2 {
+	if len(sorted) < 2 || sorted[0] == sorted[len(sorted)-1] {
 		return plainNumber(m)
 	}
 	return fmt.Sprintf("%s [%s–%s]", plainNumber(m), plainNumber(sorted[0]), plainNumber(sorted[len(sorted)-1]))
