@@ -25,13 +25,15 @@ comparison (durability, key index, secondary indexes, compression, memory,
 clients). With --strict a difference in durability class or key-index class
 makes the command fail.
 
-Given two study directories, compare prints the series that changed from the
-old study to the new one first: medians (with the range across rounds when
-there are several), the change in percent and, with enough rounds on both
-sides, the Mann-Whitney U test's p-value ("~" when the difference is not
-significant). Unchanged series are counted (--all prints them). A warning
-comes first when the two setups differ (targets, server versions, workload
-properties, docbench's version).`,
+Given two study directories, compare opens with what changed beyond the
+noise, benchstat's way: the series whose rounds the Mann-Whitney U test finds
+different at α=0.05, the largest change first (at most 10), each with its
+medians (and the range across rounds), the change in percent, its p-value and
+rounds. The test needs 4 or more rounds on each side; with fewer (one round,
+--quick) compare says it cannot tell and lists nothing. The other series are
+counted; --all prints every series after the summary, in the study's order
+("~" when not significant). A warning comes first when the two setups differ
+(targets, server versions, workload properties, docbench's version).`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if dirs := countDirs(args); dirs > 0 {
@@ -56,7 +58,7 @@ properties, docbench's version).`,
 		},
 	}
 	cmd.Flags().BoolVar(&strict, "strict", false, "fail when the targets' durability class or key-index class differ")
-	cmd.Flags().BoolVar(&all, "all", false, "study directories: print the unchanged series too")
+	cmd.Flags().BoolVar(&all, "all", false, "study directories: after the summary, print every series compared")
 	cmd.Flags().StringSliceVar(&metrics, "metric", nil, "study directories: only these metrics (throughput, p99, wal_bytes_per_update, …)")
 	return cmd
 }

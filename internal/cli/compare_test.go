@@ -1,8 +1,10 @@
 package cli
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -136,5 +138,77 @@ func TestReportOfOneResult(t *testing.T) {
 		if !strings.Contains(string(b), want) {
 			t.Errorf("%s lacks %q", html, want)
 		}
+	}
+}
+
+// compareStudy is a study of one workload on null:, every operation of which
+// takes at least the delay given, in the rounds given.
+const compareStudy = `name: cmp
+title: compare's test study
+cites: none (test)
+reported: nothing
+targets:
+  - {name: null, target: "null:", properties: {null.delay: %s}}
+properties: {recordcount: 100}
+workloads:
+  - {name: read, workload: workloadc}
+rounds: %d
+warmup: 100ms
+duration: 300ms
+`
+
+// TestCompareStudies compares real study directories: two identical
+// one-round studies cannot tell what changed and list nothing; a real
+// difference (every operation 1 ms longer) over 4 rounds each comes first
+// with its significance.
+func TestCompareStudies(t *testing.T) {
+	dir := t.TempDir()
+	study := func(name, delay string, rounds int) string {
+		t.Helper()
+		file := filepath.Join(dir, name+".yaml")
+		if err := os.WriteFile(file, []byte(fmt.Sprintf(compareStudy, delay, rounds)), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		out := filepath.Join(dir, name)
+		if _, stderr, code := docbench(t, "study", file, "--out", out); code != 0 {
+			t.Fatalf("study %s: exit %d\n%s", name, code, stderr)
+		}
+		return out
+	}
+
+	a, b := study("a", "0s", 1), study("b", "0s", 1)
+	out, stderr, code := docbench(t, "compare", a, b)
+	if code != 0 {
+		t.Fatalf("compare: exit %d: %s", code, stderr)
+	}
+	if !strings.Contains(out, "\none round each: cannot tell what changed beyond the noise\n") ||
+		!regexp.MustCompile(`\n\d+ series compared \(--all prints every series\)\n$`).MatchString(out) {
+		t.Errorf("identical one-round studies: want 'cannot tell' and the series counted:\n%s", out)
+	}
+	for _, bad := range []string{"%", "max", "p=", "warning"} {
+		if strings.Contains(out, bad) {
+			t.Errorf("identical one-round studies: the output has %q:\n%s", bad, out)
+		}
+	}
+	all, _, _ := docbench(t, "compare", "--all", a, b)
+	if !strings.HasPrefix(all, out[:strings.LastIndex(strings.TrimSuffix(out, "\n"), "\n")]) ||
+		!strings.Contains(all, "series, in the study's order (untested: one round each):\n") || !strings.Contains(all, "max µs") {
+		t.Errorf("--all: want the summary, then every series:\n%s", all)
+	}
+
+	c, d := study("c", "0s", 4), study("d", "1ms", 4)
+	out, stderr, code = docbench(t, "compare", c, d)
+	if code != 0 {
+		t.Fatalf("compare: exit %d: %s", code, stderr)
+	}
+	const head = "\nchanged beyond the noise (Mann–Whitney U test at α=0.05), largest change first:\n"
+	i := strings.Index(out, head)
+	if i < 0 {
+		t.Fatalf("a real difference over 4 rounds: no summary of changes:\n%s", out)
+	}
+	lines := strings.Split(out[i+len(head):], "\n")
+	if len(lines) < 2 || !strings.HasPrefix(lines[0], "target ") ||
+		!regexp.MustCompile(`^null +read +READ +\S+ µs .* \+\d+(\.\d)?% +p=0\.029, 4 rounds each$`).MatchString(lines[1]) {
+		t.Errorf("want READ's latency first, with its significance:\n%s", out)
 	}
 }

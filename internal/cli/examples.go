@@ -18,7 +18,7 @@ var examples = map[string]string{
   docbench study partial-update --out results/partial -t postgres://bench@db1/bench
   docbench study my-study.yaml --force --out results/mine`,
 	"docbench report":  `  docbench report docbench-results/document-size-20261123-081500`,
-	"docbench compare": "  docbench compare pg.json sqlite.json --strict\n  docbench compare results/before results/after",
+	"docbench compare": "  docbench compare pg.json sqlite.json --strict\n  docbench compare results/before results/after\n  docbench compare results/before results/after --all",
 	"docbench doc": `  docbench doc --key 0
   docbench doc -p document.shape=customer --key 42 --compact
   docbench doc -p document.shape=blog --paths`,
