@@ -1,6 +1,8 @@
 package main
 
 import (
+	"bytes"
+	"fmt"
 	"go/ast"
 	"go/parser"
 	"go/token"
@@ -12,6 +14,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"unicode"
 )
 
 // root is the repository, seen from this package's directory.
@@ -128,6 +131,130 @@ func TestMessagesAreForUsers(t *testing.T) {
 		})
 		if err != nil {
 			t.Fatal(err)
+		}
+	}
+}
+
+// wordBudget keeps the documentation a user reads in one sitting: README,
+// ARCHITECTURE and docs/ together, without docs/reproductions.md (the record
+// of the built-in studies' claims, which grows with them). References a
+// command prints (docbench help, help properties, targets) are not repeated
+// in prose, and lab notes of past runs live in the headers of bench/ scripts.
+const wordBudget = 15000
+
+// budgetExempt is the one document outside the budget.
+const budgetExempt = "docs/reproductions.md"
+
+// TestDocsWordBudget counts words as wc -w does (runs of non-space
+// characters) and fails over the budget with every file's count.
+func TestDocsWordBudget(t *testing.T) {
+	docs, err := filepath.Glob(filepath.Join(root, "docs", "*.md"))
+	if err != nil || len(docs) == 0 {
+		t.Fatalf("no docs/*.md: %v", err)
+	}
+	files := []string{"README.md", "ARCHITECTURE.md"}
+	for _, p := range docs {
+		if rel := "docs/" + filepath.Base(p); rel != budgetExempt {
+			files = append(files, rel)
+		}
+	}
+	total := 0
+	var counts strings.Builder
+	for _, f := range files {
+		b, err := os.ReadFile(filepath.Join(root, f))
+		if err != nil {
+			t.Fatal(err)
+		}
+		n := len(bytes.Fields(b))
+		total += n
+		fmt.Fprintf(&counts, "%7d %s\n", n, f)
+	}
+	fmt.Fprintf(&counts, "%7d total", total)
+	if total > wordBudget {
+		t.Errorf("README.md, ARCHITECTURE.md and docs/*.md (without %s) are %d words, over the budget of %d:\n%s\n"+
+			"say a thing once and link to it, point to the command that prints a reference, and move lab notes to bench/",
+			budgetExempt, total, wordBudget, counts.String())
+	}
+}
+
+var (
+	mdLink    = regexp.MustCompile(`\]\(([^)\s]+)\)`)
+	mdHeading = regexp.MustCompile(`^#{1,6} +(.*?) *#*$`)
+)
+
+// anchors are the heading anchors GitHub gives a Markdown file: lower case,
+// punctuation dropped, spaces as hyphens, repeats numbered.
+func anchors(text string) map[string]bool {
+	out := map[string]bool{}
+	seen := map[string]int{}
+	fenced := false
+	for _, line := range strings.Split(text, "\n") {
+		if strings.HasPrefix(line, "```") {
+			fenced = !fenced
+			continue
+		}
+		m := mdHeading.FindStringSubmatch(line)
+		if fenced || m == nil {
+			continue
+		}
+		var b strings.Builder
+		for _, r := range strings.ToLower(m[1]) {
+			switch {
+			case r == ' ':
+				b.WriteByte('-')
+			case r == '-' || r == '_' || unicode.IsLetter(r) || unicode.IsDigit(r):
+				b.WriteRune(r)
+			}
+		}
+		a := b.String()
+		if n := seen[a]; n > 0 {
+			out[fmt.Sprintf("%s-%d", a, n)] = true
+		} else {
+			out[a] = true
+		}
+		seen[a]++
+	}
+	return out
+}
+
+// TestDocLinks: every relative link of README, ARCHITECTURE and docs/ names
+// a file that exists and, with #anchor, a heading of that file.
+func TestDocLinks(t *testing.T) {
+	docs, _ := filepath.Glob(filepath.Join(root, "docs", "*.md"))
+	files := []string{filepath.Join(root, "README.md"), filepath.Join(root, "ARCHITECTURE.md")}
+	for _, f := range append(files, docs...) {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rel, _ := filepath.Rel(root, f)
+		fenced := false
+		for i, line := range strings.Split(string(b), "\n") {
+			if strings.HasPrefix(line, "```") {
+				fenced = !fenced
+			}
+			if fenced {
+				continue
+			}
+			for _, m := range mdLink.FindAllStringSubmatch(line, -1) {
+				link := m[1]
+				if strings.Contains(link, "://") || strings.HasPrefix(link, "mailto:") {
+					continue
+				}
+				path, anchor, _ := strings.Cut(link, "#")
+				target := f
+				if path != "" {
+					target = filepath.Join(filepath.Dir(f), path)
+				}
+				tb, err := os.ReadFile(target)
+				if err != nil {
+					t.Errorf("%s:%d: link %s: %v", rel, i+1, link, err)
+					continue
+				}
+				if anchor != "" && strings.HasSuffix(target, ".md") && !anchors(string(tb))[anchor] {
+					t.Errorf("%s:%d: link %s: no heading with anchor #%s", rel, i+1, link, anchor)
+				}
+			}
 		}
 	}
 }
