@@ -46,7 +46,7 @@ func JudgeLadder(cfg Config, rates []float64, obs []Observation) (Verdict, []Jud
 	for i, o := range obs {
 		j := Judge(cfg, rates[i], o)
 		r := &rate{RateVerdict: RateVerdict{Rate: rates[i], Looks: 1}, obs: []Observation{o}}
-		d := cfg.decide(r, cfg.Confidence, 0)
+		d := cfg.decide(r, cfg.Confidence)
 		switch {
 		case d != Fails && j.Trending != "":
 			d, j.Unsteady = Undecided, true

@@ -475,7 +475,7 @@ func (s *Search) Enough(partial []Window) bool {
 		if slo.quantile() == 0 && slo.Metric != "mean" {
 			continue // max, min: judged on the whole trial's values
 		}
-		if judgeSLO(slo, windowsOf(obs, i), nil, i, level, 1, s.cfg.MinWindows).Decision == Fails {
+		if judgeSLO(slo, windowsOf(obs, i), nil, i, level, s.cfg.MinWindows).Decision == Fails {
 			return true
 		}
 	}
@@ -627,7 +627,7 @@ func (s *Search) Observe(o Observation) Judgement {
 	}
 	extended := t.Duration > s.cfg.Trial && r.trended
 	r.trended = false
-	d := s.cfg.decide(r, s.cfg.lookLevel(), 0)
+	d := s.cfg.decide(r, s.cfg.lookLevel())
 	last := r.Looks >= s.cfg.MaxLooks+boolInt(r.confirmed) // no look left at this rate
 	switch {
 	case d != Fails && j.Trending != "" && !extended && !last:
@@ -670,11 +670,7 @@ func boolInt(b bool) int {
 // decide judges a rate on the pooled windows of its looks at level,
 // setting its criteria and evidence; Pending when another look may decide
 // it.
-//
-// stall is the longest burst seen so far in the search, in seconds of
-// operations over the bound ((design effect − 1) / rate): a rate whose own
-// windows held no burst is judged as if it could have held one as long.
-func (cfg *Config) decide(r *rate, level, stall float64) Decision {
+func (cfg *Config) decide(r *rate, level float64) Decision {
 	r.Criteria = r.Criteria[:0]
 	var why []string
 	// Not sustained: the schedule fell behind, or a look could not run.
@@ -703,30 +699,13 @@ func (cfg *Config) decide(r *rate, level, stall float64) Decision {
 		}
 	}
 	for i, slo := range cfg.SLOs {
-		see(judgeSLO(slo, windowsOf(r.obs, i), r.obs, i, level, 1+stall*r.Rate, cfg.MinWindows))
+		see(judgeSLO(slo, windowsOf(r.obs, i), r.obs, i, level, cfg.MinWindows))
 	}
 	if cfg.MaxErrorShare >= 0 {
 		see(judgeErrors(cfg.MaxErrorShare, errorWindows(r.obs), level))
 	}
 	r.Evidence = strings.Join(why, "; ")
 	return decided
-}
-
-// stall is the longest burst the search has seen: the largest (design
-// effect − 1) / rate of any SLO at any rate, in seconds.
-func (s *Search) stall() float64 {
-	var out float64
-	for _, r := range s.rates {
-		if r.Rate <= 0 {
-			continue
-		}
-		for _, c := range r.Criteria {
-			if c.Kind == "share" && c.Estimate.Batches >= minBatches {
-				out = max(out, (c.Estimate.Design-1)/r.Rate)
-			}
-		}
-	}
-	return out
 }
 
 // windowsOf are SLO i's tallies, look by look.
@@ -754,12 +733,12 @@ func errorWindows(obs []Observation) [][]Tally {
 }
 
 // judgeSLO decides one SLO on a rate's pooled windows at level.
-func judgeSLO(slo SLO, ws [][]Tally, obs []Observation, i int, level, design float64, minWindows int) Criterion {
+func judgeSLO(slo SLO, ws [][]Tally, obs []Observation, i int, level float64, minWindows int) Criterion {
 	c := Criterion{Name: slo.Text}
 	switch q := slo.quantile(); {
 	case q > 0:
-		c.Kind, c.Limit = "share", 1-q/100
-		c.Estimate = ShareAtLeast(ws, level, design)
+		c.Kind, c.Limit = "share", (100-q)/100
+		c.Estimate = Share(ws, level)
 		c.MinOps, c.Windows, c.MinWindows = MinOperations(c.Limit, level), windows(ws), minWindows
 		switch {
 		case c.Estimate.N < c.MinOps:

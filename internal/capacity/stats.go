@@ -150,12 +150,7 @@ func total(trials [][]Tally) (n int64, over float64) {
 // operations (nothing shows a burst); with fewer than two batches and
 // something over, nothing can be said of the bursts and the bounds are 0
 // and 1.
-func Share(trials [][]Tally, level float64) Estimate { return ShareAtLeast(trials, level, 1) }
-
-// ShareAtLeast is Share with a design effect of at least floor: bursts
-// seen elsewhere (at other rates of the same target) widen an interval
-// whose own windows happened to hold none.
-func ShareAtLeast(trials [][]Tally, level, floor float64) Estimate {
+func Share(trials [][]Tally, level float64) Estimate {
 	n, over := total(trials)
 	e := Estimate{N: n, Over: over, Level: level, Lo: 0, Hi: 1, Design: 1}
 	if n == 0 {
@@ -180,10 +175,6 @@ func ShareAtLeast(trials [][]Tally, level, floor float64) Estimate {
 			t := distuv.StudentsT{Mu: 0, Sigma: 1, Nu: float64(b - 1)}.Quantile(level)
 			neff *= (z / t) * (z / t)
 		}
-	}
-	if floor > e.Design {
-		e.Design = floor
-		neff = min(neff, float64(n)/floor)
 	}
 	e.Lo, e.Hi = clopperPearson(p*neff, neff, level)
 	return e
