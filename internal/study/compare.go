@@ -99,7 +99,7 @@ func writeCompare(w io.Writer, old, cur *Data, o CompareOptions) error {
 		if len(shown) > summaryLimit && !o.All {
 			shown = shown[:summaryLimit]
 		}
-		if err := writeCompareTable(w, shown, points, true); err != nil {
+		if err := writeCompareTable(w, shown, points, true, false); err != nil {
 			return err
 		}
 		if more := len(changed) - len(shown); more > 0 {
@@ -124,11 +124,14 @@ func writeCompare(w io.Writer, old, cur *Data, o CompareOptions) error {
 		return nil
 	}
 	how := "~: not significant at α=0.05"
-	if tested == 0 {
+	switch {
+	case tested == 0:
 		how = "untested: " + roundsEach(n1, n2)
+	case tested < len(rows):
+		how += "; untested: too few rounds"
 	}
 	fmt.Fprintf(w, "\nall %d series, in the study's order (%s):\n", len(rows), how)
-	if err := writeCompareTable(w, rows, points, false); err != nil {
+	if err := writeCompareTable(w, rows, points, false, tested > 0); err != nil {
 		return err
 	}
 	verdictChanges(w, old, cur)
@@ -150,8 +153,9 @@ func roundsEach(n1, n2 int) string {
 
 // writeCompareTable prints rows under a header; in the summary, the
 // significance has a column of its own ("p=0.002, 6 rounds each"), in the
-// full table it follows the change ("~ +0.4% (p=0.937)").
-func writeCompareTable(w io.Writer, rows []compareRow, points, summary bool) error {
+// full table it follows the change ("~ +0.4% (p=0.937)"), and a row the
+// test could not judge says so when others were judged.
+func writeCompareTable(w io.Writer, rows []compareRow, points, summary, markUntested bool) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	head := "target\tworkload\t"
 	if points {
@@ -176,6 +180,8 @@ func writeCompareTable(w io.Writer, rows []compareRow, points, summary bool) err
 			line += fmt.Sprintf("~ %s (p=%.3f)", r.change, r.p)
 		case r.tested:
 			line += fmt.Sprintf("%s (p=%.3f)", r.change, r.p)
+		case markUntested:
+			line += r.change + " (untested)"
 		default:
 			line += r.change
 		}

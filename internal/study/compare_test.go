@@ -139,27 +139,30 @@ func TestCompareTooFewRounds(t *testing.T) {
 
 // TestCompareRounds: with enough rounds the U test decides; the changes
 // beyond the noise come first, the largest first, each with its p-value
-// and rounds; the rest are counted (--all prints them, ~ for not
-// significant).
+// and rounds; a series of one round each (a load's) is not ranked however
+// large its change; the rest are counted (--all prints them, ~ for not
+// significant, "untested" for too few rounds).
 func TestCompareRounds(t *testing.T) {
 	old := compareData("old", "18.6", "2000",
 		series{"ALL", "throughput", "ops/s", []float64{1000, 1010, 990, 1005, 995, 1001}},
 		series{"READ", "p50", "µs", []float64{400, 401, 402, 403, 404, 405}},
 		series{"READ", "p99", "µs", []float64{100, 101, 102, 103, 104, 105}},
 		series{"READ", "max", "µs", []float64{5362, 9000, 357564, 7000, 12000, 6100}},
-		series{"READ", "errors", "ops", make([]float64, 6)})
+		series{"READ", "errors", "ops", make([]float64, 6)},
+		series{"INSERT", "p99", "µs", []float64{50}})
 	cur := compareData("new", "18.6", "2000",
 		series{"ALL", "throughput", "ops/s", []float64{1002, 995, 1008, 992, 1000, 1003}},
 		series{"READ", "p50", "µs", []float64{420, 421, 422, 423, 424, 425}},
 		series{"READ", "p99", "µs", []float64{200, 201, 202, 203, 204, 205}},
 		series{"READ", "max", "µs", []float64{8000, 5400, 6000, 250000, 9100, 7000}},
-		series{"READ", "errors", "ops", make([]float64, 6)})
+		series{"READ", "errors", "ops", make([]float64, 6)},
+		series{"INSERT", "p99", "µs", []float64{900}})
 	out := compareOutput(t, old, cur, CompareOptions{})
 	golden(t, "compare-rounds.txt", out)
 	for _, want := range []string{
 		"\nchanged beyond the noise (Mann–Whitney U test at α=0.05), largest change first:\n",
 		"102.5 [100–105]", "+97.6%  p=0.002, 6 rounds each",
-		"\n5 series compared: 3 without a significant change (--all prints every series)\n",
+		"\n6 series compared: 3 without a significant change, 1 with too few rounds to test (--all prints every series)\n",
 	} {
 		if !strings.Contains(out, want) {
 			t.Errorf("compare output lacks %q:\n%s", want, out)
@@ -168,7 +171,7 @@ func TestCompareRounds(t *testing.T) {
 	if i, j := strings.Index(out, "p99 µs"), strings.Index(out, "p50 µs"); i < 0 || j < i {
 		t.Errorf("want p99 (+97.6%%) first, then p50 (+5%%):\n%s", out)
 	}
-	for _, bad := range []string{"max", "throughput", "errors", "warning"} {
+	for _, bad := range []string{"max", "throughput", "errors", "INSERT", "warning"} {
 		if strings.Contains(out, bad) {
 			t.Errorf("the summary lists %q:\n%s", bad, out)
 		}
@@ -176,7 +179,8 @@ func TestCompareRounds(t *testing.T) {
 
 	all := compareOutput(t, old, cur, CompareOptions{All: true})
 	golden(t, "compare-rounds-all.txt", all)
-	for _, want := range []string{"all 5 series, in the study's order (~: not significant at α=0.05):", "~ +0.0% (p=", "+97.6% (p=0.002)"} {
+	for _, want := range []string{"all 6 series, in the study's order (~: not significant at α=0.05; untested: too few rounds):",
+		"~ +0.0% (p=", "+97.6% (p=0.002)", "+1700.0% (untested)"} {
 		if !strings.Contains(all, want) {
 			t.Errorf("--all output lacks %q:\n%s", want, all)
 		}
