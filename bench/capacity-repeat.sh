@@ -37,10 +37,11 @@ start_mariadb() {
 	[ -d "$d/data/mysql" ] || mariadb-install-db --no-defaults --datadir="$d/data" --user=root \
 		--auth-root-authentication-method=normal --skip-test-db >"$d/install.log" 2>&1
 	maria_port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+	rm -f "$d/error.log"
 	mariadbd --no-defaults --datadir="$d/data" --socket="$d/mariadbd.sock" --port="$maria_port" --bind-address=127.0.0.1 \
 		--pid-file="$d/mariadbd.pid" --log-error="$d/error.log" --skip-name-resolve --user=root &
-	for _ in $(seq 100); do
-		grep -q "ready for connections" "$d/error.log" 2>/dev/null && break
+	for _ in $(seq 150); do
+		mariadb-admin --no-defaults -S "$d/mariadbd.sock" -uroot ping >/dev/null 2>&1 && break
 		sleep 0.2
 	done
 	mariadb --no-defaults -S "$d/mariadbd.sock" -uroot -e "CREATE DATABASE IF NOT EXISTS docbench"
