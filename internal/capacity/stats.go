@@ -151,15 +151,11 @@ func total(trials [][]Tally) (n int64, over float64) {
 // something over, nothing can be said of the bursts and the bounds are 0
 // and 1.
 func Share(trials [][]Tally, level float64) Estimate {
-	n, over := total(trials)
-	e := Estimate{N: n, Over: over, Level: level, Lo: 0, Hi: 1, Design: 1}
-	if n == 0 {
+	e, variance, ok := pooled(trials, level, 1)
+	if !ok {
 		return e
 	}
-	p := over / float64(n)
-	e.Value = p
-	variance, b, size, rho := spread(trials, p, n)
-	e.Batches, e.Batch, e.Lag1 = b, size, rho
+	n, over, p, b := e.N, e.Over, e.Value, e.Batches
 	neff := float64(n)
 	if over > 0 {
 		if math.IsNaN(variance) {
@@ -178,6 +174,21 @@ func Share(trials [][]Tally, level float64) Estimate {
 	}
 	e.Lo, e.Hi = clopperPearson(p*neff, neff, level)
 	return e
+}
+
+// pooled is the pooled estimate of the trials' windows (Over/N), its
+// bounds not yet set (0 and hi), with the batch-means variance of spread
+// (NaN with fewer than two batches); ok is false when they counted no
+// operation.
+func pooled(trials [][]Tally, level, hi float64) (e Estimate, variance float64, ok bool) {
+	n, over := total(trials)
+	e = Estimate{N: n, Over: over, Level: level, Hi: hi, Design: 1}
+	if n == 0 {
+		return e, math.NaN(), false
+	}
+	e.Value = over / float64(n)
+	variance, e.Batches, e.Batch, e.Lag1 = spread(trials, e.Value, n)
+	return e, variance, true
 }
 
 // clopperPearson is the exact binomial interval's one-sided bounds at
@@ -201,18 +212,11 @@ func clopperPearson(x, n, level float64) (lo, hi float64) {
 // Student's t on their degrees of freedom. Fewer than two batches give the
 // bounds 0 and +Inf.
 func Mean(trials [][]Tally, level float64) Estimate {
-	n, sum := total(trials)
-	e := Estimate{N: n, Over: sum, Level: level, Hi: math.Inf(1), Design: 1}
-	if n == 0 {
+	e, variance, ok := pooled(trials, level, math.Inf(1))
+	if !ok || math.IsNaN(variance) {
 		return e
 	}
-	m := sum / float64(n)
-	e.Value = m
-	variance, b, size, rho := spread(trials, m, n)
-	e.Batches, e.Batch, e.Lag1 = b, size, rho
-	if math.IsNaN(variance) {
-		return e
-	}
+	m, b := e.Value, e.Batches
 	t := distuv.StudentsT{Mu: 0, Sigma: 1, Nu: float64(b - 1)}.Quantile(level)
 	se := math.Sqrt(variance)
 	e.Lo, e.Hi = max(0, m-t*se), m+t*se
