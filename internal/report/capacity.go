@@ -142,7 +142,7 @@ type Trial struct {
 	Throughput float64 `json:"throughput_ops_per_sec"`
 	Ops        []Op    `json:"ops"`
 	// Windows are the trial's one-second windows: the evidence its rate
-	// is decided on (set where the trial is judged).
+	// is decided on (a shard's too: the merge adds them second by second).
 	Windows []Window `json:"windows,omitempty"`
 	// Early and Late are the first and last third of the trial's
 	// one-second windows, all operations merged: the steady-state check.
