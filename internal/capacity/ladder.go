@@ -67,7 +67,7 @@ func JudgeLadder(cfg Config, rates []float64, obs []Observation) (Verdict, []Jud
 	top := len(obs)
 	if first >= 0 {
 		top = first
-		v.Fails, v.LowestFail = rates[first], rates[first]
+		v.Fails = rates[first]
 	}
 	for i := range top {
 		if rs[i].Decision == Holds {
@@ -82,12 +82,11 @@ func JudgeLadder(cfg Config, rates []float64, obs []Observation) (Verdict, []Jud
 	for _, r := range rs {
 		v.Rates = append(v.Rates, r.RateVerdict)
 	}
-	v.Rate = v.Holds
 	switch {
 	case len(obs) == 0:
 		v.Limit, v.Absent = "no passing rate", "no trial measured"
 	case v.Holds == 0:
-		v.Limit, v.Absent = "no passing rate", fmt.Sprintf("no rung held the SLO with %s confidence", pctConf(cfg.Confidence))
+		v.Limit, v.Absent = "no passing rate", fmt.Sprintf("no rung held the SLO with %s confidence", pct(cfg.Confidence))
 		if first == 0 {
 			v.Absent = fmt.Sprintf("the lowest rung (%.0f ops/s) failed: %s", rates[0], rs[0].Evidence)
 		}

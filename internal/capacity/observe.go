@@ -175,7 +175,7 @@ func Rates(v *Verdict) []report.CapacityRate {
 
 // Result fills a result's capacity record from a verdict.
 func Result(c *report.Capacity, v *Verdict) {
-	c.ClosedLoop, c.Rate, c.Absent, c.LowestFail = v.ClosedLoop, v.Rate, v.Absent, v.LowestFail
+	c.ClosedLoop, c.Rate, c.Absent, c.LowestFail = v.ClosedLoop, v.Holds, v.Absent, v.Fails
 	c.Confirmed, c.Limit, c.GeneratorLimited = v.Confirmed, v.Limit, v.GeneratorLimited
 	if v.Holds > 0 || v.Fails > 0 || len(v.Undecided) > 0 {
 		c.Band = &report.CapacityBand{Holds: v.Holds, Fails: v.Fails, Undecided: v.Undecided}

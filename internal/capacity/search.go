@@ -344,12 +344,10 @@ type Band struct {
 
 // Verdict is the end of a search.
 type Verdict struct {
+	// Band's holding edge is the sustainable rate: 0 with Absent saying
+	// why.
 	Band
-	// Rate is the sustainable rate, the band's holding edge; 0 with
-	// Absent saying why.
-	Rate       float64
 	Absent     string
-	LowestFail float64 // the band's failing edge (0: none)
 	ClosedLoop float64
 	// Confirmed says the holding edge held again in a last look, on the
 	// data and server state the search left.
@@ -558,7 +556,7 @@ func (s *Search) nextRate() (Stage, float64, bool) {
 		}
 		next := low / s.cfg.Growth
 		if next < s.cfg.MinRate {
-			s.finish("no passing rate", fmt.Sprintf("no rate down to %.3g ops/s held the SLO with %s confidence", low, pctConf(s.cfg.Confidence)))
+			s.finish("no passing rate", fmt.Sprintf("no rate down to %.3g ops/s held the SLO with %s confidence", low, pct(s.cfg.Confidence)))
 			return "", 0, false
 		}
 		return Bracket, next, true
@@ -837,9 +835,9 @@ func (c Criterion) String() string {
 			what = "failed"
 		}
 		return fmt.Sprintf("%s: %s %s of %d (%s–%s at %s) vs %s: %s", c.Name, pct(e.Value), what, e.N, pct(e.Lo), pct(e.Hi),
-			pctConf(e.Level), pct(c.Limit), verdict)
+			pct(e.Level), pct(c.Limit), verdict)
 	case "mean":
-		return fmt.Sprintf("%s: mean %s (%s–%s at %s): %s", c.Name, formatUS(e.Value), formatUS(e.Lo), formatUS(e.Hi), pctConf(e.Level), verdict)
+		return fmt.Sprintf("%s: mean %s (%s–%s at %s): %s", c.Name, formatUS(e.Value), formatUS(e.Lo), formatUS(e.Hi), pct(e.Level), verdict)
 	}
 	return fmt.Sprintf("%s: %s measured: %s", c.Name, formatUS(e.Value), verdict)
 }
@@ -857,11 +855,11 @@ func (s *Search) Stop(limit string) {
 // that found no holding rate has no rate: absent says why.
 func (s *Search) finish(limit, absent string) {
 	lo, hi, und := s.edges()
-	v := &Verdict{Band: Band{Holds: lo, Fails: hi, Undecided: und}, Limit: limit, ClosedLoop: s.closed, LowestFail: hi, Rate: lo}
+	v := &Verdict{Band: Band{Holds: lo, Fails: hi, Undecided: und}, Limit: limit, ClosedLoop: s.closed}
 	if r := s.find(lo); r != nil && r.confirmed && r.Decision == Holds {
 		v.Confirmed = true
 	}
-	if v.Rate == 0 {
+	if v.Holds == 0 {
 		v.Absent = absent
 		if absent == "" {
 			v.Absent = "no rate held the SLO with confidence"
@@ -870,7 +868,7 @@ func (s *Search) finish(limit, absent string) {
 			v.Absent += fmt.Sprintf("; %s within this target's noise", rateList(s.undecided()))
 		}
 	}
-	if r := s.find(hi); r != nil && r.Generator != "" && (v.Rate > 0 || limit == "no passing rate") {
+	if r := s.find(hi); r != nil && r.Generator != "" && (v.Holds > 0 || limit == "no passing rate") {
 		// What failed above the rate was the client, not the server.
 		v.Limit = "generator"
 		v.GeneratorLimited = fmt.Sprintf("at %.0f ops/s: %s", hi, r.Generator)
@@ -951,6 +949,3 @@ func formatUS(v float64) string {
 }
 
 func pct(share float64) string { return fmt.Sprintf("%.3g%%", share*100) }
-
-// pctConf prints a confidence level: "95%", "98.8%".
-func pctConf(level float64) string { return fmt.Sprintf("%.3g%%", level*100) }

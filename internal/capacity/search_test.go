@@ -247,11 +247,11 @@ func TestSearchFlatNoisyCurveHasNoKnee(t *testing.T) {
 		tg.closed = 10000
 		tg.share = func(float64) float64 { return 0.01 }
 		v, _ := drive(t, Config{SLOs: slos(t, "p99<5ms"), MinRate: 100}, tg)
-		if v.Rate > 0 && (v.Fails/v.Holds < 1.25 || len(v.Undecided) == 0) {
+		if v.Holds > 0 && (v.Fails/v.Holds < 1.25 || len(v.Undecided) == 0) {
 			knees++
 			t.Logf("seed %d: band %.0f–%.0f (undecided %v, limit %s): a knee on a flat curve at the bound", seed, v.Holds, v.Fails, v.Undecided, v.Limit)
 		}
-		if v.Rate == 0 && !strings.Contains(v.Absent, "noise") {
+		if v.Holds == 0 && !strings.Contains(v.Absent, "noise") {
 			t.Errorf("seed %d: absent %q, want it to say the rates were within the noise", seed, v.Absent)
 		}
 	}
@@ -262,7 +262,7 @@ func TestSearchFlatNoisyCurveHasNoKnee(t *testing.T) {
 	tg.closed = 10000
 	tg.share = func(float64) float64 { return 0.001 }
 	v, _ := drive(t, Config{SLOs: slos(t, "p99<5ms")}, tg)
-	if v.Rate < 10000/(1+DefaultPrecision) || v.Rate > 10000 || v.Fails <= 10000*0.97 {
+	if v.Holds < 10000/(1+DefaultPrecision) || v.Holds > 10000 || v.Fails <= 10000*0.97 {
 		t.Errorf("flat under the bound: band %.0f–%.0f, want it at the closed loop's 10,000", v.Holds, v.Fails)
 	}
 }
@@ -329,8 +329,8 @@ func TestSearchGeneratorLimited(t *testing.T) {
 	if v.Limit != "generator" || !strings.Contains(v.GeneratorLimited, "schedule lag") || !strings.Contains(v.GeneratorLimited, "cores") {
 		t.Fatalf("verdict %+v, want generator-limited", v)
 	}
-	if v.Rate == 0 || v.Rate > 6000 || v.Rate < 6000/(1+DefaultPrecision) {
-		t.Errorf("rate %.0f: want the highest rate the client could drive, just below 6,000", v.Rate)
+	if v.Holds == 0 || v.Holds > 6000 || v.Holds < 6000/(1+DefaultPrecision) {
+		t.Errorf("rate %.0f: want the highest rate the client could drive, just below 6,000", v.Holds)
 	}
 }
 
@@ -358,7 +358,7 @@ func TestSearchTrendingLookIsExtendedThenUndecided(t *testing.T) {
 			}
 		}
 	}
-	if v := s.Verdict(); v.Rate > 6000 || !extended || !unsteady {
+	if v := s.Verdict(); v.Holds > 6000 || !extended || !unsteady {
 		t.Errorf("verdict %+v, extended %v, unsteady %v: want a trending rate looked at twice as long, then undecided", v, extended, unsteady)
 	}
 }
@@ -381,7 +381,7 @@ func TestSearchErrorsFailRates(t *testing.T) {
 		s.Observe(o)
 	}
 	v := s.Verdict()
-	if v.Rate > 4000 || v.Rate == 0 {
+	if v.Holds > 4000 || v.Holds == 0 {
 		t.Fatalf("verdict %+v: errors over the limit were accepted", v)
 	}
 	found := false
@@ -398,7 +398,7 @@ func TestSearchNoPassingRate(t *testing.T) {
 	tg.closed = 1000
 	tg.share = func(float64) float64 { return 0.2 }
 	v, _ := drive(t, Config{SLOs: slos(t, "p99<5ms"), MinRate: 10}, tg)
-	if v.Rate != 0 || v.Absent == "" || v.Limit != "no passing rate" {
+	if v.Holds != 0 || v.Absent == "" || v.Limit != "no passing rate" {
 		t.Fatalf("verdict %+v, want no rate", v)
 	}
 }
@@ -414,7 +414,7 @@ func TestSearchStopKeepsTheBandSoFar(t *testing.T) {
 	if _, ok := s.Next(); ok {
 		t.Fatal("a stopped search goes on")
 	}
-	if v := s.Verdict(); v.Confirmed || v.Limit != "max-time" || v.Rate == 0 || v.Rate != v.Holds {
+	if v := s.Verdict(); v.Confirmed || v.Limit != "max-time" || v.Holds == 0 {
 		t.Errorf("verdict %+v: want the holding edge so far, unconfirmed", v)
 	}
 }
@@ -470,7 +470,7 @@ func TestLadder(t *testing.T) {
 	if fails == 0 {
 		fails = math.Inf(1)
 	}
-	if v.Rate == 0 || v.Rate > 1800 || fails < 1800 {
+	if v.Holds == 0 || v.Holds > 1800 || fails < 1800 {
 		t.Errorf("ladder verdict %+v: want a band around 1,800", v)
 	}
 	if len(js) != len(rates) || len(v.Rates) != len(rates) {
@@ -507,7 +507,7 @@ func TestSearchEnoughStopsAClearFailure(t *testing.T) {
 		}
 		s.Observe(o)
 	}
-	if v := s.Verdict(); v.Rate == 0 || v.Rate > 1000 {
+	if v := s.Verdict(); v.Holds == 0 || v.Holds > 1000 {
 		t.Errorf("verdict %+v", v)
 	}
 }

@@ -274,13 +274,15 @@ func (a *app) capacityOn(ctx context.Context, store db.Store, c *capacitySpec, c
 		tsp.opts.Enough = tp.enough
 		res, err := a.runPhase(ctx, store, &tsp, &tcfg, wl, docOps)
 		settled = true
-		t := report.Trial{N: tp.n, Stage: string(tp.stage), Rate: tp.rate, Look: tp.look, Extended: tp.extended, Extension: tp.why}
+		var t report.Trial
+		if res != nil {
+			t = report.TrialOf(res)
+		}
+		t.N, t.Stage, t.Rate, t.Look, t.Extended, t.Extension = tp.n, string(tp.stage), tp.rate, tp.look, tp.extended, tp.why
 		if res == nil {
 			t.Error = errText(err)
 			return t, nil, err
 		}
-		t = report.TrialOf(res)
-		t.N, t.Stage, t.Rate, t.Look, t.Extended, t.Extension = tp.n, string(tp.stage), tp.rate, tp.look, tp.extended, tp.why
 		if res.EndedBy == "enough" {
 			// Its rate failed within the look: the schedule ran for as
 			// long as the trial did.

@@ -151,7 +151,7 @@ func (a *app) specFromFlags(cmd *cobra.Command, phase runner.Phase, f *phaseFlag
 		// A duration typed on the command line runs for that long: a
 		// workload file's operationcount (YCSB's files say 1000) does not
 		// cut it short; one given with -p beside it still may.
-		if !overridden(f.props, "operationcount") {
+		if props.Source("operationcount") != "-p" {
 			props.Set("operationcount", "0", "--duration")
 		}
 	}
@@ -179,16 +179,6 @@ func (a *app) specFromFlags(cmd *cobra.Command, phase runner.Phase, f *phaseFlag
 		opts: runner.Options{Phase: phase, Warmup: f.warmup, Status: f.status, Seed: f.seed, StartAt: sh.startAt,
 			MaxErrorRate: maxErr},
 		shard: sh}, nil
-}
-
-// overridden reports whether -p sets key.
-func overridden(overrides []string, key string) bool {
-	for _, kv := range overrides {
-		if k, _, _ := strings.Cut(kv, "="); strings.TrimSpace(k) == key {
-			return true
-		}
-	}
-	return false
 }
 
 // parseShare reads a share as a percentage ("1%") or a fraction ("0.01").

@@ -313,7 +313,7 @@ func confidenceText(c *Capacity) string {
 	if c.Confidence == 0 {
 		return "95%"
 	}
-	return strings.TrimSuffix(fmt.Sprintf("%.3g", c.Confidence*100), ".0") + "%"
+	return percent(c.Confidence)
 }
 
 // CapacityLine states a capacity search's answer in one line, with every
