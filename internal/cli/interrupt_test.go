@@ -48,7 +48,7 @@ func TestInterruptsWhileTheTableIsLocked(t *testing.T) {
 			res := filepath.Join(t.TempDir(), "r.json")
 			var lock func()
 			lockTable := func() {
-				locker := pgConn(t, target)
+				locker := testutil.PostgresConn(t, target)
 				tx, err := locker.Begin(context.Background())
 				if err != nil {
 					t.Fatal(err)
@@ -68,7 +68,7 @@ func TestInterruptsWhileTheTableIsLocked(t *testing.T) {
 				p.await(t, " operations; ") // under way
 			}
 			lock()
-			watcher := pgConn(t, target)
+			watcher := testutil.PostgresConn(t, target)
 			waitLockWaits(t, watcher, c.lockFirst)
 
 			p.cmd.Process.Signal(syscall.SIGINT)
@@ -89,17 +89,6 @@ func TestInterruptsWhileTheTableIsLocked(t *testing.T) {
 			}
 		})
 	}
-}
-
-// pgConn opens a connection of the test's own to a PostgreSQL target.
-func pgConn(t *testing.T, target string) *pgx.Conn {
-	t.Helper()
-	conn, err := pgx.Connect(context.Background(), target)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { conn.Close(context.Background()) })
-	return conn
 }
 
 // waitLockWaits waits, for up to a minute, until a statement of docbench's

@@ -36,7 +36,7 @@ func TestInterruptEndsWithinTheDrainBound(t *testing.T) {
 			store, wl, docOps := setup(t, target, map[string]string{"recordcount": "100", "operationcount": "0",
 				"readproportion": "0.5", "updateproportion": "0.5"})
 			table := pgx.Identifier{"docbench", wl.Config().Table}.Sanitize()
-			watcher := connect(t, target)
+			watcher := testutil.PostgresConn(t, target)
 
 			// The sessions are open (they prepare their statements, which
 			// the lock would hold too) once the warm-up says it starts or
@@ -72,7 +72,7 @@ func TestInterruptEndsWithinTheDrainBound(t *testing.T) {
 				t.Fatal("the phase never began")
 			}
 
-			locker := connect(t, target)
+			locker := testutil.PostgresConn(t, target)
 			tx, err := locker.Begin(context.Background())
 			if err != nil {
 				t.Fatal(err)
@@ -107,17 +107,6 @@ func TestInterruptEndsWithinTheDrainBound(t *testing.T) {
 			waitWaiting(t, watcher, func(n int) bool { return n == 0 }, "no statement waiting on the lock")
 		})
 	}
-}
-
-// connect opens a connection of the test's own to a PostgreSQL target.
-func connect(t *testing.T, target string) *pgx.Conn {
-	t.Helper()
-	conn, err := pgx.Connect(context.Background(), target)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { conn.Close(context.Background()) })
-	return conn
 }
 
 // waitWaiting polls, for up to a minute, until ok holds of the number of
@@ -156,8 +145,8 @@ func (w *onSay) Write(p []byte) (int, error) {
 func TestInterruptWhileSessionsOpen(t *testing.T) {
 	target := testutil.FreshDatabase(t, testutil.Postgres(t, "embedded"))
 	store, wl, docOps := setup(t, target, map[string]string{"recordcount": "100", "operationcount": "0"})
-	watcher := connect(t, target)
-	locker := connect(t, target)
+	watcher := testutil.PostgresConn(t, target)
+	locker := testutil.PostgresConn(t, target)
 	tx, err := locker.Begin(context.Background())
 	if err != nil {
 		t.Fatal(err)

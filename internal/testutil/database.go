@@ -72,3 +72,15 @@ func adminExec(serverURL, sql string) error {
 	_, err = conn.Exec(ctx, sql)
 	return err
 }
+
+// PostgresConn opens a connection of the test's own to the PostgreSQL at
+// url (to hold a lock, watch pg_stat_activity), closed when the test ends.
+func PostgresConn(t testing.TB, url string) *pgx.Conn {
+	t.Helper()
+	conn, err := pgx.Connect(context.Background(), url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { conn.Close(context.Background()) })
+	return conn
+}
