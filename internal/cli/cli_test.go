@@ -460,7 +460,7 @@ func TestStudyEndToEnd(t *testing.T) {
 		t.Fatalf("%d loads for one target, want 2 data sets × 2 rounds: %v", len(loads), loads)
 	}
 	csvb, _ := os.ReadFile(filepath.Join(out, "results.csv"))
-	if !strings.HasPrefix(string(csvb), "study,target,workload,threads,fieldlength,op,metric,unit,median,min,max,ci_low,ci_high,rounds,quick\n") {
+	if !strings.HasPrefix(string(csvb), "study,target,workload,threads,fieldlength,op,metric,unit,median,min,max,ci_low,ci_high,rounds,quick,caveat\n") {
 		t.Fatalf("results.csv header: %s", strings.SplitN(string(csvb), "\n", 2)[0])
 	}
 	if !strings.Contains(string(csvb), "tiny,sqlite,read,2,500,READ,p99,µs,") {

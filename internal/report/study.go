@@ -100,6 +100,10 @@ type Row struct {
 	CILo     float64
 	CIHi     float64
 	N        int // rounds
+	// Caveat says in words what the figure rests on when a number alone
+	// would mislead: a sustainable rate's band, confidence and
+	// confirmation, round by round.
+	Caveat string
 }
 
 // KV is one swept property and its value.

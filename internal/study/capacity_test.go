@@ -1,7 +1,10 @@
 package study
 
 import (
+	"encoding/json"
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -83,5 +86,44 @@ func TestCapacityLowerBound(t *testing.T) {
 		if fd.Verdict != tc.verdict || !strings.HasSuffix(fd.Why, tc.why) || tc.why == "" && fd.Why != "" || !strings.Contains(fd.Measured, tc.measured) {
 			t.Errorf("limited %q: %s, why %q, measured %q; want %s, why ending %q, %q", tc.limited, fd.Verdict, fd.Why, fd.Measured, tc.verdict, tc.why, tc.measured)
 		}
+	}
+}
+
+// TestCapacityCaveatInResults: a sustainable rate's row of results.csv
+// carries its band, confidence and confirmation in words, round by round.
+func TestCapacityCaveatInResults(t *testing.T) {
+	dir := t.TempDir()
+	yaml := "name: cap\ntargets: [{name: s, target: \"sqlite:x.db\"}]\nworkloads: [{name: w, workload: workloadc}]\n" +
+		"capacity: {slo: \"p99<5ms\"}\n"
+	if err := os.WriteFile(filepath.Join(dir, "study.yaml"), []byte(yaml), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	res := &report.Result{Schema: report.Schema, Phase: "capacity", Complete: true, Capacity: &report.Capacity{SLO: []string{"p99<5ms"},
+		Confidence: 0.95, Rate: 9700, LowestFail: 10700, Limit: "noise", Band: &report.CapacityBand{Holds: 9700, Fails: 10700, Undecided: []float64{10200}}}}
+	b, err := report.Marshal(res)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(filepath.Join(dir, "results"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "results", "cap.json"), b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	m := Manifest{Study: "cap", Rounds: 1, Runs: []Run{{Target: "s", Workload: "w", Round: 1, File: "results/cap.json", Capacity: true}}}
+	mb, _ := json.Marshal(m)
+	if err := os.WriteFile(filepath.Join(dir, "runs.json"), mb, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := WriteOutputs(dir); err != nil {
+		t.Fatal(err)
+	}
+	csvb, err := os.ReadFile(filepath.Join(dir, "results.csv"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "round 1: holds 9,700 ops/s at p99<5ms (95% confidence); fails at 10,700; 9,700–10,700 is within this target's noise (10,200 undecided); not confirmed by a last look"
+	if !strings.HasSuffix(strings.SplitN(string(csvb), "\n", 2)[0], ",quick,caveat") || !strings.Contains(string(csvb), want) {
+		t.Errorf("results.csv:\n%s\nwant the caveat %q", csvb, want)
 	}
 }

@@ -104,6 +104,7 @@ func Read(dir string) (*Data, error) {
 	values := map[seriesKey][]float64{}
 	d.values = values
 	units := map[string]string{}
+	caveats := map[seriesKey][]string{}
 	var order []seriesKey
 	for _, run := range m.Runs {
 		if run.File == "" {
@@ -129,6 +130,10 @@ func Read(dir string) (*Data, error) {
 		}
 		if run.Capacity {
 			capacityRow(res, add)
+			if res.Capacity != nil && res.Capacity.Rate > 0 {
+				k := seriesKey{run.Target, run.Workload, pid, CapacityOp, CapacityMetric}
+				caveats[k] = append(caveats[k], fmt.Sprintf("round %d: %s", run.Round, report.CapacityLine(res.Capacity)))
+			}
 			continue
 		}
 		add("ALL", "throughput", "ops/s", res.Throughput)
@@ -150,7 +155,7 @@ func Read(dir string) (*Data, error) {
 		vs := append([]float64(nil), values[k]...)
 		s := benchmath.AssumeNothing.Summary(benchmath.NewSample(vs, &benchmath.DefaultThresholds), confidence)
 		row := report.Row{Target: k.target, Workload: k.workload, Point: d.points[k.point], Op: k.op, Metric: k.metric,
-			Unit: units[k.metric], Median: s.Center, Min: vs[0], Max: vs[len(vs)-1], N: len(vs)}
+			Unit: units[k.metric], Median: s.Center, Min: vs[0], Max: vs[len(vs)-1], N: len(vs), Caveat: strings.Join(caveats[k], " | ")}
 		if !math.IsInf(s.Lo, 0) && !math.IsInf(s.Hi, 0) {
 			row.CILo, row.CIHi = s.Lo, s.Hi
 		}
@@ -504,7 +509,8 @@ func (d *Data) writeCSV(w *bytes.Buffer) error {
 	cw := csv.NewWriter(w)
 	header := append([]string{"study", "target", "workload"}, d.sweepKeys()...)
 	// quick: the row is of a --quick run, a smoke test not to quote.
-	header = append(header, "op", "metric", "unit", "median", "min", "max", "ci_low", "ci_high", "rounds", "quick")
+	// caveat: what the figure rests on, in words (a sustainable rate's band).
+	header = append(header, "op", "metric", "unit", "median", "min", "max", "ci_low", "ci_high", "rounds", "quick", "caveat")
 	cw.Write(header)
 	num := func(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) }
 	for _, r := range d.Rows {
@@ -523,7 +529,7 @@ func (d *Data) writeCSV(w *bytes.Buffer) error {
 			ci = []string{num(r.CILo), num(r.CIHi)}
 		}
 		rec = append(rec, r.Op, r.Metric, r.Unit, num(r.Median), num(r.Min), num(r.Max), ci[0], ci[1], strconv.Itoa(r.N),
-			strconv.FormatBool(d.Manifest.Quick))
+			strconv.FormatBool(d.Manifest.Quick), r.Caveat)
 		cw.Write(rec)
 	}
 	cw.Flush()
