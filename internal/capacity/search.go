@@ -569,13 +569,18 @@ func (s *Search) nextRate() (Stage, float64, bool) {
 		return Bracket, high * s.cfg.Growth, true
 	}
 	// Bisect the band to the precision. Once a rate in it stayed
-	// undecided, the noise, not the bisection, sets the band's width: the
-	// gaps beside the undecided rates are narrowed to twice the precision,
-	// the one below them (the holding edge: the figure a reader takes)
-	// first.
+	// undecided, the noise, not the bisection, sets the band's width: only
+	// the gap below the undecided rates (the holding edge: the figure a
+	// reader takes) is narrowed, to twice the precision.
 	gaps, want := [][2]float64{{lo, hi}}, s.cfg.Precision
 	if len(und) > 0 {
-		gaps, want = [][2]float64{{lo, und[0]}, {und[len(und)-1], hi}}, 2*s.cfg.Precision
+		gaps, want = [][2]float64{{lo, und[0]}}, 2*s.cfg.Precision
+	}
+	// A holding edge near the failing one is confirmed before the gap above
+	// it is narrowed: when it does not hold again, that narrowing was
+	// spent on a band that moves down.
+	if r := s.find(lo); !s.cfg.NoConfirm && !r.confirmed && r.Looks <= s.cfg.MaxLooks && hi/lo-1 <= 4*s.cfg.Precision {
+		return Confirm, lo, true
 	}
 	for _, g := range gaps {
 		if g[1]/g[0]-1 > want {
@@ -626,7 +631,10 @@ func (s *Search) Observe(o Observation) Judgement {
 	extended := t.Duration > s.cfg.Trial && r.trended
 	r.trended = false
 	d := s.cfg.decide(r, s.cfg.lookLevel())
-	last := r.Looks >= s.cfg.MaxLooks+boolInt(r.confirmed) // no look left at this rate
+	// No look left at this rate: its looks are spent, or this was the
+	// confirmation, which looks once — a rate that held and then does not
+	// hold again is within the noise.
+	last := r.Looks >= s.cfg.MaxLooks+boolInt(r.confirmed) || t.Stage == Confirm
 	switch {
 	case d != Fails && j.Trending != "" && !extended && !last:
 		// A look that still moves cannot show a steady state: look again,
