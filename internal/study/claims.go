@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"go.yaml.in/yaml/v3"
+	"golang.org/x/perf/benchmath"
 
 	"github.com/docbench/docbench/internal/report"
 )
@@ -48,6 +49,52 @@ type Claim struct {
 	B        Side   `yaml:"b"`
 	Ratio    string `yaml:"ratio"` // A/B compared: ">= 10", "<= 0.6"
 	Order    []Side `yaml:"order"` // ascending: each side's figure below the next one's
+	// Effect is the smallest effect an order or a one-sided ratio needs,
+	// from the source's figure ("30%"); defaultEffect when not given.
+	Effect string `yaml:"effect"`
+	// Control is a series without the claim's effect whose figure lies
+	// above the study's floor: with it, sides at the floor are judged.
+	Control *Side `yaml:"control"`
+}
+
+// Floor is the client's own floor under a study's latencies: the round
+// trip of its cheapest read, or a control run. A latency round below it
+// is void; a latency claim whose sides all sit on it is not measurable.
+type Floor struct {
+	Says     string            `yaml:"says"`
+	Y        string            `yaml:"y"`
+	Target   string            `yaml:"target"`
+	Workload string            `yaml:"workload"`
+	Point    map[string]string `yaml:"point"`
+}
+
+func (fl *Floor) side() Side { return Side{Target: fl.Target, Workload: fl.Workload, Point: fl.Point} }
+
+// defaultEffect is the minimum effect of a claim whose source gives none.
+const defaultEffect = 0.05
+
+// defaultMaxRounds bounds the rounds a claim may ask for when the study
+// states no max_rounds.
+const defaultMaxRounds = 20
+
+// latencyMetrics are the metrics a floor bounds from below.
+var latencyMetrics = []string{"p50", "p95", "p99", "p999", "mean", "max"}
+
+// parseEffect reads "30%" (or "30 %") as 0.3.
+func parseEffect(s string) (float64, bool) {
+	v, err := strconv.ParseFloat(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(s), "%")), 64)
+	if err != nil || !strings.HasSuffix(strings.TrimSpace(s), "%") || v <= 0 || v >= 10000 {
+		return 0, false
+	}
+	return v / 100, true
+}
+
+// minEffect is the claim's minimum effect as a fraction.
+func (c *Claim) minEffect() float64 {
+	if v, ok := parseEffect(c.Effect); ok {
+		return v
+	}
+	return defaultEffect
 }
 
 // Side picks one series of a study: a target, a workload and the swept
@@ -240,6 +287,14 @@ func (f *File) validateClaims(root *yaml.Node, fail func(int, string, ...any)) {
 				fail(line, "%s (%q): %s", what, c.Says, msg)
 			}
 		}
+		if c.Effect != "" {
+			if _, ok := parseEffect(c.Effect); !ok {
+				fail(line, "%s: effect: %q: want a percentage, e.g. \"30%%\" (the source's effect)", what, c.Effect)
+			}
+		}
+		if c.Control != nil {
+			checkSide(line, what+": control", *c.Control, c)
+		}
 		switch {
 		case len(c.Order) > 0 && c.Ratio != "":
 			fail(line, "%s: give ratio: (with a: and b:) or order:, not both", what)
@@ -259,6 +314,17 @@ func (f *File) validateClaims(root *yaml.Node, fail func(int, string, ...any)) {
 		default:
 			fail(line, "%s: state the comparison: ratio: with a: and b:, or order:", what)
 		}
+	}
+	if fl := f.Floor; fl != nil {
+		line := lineIn(root, "floor", "y")
+		metric, op, _ := strings.Cut(fl.Y, ":")
+		if !contains(latencyMetrics, metric) || op == "" {
+			fail(line, "floor: y: %q: want a latency METRIC:OP (METRIC one of %s), the round trip of the study's cheapest read", fl.Y, strings.Join(latencyMetrics, ", "))
+		}
+		checkSide(line, "floor", fl.side(), &Claim{})
+	}
+	if f.MaxRounds < 0 {
+		fail(lineIn(root, "max_rounds", ""), "max_rounds: %d: want a positive number of rounds", f.MaxRounds)
 	}
 	for i, p := range f.Plans {
 		line := lineOf(root, "plans", i)
@@ -518,6 +584,10 @@ func (d *Data) Findings() []report.Finding {
 			}
 			rows = append(rows, r)
 		}
+		var floorNotes []string
+		if len(why) == 0 {
+			rows, floorNotes, why = d.applyFloor(c, sides, rows)
+		}
 		if len(why) > 0 {
 			fd.Verdict, fd.Why = NotMeasurable, strings.Join(why, "; ")
 			out = append(out, fd)
@@ -555,9 +625,177 @@ func (d *Data) Findings() []report.Finding {
 			}
 			fd.Why = strings.TrimPrefix(fd.Why+"; "+note, "; ")
 		}
+		if len(floorNotes) > 0 {
+			fd.Why = strings.TrimPrefix(fd.Why+"; "+strings.Join(floorNotes, "; "), "; ")
+		}
 		out = append(out, fd)
 	}
 	return out
+}
+
+// floorRow is the study's floor under claim c's figure: the floor's row,
+// when the study names a floor, c's figure is a latency and the floor ran.
+func (d *Data) floorRow(c *Claim) (report.Row, bool) {
+	fl := d.File.Floor
+	metric, _, _ := strings.Cut(c.Y, ":")
+	if fl == nil || !contains(latencyMetrics, metric) {
+		return report.Row{}, false
+	}
+	r, err := d.find(fl.Y, fl.side())
+	if err != nil || r.N == 0 {
+		return report.Row{}, false
+	}
+	return r, true
+}
+
+// applyFloor voids the rounds of each side below the study's floor (the
+// floor's lowest round: no read is cheaper than the cheapest read), and
+// finds a claim whose every side sits on the floor (within the claim's
+// minimum effect of it) not measurable, unless its control lies above
+// the floor. It returns the sides' rows as judged, notes on void rounds,
+// and why the claim is not measurable.
+func (d *Data) applyFloor(c *Claim, sides []Side, rows []report.Row) ([]report.Row, []string, []string) {
+	fr, ok := d.floorRow(c)
+	if !ok {
+		return rows, nil, nil
+	}
+	fl := d.File.Floor
+	floorText := fmt.Sprintf("the floor, %s of %s, is %s", fl.Y, fl.side(), figure(fr))
+	if fl.Says != "" {
+		floorText += " (" + fl.Says + ")"
+	}
+	out := make([]report.Row, len(rows))
+	var notes, why []string
+	atFloor := 0
+	for i, r := range rows {
+		name := c.resolve(sides[i]).String()
+		kept, void := d.voidBelow(r, fr.Min)
+		switch {
+		case kept.N == 0:
+			why = append(why, fmt.Sprintf("every round of %s (%d) lies below the floor's lowest round, %s: void (%s)", name, r.N, plainNumber(fr.Min)+" "+fr.Unit, floorText))
+		case void > 0:
+			notes = append(notes, fmt.Sprintf("%d of %d rounds of %s void, not counted: below the floor's lowest round, %s %s", void, r.N, name, plainNumber(fr.Min), fr.Unit))
+		}
+		out[i] = kept
+		if kept.Median <= fr.Median*(1+c.minEffect()) {
+			atFloor++
+		}
+	}
+	if len(why) == 0 && atFloor == len(rows) && !d.controlAbove(c, fr) {
+		why = append(why, fmt.Sprintf("its figures sit at the floor (within %s of it; %s): the effect cannot show above the round trip, and no control shows it above the floor", percent(c.minEffect()), floorText))
+	}
+	return out, notes, why
+}
+
+// controlAbove reports whether claim c's control lies above the floor fr
+// by more than the claim's minimum effect, every round.
+func (d *Data) controlAbove(c *Claim, fr report.Row) bool {
+	if c.Control == nil {
+		return false
+	}
+	r, err := d.find(c.Y, c.resolve(*c.Control))
+	if err != nil {
+		return false
+	}
+	lo, _, _, ok := bounds(r)
+	if !ok {
+		lo = r.Median
+	}
+	return lo > fr.Max && r.Median > fr.Median*(1+c.minEffect())
+}
+
+// voidBelow drops the rounds of r whose figure lies below floor and
+// recomputes r from the others; it returns the row (N 0 when every round
+// is void) and how many rounds it dropped. Without the per-round values,
+// only a row wholly below the floor is known void.
+func (d *Data) voidBelow(r report.Row, floor float64) (report.Row, int) {
+	vs, ok := d.values[seriesKey{r.Target, r.Workload, pointID(r.Point), r.Op, r.Metric}]
+	if !ok || len(vs) != r.N {
+		if r.Max < floor {
+			n := r.N
+			r.N = 0
+			return r, n
+		}
+		return r, 0
+	}
+	var keep []float64
+	for _, v := range vs {
+		if v >= floor {
+			keep = append(keep, v)
+		}
+	}
+	if len(keep) == len(vs) {
+		return r, 0
+	}
+	if len(keep) == 0 {
+		r.N = 0
+		return r, len(vs)
+	}
+	s := benchmath.AssumeNothing.Summary(benchmath.NewSample(keep, &benchmath.DefaultThresholds), confidence)
+	r.Median, r.Min, r.Max, r.N, r.CILo, r.CIHi = s.Center, slices.Min(keep), slices.Max(keep), len(keep), 0, 0
+	if !math.IsInf(s.Lo, 0) && !math.IsInf(s.Hi, 0) {
+		r.CILo, r.CIHi = s.Lo, s.Hi
+	}
+	return r, len(vs) - len(keep)
+}
+
+// percent prints a fraction as "5 %".
+func percent(v float64) string {
+	if math.IsInf(v, 1) {
+		return "∞ %"
+	}
+	return strconv.FormatFloat(100*v, 'g', 3, 64) + " %"
+}
+
+// effectOf is the effect of a ratio r ≥ 0 of two figures: how far apart
+// they are, as a fraction of the smaller (r 1.3 and r 1/1.3 are 30 %).
+func effectOf(r float64) float64 {
+	switch {
+	case r <= 0:
+		return math.Inf(1)
+	case r < 1:
+		return 1/r - 1
+	}
+	return r - 1
+}
+
+// moreRounds is how many rounds beyond n would make a spread s (the
+// widest side's bounds, as a log ratio) at most half the effect g (a log
+// ratio): the confidence interval of a median narrows as 1/√n, and is
+// used from 6 rounds on. 0 when the spread is already small enough.
+func moreRounds(n int, s, g float64) int {
+	if g <= 0 || s <= g/2 {
+		return 0
+	}
+	need := int(math.Ceil(float64(n) * (2 * s / g) * (2 * s / g)))
+	if n < 6 {
+		need = max(need, 6)
+	}
+	return max(need-n, 1)
+}
+
+// spreadText is the verdict's reason when the rounds' spread is
+// comparable to the effect.
+func (d *Data) spreadText(n, more int) string {
+	bound := d.File.MaxRounds
+	if bound == 0 {
+		bound = defaultMaxRounds
+	}
+	out := fmt.Sprintf("spread comparable to effect, %d more rounds needed (bound %d)", more, bound)
+	if n+more > bound {
+		out += fmt.Sprintf("; %d rounds exceed the study's bound: the effect is too small for it to decide", n+more)
+	}
+	return out
+}
+
+// logSpread is ln(hi/lo) of a row's bounds, or false when they are not
+// positive.
+func logSpread(r report.Row) (float64, bool) {
+	lo, hi, _, ok := bounds(r)
+	if !ok || lo <= 0 || hi <= 0 {
+		return 0, false
+	}
+	return math.Log(hi / lo), true
 }
 
 // capacityUpper is how far up a side's sustainable rate (y capacity:ops)
@@ -642,6 +880,37 @@ func (d *Data) ratioVerdict(c *Claim, a, b report.Row, upper []float64, fd *repo
 		fd.Verdict = Inconclusive
 		fd.Why = fmt.Sprintf("the %s straddle a ratio %s; the medians %s the claim", basis, rr, agree(rr.holds(r)))
 	}
+	// A one-sided ratio states an effect (a above b, or below): it needs
+	// the claim's minimum effect, and rounds whose spread is well under it.
+	up, down := rr.Lo >= 1 && math.IsInf(rr.Hi, 1), rr.Lo == 0 && rr.Hi <= 1
+	if fd.Verdict == NotReproduced || !up && !down {
+		return
+	}
+	minE := c.minEffect()
+	e, reach := r-1, hi-1
+	if down {
+		e, reach = effectOf(min(r, 1)), effectOf(min(lo, 1))
+		if r > 1 {
+			e = 0
+		}
+	}
+	switch {
+	case reach < minE:
+		fd.Verdict = NotReproduced
+		fd.Why = fmt.Sprintf("effect %s under the minimum %s (at most %s by the %s)", percent(max(e, 0)), percent(minE), percent(max(reach, 0)), basis)
+	case fd.Verdict == Reproduced && e < minE:
+		fd.Verdict = Inconclusive
+		fd.Why = fmt.Sprintf("effect %s under the minimum %s by the medians; the %s reach %s", percent(e), percent(minE), basis, percent(reach))
+	case fd.Verdict == Reproduced:
+		sa, okA := logSpread(a)
+		sb, okB := logSpread(b)
+		if !okA || !okB || upper[0] > 0 || upper[1] > 0 {
+			return
+		}
+		if more := moreRounds(min(a.N, b.N), max(sa, sb), math.Abs(math.Log(r))); more > 0 {
+			fd.Verdict, fd.Why = Inconclusive, d.spreadText(min(a.N, b.N), more)
+		}
+	}
 }
 
 // orderVerdict judges an order claim; upper is how far up a side's figure
@@ -677,6 +946,25 @@ func (d *Data) orderVerdict(c *Claim, rows []report.Row, upper []float64, fd *re
 		}
 	}
 	fd.Measured = strings.Join(parts, "; ")
+	// Each step of the order needs the claim's minimum effect: its
+	// smallest step by the medians (e), and the most any step's bounds
+	// allow (reach, the smallest over steps).
+	minE := c.minEffect()
+	e, reach, more, n := math.Inf(1), math.Inf(1), 0, 0
+	for i := 1; i < len(rows) && all; i++ {
+		p, r := rows[i-1], rows[i]
+		e = min(e, stepEffect(p.Median, r.Median))
+		plo, _, _, _ := openBounds(p, upper[i-1])
+		_, rhi, _, _ := openBounds(r, upper[i])
+		reach = min(reach, stepEffect(plo, rhi))
+		sp, okP := logSpread(p)
+		sr, okR := logSpread(r)
+		if okP && okR && upper[i-1] == 0 && upper[i] == 0 && p.Median > 0 && r.Median > p.Median {
+			if m := moreRounds(min(p.N, r.N), max(sp, sr), math.Log(r.Median/p.Median)); m > more {
+				more, n = m, min(p.N, r.N)
+			}
+		}
+	}
 	switch {
 	case !all:
 		fd.Verdict = Inconclusive
@@ -684,6 +972,14 @@ func (d *Data) orderVerdict(c *Claim, rows []report.Row, upper []float64, fd *re
 	case wrong:
 		fd.Verdict = NotReproduced
 		fd.Why = "the " + basis + " show a different order"
+	case reach < minE:
+		fd.Verdict = NotReproduced
+		fd.Why = fmt.Sprintf("effect %s under the minimum %s (at most %s by the %s)", percent(max(e, 0)), percent(minE), percent(max(reach, 0)), basis)
+	case certain && e < minE:
+		fd.Verdict = Inconclusive
+		fd.Why = fmt.Sprintf("effect %s under the minimum %s by the medians; the %s reach %s", percent(e), percent(minE), basis, percent(reach))
+	case certain && more > 0:
+		fd.Verdict, fd.Why = Inconclusive, d.spreadText(n, more)
 	case certain:
 		fd.Verdict = Reproduced
 		fd.Why = "by the " + basis
@@ -691,6 +987,18 @@ func (d *Data) orderVerdict(c *Claim, rows []report.Row, upper []float64, fd *re
 		fd.Verdict = Inconclusive
 		fd.Why = fmt.Sprintf("some %s overlap; the medians %s the order", basis, agree(medians))
 	}
+}
+
+// stepEffect is how far hi lies above lo, as a fraction of lo (negative
+// when below; +Inf above 0).
+func stepEffect(lo, hi float64) float64 {
+	if lo <= 0 {
+		if hi > lo {
+			return math.Inf(1)
+		}
+		return 0
+	}
+	return hi/lo - 1
 }
 
 func agree(ok bool) string {

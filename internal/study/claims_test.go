@@ -1,6 +1,7 @@
 package study
 
 import (
+	"slices"
 	"strings"
 	"testing"
 
@@ -174,4 +175,98 @@ func FuzzParse(f *testing.F) {
 			}
 		}
 	})
+}
+
+const floorStudy = `name: c
+targets:
+  - {name: small, target: "postgres:embedded"}
+  - {name: a, target: "postgres:embedded"}
+  - {name: b, target: "postgres:embedded"}
+  - {name: big, target: "postgres:embedded"}
+workloads:
+  - {name: w, workload: workloadc}
+floor: {says: "a read of a tiny row", y: "p50:READ", target: small}
+max_rounds: 12
+claims:
+  - {says: a below b, y: "p50:READ", order: [a, b]}
+  - {says: a below b by 30%, y: "p50:READ", order: [a, b], effect: "30%"}
+  - {says: a about b, y: "p50:READ", a: a, b: b, ratio: ">= 0.8 and <= 1.25"}
+  - {says: a about b with a control, y: "p50:READ", a: a, b: b, ratio: ">= 0.8 and <= 1.25", control: big}
+  - {says: b above a, y: "p50:READ", a: b, b: a, ratio: ">= 1"}
+`
+
+// TestMinimumEffectSpreadAndFloor: an order or ratio needs its minimum
+// effect; a spread comparable to the effect asks for more rounds; rounds
+// below the floor are void; sides on the floor are not measurable.
+func TestMinimumEffectSpreadAndFloor(t *testing.T) {
+	f, err := Parse("c.yaml", []byte(floorStudy))
+	if err != nil {
+		t.Fatal(err)
+	}
+	rounds := func(target string, vs ...float64) (report.Row, []float64) {
+		s := append([]float64(nil), vs...)
+		slices.Sort(s)
+		return report.Row{Target: target, Workload: "w", Op: "READ", Metric: "p50", Unit: "µs", Median: s[len(s)/2], Min: s[0], Max: s[len(s)-1], N: len(s)}, vs
+	}
+	type want struct{ verdict, why string }
+	for _, tc := range []struct {
+		name   string
+		series map[string][]float64
+		want   []want // by claim
+	}{
+		{"an effect of 3% with tight rounds: under the minimum",
+			map[string][]float64{"small": {50, 50, 50}, "a": {100, 100.1, 100.2}, "b": {103, 103.1, 103.2}, "big": {50, 50, 50}},
+			[]want{{NotReproduced, "effect 3 % under the minimum 5 % (at most 3.2 %"}, {NotReproduced, "under the minimum 30 %"}, {Reproduced, ""}, {Reproduced, ""}, {NotReproduced, "effect 3 % under the minimum 5 % (at most 3.2 %"}}},
+		{"an effect of 10% with rounds ±4%: spread comparable",
+			map[string][]float64{"small": {50, 50, 50}, "a": {96, 100, 104}, "b": {106, 110, 114}, "big": {50, 50, 50}},
+			[]want{{Inconclusive, "spread comparable to effect, 6 more rounds needed (bound 12)"}, {NotReproduced, "under the minimum 30 %"}, {Reproduced, ""}, {Reproduced, ""}, {Inconclusive, "spread comparable to effect, 6 more rounds needed (bound 12)"}}},
+		{"sides on the floor: not measurable, unless the control lies above it",
+			map[string][]float64{"small": {100, 101, 102}, "a": {101, 102, 102}, "b": {102, 103, 104}, "big": {300, 310, 320}},
+			[]want{{NotMeasurable, "sit at the floor"}, {NotMeasurable, "sit at the floor"}, {NotMeasurable, "sit at the floor"}, {Reproduced, ""}, {NotMeasurable, "sit at the floor"}}},
+		{"a round below the floor is void, not counted",
+			map[string][]float64{"small": {100, 101, 102}, "a": {150, 60, 151, 152}, "b": {300, 301, 302, 303}, "big": {300, 310, 320}},
+			[]want{{Reproduced, "1 of 4 rounds of a void, not counted"}, {Reproduced, "1 of 4 rounds of a void"}, {NotReproduced, ""}, {NotReproduced, ""}, {Reproduced, "1 of 4 rounds of a void"}}},
+		{"every round below the floor",
+			map[string][]float64{"small": {100, 101, 102}, "a": {60, 61, 62}, "b": {300, 301, 302}, "big": {300, 310, 320}},
+			[]want{{NotMeasurable, "every round of a (3) lies below the floor's lowest round, 100 µs: void"}, {NotMeasurable, "void"}, {NotMeasurable, "void"}, {NotMeasurable, "void"}, {NotMeasurable, "void"}}},
+	} {
+		d := &Data{File: f, Manifest: &Manifest{}, Results: map[string]*report.Result{}, values: map[seriesKey][]float64{}}
+		for _, name := range []string{"small", "a", "b", "big"} {
+			r, vs := rounds(name, tc.series[name]...)
+			d.Rows = append(d.Rows, r)
+			d.values[seriesKey{name, "w", pointID(nil), "READ", "p50"}] = vs
+		}
+		for i, fd := range d.Findings() {
+			w := tc.want[i]
+			if fd.Verdict != w.verdict || !strings.Contains(fd.Why, w.why) {
+				t.Errorf("%s: %q: %s (%s); want %s with %q", tc.name, fd.Says, fd.Verdict, fd.Why, w.verdict, w.why)
+			}
+		}
+	}
+}
+
+func TestFloorAndEffectValidation(t *testing.T) {
+	src := `name: c
+targets:
+  - {name: pg, target: "postgres:embedded"}
+workloads:
+  - {name: w, workload: workloadc}
+floor: {y: "index_bytes", target: nope}
+claims:
+  - {says: x, y: "p50:READ", order: [pg, pg], effect: "a lot", control: nope}
+`
+	_, err := Parse("c.yaml", []byte(src))
+	if err == nil {
+		t.Fatal("accepted")
+	}
+	for _, want := range []string{
+		`c.yaml:6:1: floor: y: "index_bytes": want a latency METRIC:OP`,
+		`c.yaml:6:1: floor: target "nope" is not one of the study's targets`,
+		`c.yaml:8:5: claims[0]: effect: "a lot": want a percentage`,
+		`c.yaml:8:5: claims[0]: control: target "nope"`,
+	} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("missing %q in:\n%v", want, err)
+		}
+	}
 }

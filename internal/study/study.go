@@ -80,6 +80,12 @@ type File struct {
 	With   map[string]TargetSpec `yaml:"with"`
 	Claims []Claim               `yaml:"claims"` // the seed's claims, checked by the results (claims.go)
 	Plans  []PlanCheck           `yaml:"plans"`  // the index each target's plan must use
+	// Floor is the client's own floor under the study's latencies: the
+	// round trip of its cheapest read, or a control run (claims.go).
+	Floor *Floor `yaml:"floor"`
+	// MaxRounds bounds the rounds a claim whose spread is comparable to
+	// its effect may ask for (default defaultMaxRounds).
+	MaxRounds int `yaml:"max_rounds"`
 	// Thresholds are checked on every run's result (k6-style, see
 	// report.ParseThreshold); targets and workloads may add their own.
 	Thresholds []string `yaml:"thresholds"`
@@ -205,9 +211,10 @@ func Load(nameOrPath string) (*File, error) {
 
 // known lists the keys each mapping of a study file may have.
 var known = map[string][]string{
-	"":          {"name", "title", "cites", "reported", "targets", "workloads", "properties", "sweep", "rounds", "warmup", "duration", "threads", "protocol", "charts", "quick", "scale", "with", "claims", "plans", "thresholds", "capacity"},
+	"":          {"name", "title", "cites", "reported", "targets", "workloads", "properties", "sweep", "rounds", "warmup", "duration", "threads", "protocol", "charts", "quick", "scale", "with", "claims", "plans", "thresholds", "capacity", "floor", "max_rounds"},
 	"capacity":  capacityKeys,
-	"claims":    {"says", "source", "seed", "chart", "y", "workload", "target", "a", "b", "ratio", "order"},
+	"claims":    {"says", "source", "seed", "chart", "y", "workload", "target", "a", "b", "ratio", "order", "effect", "control"},
+	"floor":     {"says", "y", "target", "workload", "point"},
 	"plans":     {"target", "workload", "op", "index"},
 	"targets":   {"name", "target", "properties", "thresholds"},
 	"workloads": {"name", "workload", "properties", "thresholds", "targets"},
@@ -291,7 +298,7 @@ func checkKeys(n *yaml.Node, section string, fail func(*yaml.Node, string, ...an
 				}
 				checkKeys(item, k.Value, fail)
 			}
-		case "quick", "capacity":
+		case "quick", "capacity", "floor":
 			if v.Kind == yaml.MappingNode {
 				checkKeys(v, k.Value, fail)
 			}
