@@ -13,7 +13,8 @@ import (
 var _ db.Prober = (*store)(nil)
 
 // Probe reads serverStatus (opcounters, WiredTiger's log bytes: the
-// journal) and collStats (size, storageSize, totalIndexSize, count). What
+// journal) and collStats (size, storageSize, totalIndexSize, indexSizes,
+// count). What
 // the server does not report is absent with that reason; a protocol peer's
 // figures are marked as the peer's.
 func (s *store) Probe(ctx context.Context) (db.Snapshot, error) {
@@ -88,6 +89,21 @@ func (s *store) Probe(ctx context.Context) (db.Snapshot, error) {
 	}
 	if okIndex {
 		g["index_bytes"] = db.Val(index, db.Bytes)
+	}
+	// The indexes beyond _id's, the ones a study asks for (the source
+	// sized MongoDB's tags.term index alone).
+	if v, ok := cs.Lookup("indexSizes").DocumentOK(); ok {
+		if elems, err := v.Elements(); err == nil {
+			sum := 0.0
+			for _, e := range elems {
+				if n, ok := num(e.Value()); ok && e.Key() != "_id_" {
+					sum += n
+				}
+			}
+			g["secondary_index_bytes"] = db.Val(sum, db.Bytes)
+		}
+	} else {
+		g["secondary_index_bytes"] = db.Missing("collStats reports no indexSizes")
 	}
 	if t := g["table_bytes"]; t.OK() && okIndex {
 		g["total_bytes"] = db.Val(t.Value+index, db.Bytes)

@@ -49,6 +49,9 @@ func TestProbePeer(t *testing.T) {
 	if f := srv.Storage["table_bytes"]; f.OK() || !strings.Contains(f.Absent, "storageSize 0") {
 		t.Errorf("table_bytes %+v, collStats %v", f, cs)
 	}
+	if f := srv.Storage["secondary_index_bytes"]; !f.OK() && f.Absent == "" {
+		t.Errorf("secondary_index_bytes %+v: want a figure or a reason", f)
+	}
 	if !strings.Contains(srv.Facts["peer"], "peer") {
 		t.Errorf("facts %v", srv.Facts)
 	}
