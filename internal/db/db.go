@@ -47,6 +47,10 @@ type Backend struct {
 	// a throwaway one, fresh and empty whenever it is opened, its data gone
 	// when it stops. nil: never.
 	Ephemeral func(target string, props map[string]string) bool
+	// CheckTarget reports, without touching the target, what is wrong with
+	// the target string itself or the properties choosing its server (a
+	// version docbench does not know). nil: nothing beyond the scheme.
+	CheckTarget func(target string, props map[string]string) error
 	// InDir returns target with a relative file it names placed in dir
 	// (a study keeps such files in its directory). nil: the target names
 	// no file.
@@ -378,6 +382,11 @@ func check(target string, props map[string]string) (*Backend, error) {
 	}
 	if err := foreignOptions(b, props); err != nil {
 		return nil, err
+	}
+	if b.CheckTarget != nil {
+		if err := b.CheckTarget(target, props); err != nil {
+			return nil, err
+		}
 	}
 	return b, nil
 }

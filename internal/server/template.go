@@ -36,7 +36,7 @@ func initData(ctx context.Context, bin, version, dataDir string, acct *account) 
 		os.RemoveAll(dataDir) // fall back to initdb
 	}
 
-	cmd := exec.CommandContext(ctx, filepath.Join(bin, "initdb"), append([]string{"-D", dataDir}, initdbArgs...)...)
+	cmd := exec.CommandContext(ctx, filepath.Join(bin, "initdb"), append([]string{"-D", dataDir}, initdbOptions(version)...)...)
 	proc.Prepare(cmd, filepath.Dir(dataDir))
 	acct.apply(cmd)
 	if out, err := cmd.CombinedOutput(); err != nil {

@@ -140,8 +140,8 @@ func (r *studyRun) loadsPerGroup(t TargetSpec, pt []KV) int {
 // whether it is a managed PostgreSQL server; "" for a remote server.
 func dataDir(t TargetSpec, out string) (string, bool) {
 	scheme, rest, _ := strings.Cut(t.Target, ":")
-	switch {
-	case t.Target == "postgres:embedded":
+	switch base, _, _ := strings.Cut(t.Target, "@"); {
+	case base == "postgres:embedded": // any version, postgres:embedded@13
 		d := t.Properties["pg.datadir"]
 		switch d {
 		case "temp":

@@ -40,7 +40,17 @@ type starter func(ctx context.Context) (url string, stop func() error, err error
 var kinds = map[string]starter{
 	"postgres:embedded": postgresStarter(server.StartPostgres),
 	"postgres:debian":   postgresStarter(servertest.StartLocalPostgres),
+	// An older managed PostgreSQL (postgres:embedded@13), cached once
+	// like the default version.
+	"postgres:embedded@13": postgresStarter(func(ctx context.Context, o server.PostgresOptions) (*server.Postgres, error) {
+		o.Version = OlderPostgres
+		return server.StartPostgres(ctx, o)
+	}),
 }
+
+// OlderPostgres is the zonky version of the "embedded@13" server: tests of
+// what an older server lacks run on it.
+const OlderPostgres = "13.23.0"
 
 // postgresSettings are applied to every test PostgreSQL: fsync=off makes
 // tests faster and changes nothing a query can observe (WAL is still written).
@@ -78,8 +88,9 @@ var (
 )
 
 // Postgres returns the URL of a private PostgreSQL server: kind "embedded"
-// is the managed PostgreSQL 18 (server.StartPostgres), "debian" a cluster of
-// the local Debian install (PostgreSQL 15). The server is shared by all
+// is the managed PostgreSQL 18 (server.StartPostgres), "embedded@13" the
+// managed OlderPostgres, "debian" a cluster of the local Debian install
+// (PostgreSQL 15). The server is shared by all
 // tests of the binary; create your own database with FreshDatabase.
 func Postgres(t testing.TB, kind string) string {
 	t.Helper()

@@ -62,8 +62,12 @@ func keyIndex(key string) db.KeyIndex {
 	return db.KeyNone
 }
 
-// isEmbedded says whether target asks for the managed server.
-func isEmbedded(target string) bool { return strings.HasPrefix(target, Embedded) }
+// isEmbedded says whether target asks for the managed server
+// (postgres:embedded, postgres:embedded@VERSION).
+func isEmbedded(target string) bool {
+	base, _, _ := strings.Cut(target, "@")
+	return strings.EqualFold(base, Embedded)
+}
 
 // ephemeral: the managed server with pg.datadir=temp is a fresh cluster
 // removed at exit.

@@ -1,6 +1,7 @@
 // Package postgres registers the PostgreSQL backend (github.com/jackc/pgx/v5):
 // any libpq URL, or "postgres:embedded" for a managed PostgreSQL 18 that
-// docbench starts and stops itself.
+// docbench starts and stops itself ("postgres:embedded@13" for another
+// version, version.go).
 //
 // Layouts (layout=): "column" (ycsb_key text primary key, data jsonb),
 // "document" (the key inside the document as YCSB_KEY, found through the
@@ -41,6 +42,7 @@ func init() {
 		Forms: []db.Form{
 			{Form: "postgres://user:pass@host:port/db?sslmode=disable", Help: "any libpq URL (postgresql:// too)"},
 			{Form: "postgres:embedded", Help: "managed PostgreSQL 18 downloaded from Maven Central (zonky), started and stopped by docbench"},
+			{Form: "postgres:embedded@VERSION", Help: "the same, another version: a major (" + server.PostgresMajors() + ") runs the newest minor docbench knows, a full version (13.23.0) pins it"},
 		},
 		Options: []db.Option{
 			{Name: "layout", Values: []string{"column", "document", "relational"}, Default: "column",
@@ -68,12 +70,14 @@ func init() {
 				Help: "older name, still accepted when pg.io is not set: false is pg.io=net (unless pg.blockingio=true)"},
 			{Name: "pg.vacuum", Values: []string{"analyze", "run", "none"}, Default: "analyze",
 				Help: "after a load: VACUUM (ANALYZE) the loaded tables, outside the load's figures, as pgbench does (statistics, visibility map, GIN pending entries); run: before each run's warm-up too, as pgbench does before its runs; none: leave them to autovacuum"},
+			{Name: "pg.version", Help: "postgres:embedded: the PostgreSQL version, as after @ in postgres:embedded@VERSION (default " + server.DefaultPostgresVersion + "); a study can sweep it"},
 			{Name: "pg.datadir", Default: server.DefaultDataDir(""),
-				Help: "postgres:embedded: cluster directory kept between commands (so load then run works); temp = a fresh cluster removed at exit"},
+				Help: "postgres:embedded: cluster directory kept between commands (so load then run works), one per version; temp = a fresh cluster removed at exit"},
 		},
 		OptionPrefixes: []string{"server."},
 		Open:           open,
 		Audit:          audit,
+		CheckTarget:    checkTarget,
 		Local:          isEmbedded,
 		Ephemeral:      ephemeral,
 	})
@@ -176,23 +180,27 @@ func open(ctx context.Context, cfg db.Config) (db.Store, error) {
 		}
 	}
 	url := cfg.Target
-	if strings.EqualFold(cfg.Target, Embedded) {
+	version, embedded, err := embeddedVersion(cfg.Target, cfg.Props)
+	if err != nil {
+		return nil, err
+	}
+	if embedded {
 		var logw io.Writer
 		if cfg.Log != nil {
 			logw = logWriter(cfg.Log)
 		}
-		dir := cfg.Prop("pg.datadir", server.DefaultDataDir(""))
+		dir := cfg.Prop("pg.datadir", server.DefaultDataDir(version))
 		if dir == "temp" {
 			dir = ""
 		}
-		srv, err := server.StartPostgres(ctx, server.PostgresOptions{Settings: s.settings, Log: logw, DataDir: dir})
+		srv, err := server.StartPostgres(ctx, server.PostgresOptions{Version: version, Settings: s.settings, Log: logw, DataDir: dir})
 		if err != nil {
 			return nil, err
 		}
 		s.managed = srv
 		url = srv.URL
 	} else if strings.HasPrefix(cfg.Target, "postgres:") && !strings.HasPrefix(cfg.Target, "postgres://") {
-		return nil, fmt.Errorf("target %q: want postgres://… or %s", cfg.Target, Embedded)
+		return nil, fmt.Errorf("target %q: want postgres://…, %s or %s@VERSION", cfg.Target, Embedded, Embedded)
 	}
 	cc, err := pgx.ParseConfig(url)
 	if err != nil {

@@ -109,7 +109,7 @@ FROM pg_class c
 JOIN pg_namespace n ON n.oid = c.relnamespace
 LEFT JOIN pg_stat_user_tables t ON t.relid = c.oid
 LEFT JOIN pg_statio_user_tables io ON io.relid = c.oid
-WHERE n.nspname = $1 AND c.relkind IN ('r', 'p') AND (c.relname = $2 OR starts_with(c.relname, $2 || '__'))
+WHERE n.nspname = $1 AND c.relkind IN ('r', 'p') AND (c.relname = $2 OR left(c.relname, length($2) + 2) = $2 || '__')
 ORDER BY 2 DESC, 1`
 
 func (s *store) probeTables(ctx context.Context, snap *db.Snapshot) error {
@@ -233,14 +233,17 @@ func (s *store) probeToast(ctx context.Context, snap *db.Snapshot) error {
 	if err := s.admin.QueryRow(ctx, "SELECT current_setting('server_version_num')::int").Scan(&ver); err != nil {
 		return fmt.Errorf("postgres probe: %w", err)
 	}
-	external := "NULL::bool"
+	external, compressed := "NULL::bool", "NULL::bool"
 	if ver >= 170000 {
 		external = "pg_column_toast_chunk_id(data) IS NOT NULL"
 	}
+	if ver >= 140000 {
+		compressed = "pg_column_compression(data) IS NOT NULL"
+	}
 	q := `SELECT count(*)::float8,
 		count(*) FILTER (WHERE ` + external + `)::float8,
-		count(*) FILTER (WHERE pg_column_compression(data) IS NOT NULL)::float8,
-		count(*) FILTER (WHERE pg_column_compression(data) IS NOT NULL AND NOT (` + external + `))::float8,
+		count(*) FILTER (WHERE ` + compressed + `)::float8,
+		count(*) FILTER (WHERE ` + compressed + ` AND NOT (` + external + `))::float8,
 		coalesce(sum(pg_column_size(data)), 0)::float8, coalesce(sum(octet_length(data::text)), 0)::float8
 		FROM (SELECT data FROM ` + s.table + ` LIMIT ` + fmt.Sprint(toastSample) + `) d`
 	var n, ext, comp, compInline, stored, raw float64
@@ -258,6 +261,12 @@ func (s *store) probeToast(ctx context.Context, snap *db.Snapshot) error {
 	g["doc_compressed_share"] = db.Val(comp/n, "share")
 	if raw > 0 {
 		g["doc_stored_to_raw"] = db.Val(stored/raw, "ratio")
+	}
+	if ver < 140000 {
+		for _, k := range names[1:5] {
+			g[k] = db.Missing("telling compressed values apart needs pg_column_compression (PostgreSQL 14)")
+		}
+		return nil
 	}
 	if ver < 170000 {
 		for _, k := range []string{"doc_inline_share", "doc_compressed_inline_share", "doc_external_share"} {

@@ -16,6 +16,9 @@ import (
 // secondary indexes and the column's compression and storage.
 func (s *store) Setup(ctx context.Context, sc db.Schema, recreate bool) error {
 	s.setTable(sc.Table)
+	if err := s.variantNeeds(); err != nil {
+		return err
+	}
 	if s.v.descendant == "jsquery" {
 		if err := s.ensureJsquery(ctx); err != nil {
 			return err

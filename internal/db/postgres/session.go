@@ -138,6 +138,9 @@ func (s *store) SetThreads(_ context.Context, threads int) error {
 func (s *session) IOMode() string { return string(netio.ModeOf(s.pg.Conn())) }
 
 func (s *store) NewSession(ctx context.Context) (db.Session, error) {
+	if err := s.variantNeeds(); err != nil {
+		return nil, err
+	}
 	cc := s.connCfg
 	if m := s.mode(); m != netio.Net {
 		cc = cc.Copy()

@@ -25,6 +25,9 @@ func (s *store) ProbeInterval(ctx context.Context, before, after db.Snapshot) ma
 	if start == "" || end == "" {
 		return absent("no WAL positions around the phase")
 	}
+	if m := serverMajor(s.admin); m > 0 && m < 15 {
+		return absent("pg_walinspect needs PostgreSQL 15")
+	}
 	if _, err := s.admin.Exec(ctx, "CREATE EXTENSION IF NOT EXISTS pg_walinspect"); err != nil {
 		return absent("pg_walinspect unavailable: " + oneLine(err))
 	}
