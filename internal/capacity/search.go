@@ -759,13 +759,13 @@ func judgeSLO(slo SLO, ws [][]Tally, obs []Observation, i int, level float64, mi
 			c.Decision = Holds
 		}
 	case slo.Metric == "mean":
-		c.Kind, c.Limit = "mean", slo.Value
+		c.Kind, c.Limit = "mean", slo.Bound
 		c.Estimate = Mean(ws, level)
 		c.MinOps = 100
 		switch {
 		case c.Estimate.N < c.MinOps:
 			c.TooFew = true
-		case c.Estimate.Hi < c.Limit || slo.Cmp == "<=" && c.Estimate.Hi == c.Limit:
+		case c.Estimate.Hi < c.Limit || slo.Inclusive && c.Estimate.Hi == c.Limit:
 			c.Decision = Holds
 		case c.Estimate.Lo > c.Limit:
 			c.Decision = Fails
@@ -773,7 +773,7 @@ func judgeSLO(slo SLO, ws [][]Tally, obs []Observation, i int, level float64, mi
 	default:
 		// max, min: a statement about the values measured, not a share: it
 		// holds when every look's value does.
-		c.Kind, c.Limit = "point", slo.Value
+		c.Kind, c.Limit = "point", slo.Bound
 		n, _ := total(ws)
 		c.Estimate = Estimate{N: n, Level: level, Design: 1}
 		c.Decision = Holds

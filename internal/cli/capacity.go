@@ -13,6 +13,7 @@ import (
 
 	"github.com/docbench/docbench/internal/capacity"
 	"github.com/docbench/docbench/internal/db"
+	"github.com/docbench/docbench/internal/engine"
 	"github.com/docbench/docbench/internal/measure"
 	"github.com/docbench/docbench/internal/probe"
 	"github.com/docbench/docbench/internal/report"
@@ -152,7 +153,7 @@ func (a *app) capacitySpec(cmd *cobra.Command, f *capacityFlags) (*capacitySpec,
 		f.slos = []string{DefaultSLO}
 	}
 	for _, text := range f.slos {
-		s, err := capacity.ParseSLO(text)
+		s, err := engine.ParseSLO(text)
 		if err != nil {
 			return nil, usage(err)
 		}
@@ -253,7 +254,7 @@ func (a *app) capacityOn(ctx context.Context, store db.Store, c *capacitySpec, c
 		MinWindows: c.cfg.MinWindows, Ladder: c.ladder}
 	for _, s := range c.cfg.SLOs {
 		capRes.SLO = append(capRes.SLO, s.Text)
-		capRes.Bounds = append(capRes.Bounds, s.Value)
+		capRes.Bounds = append(capRes.Bounds, s.Bound)
 	}
 	shards := 1
 	if sp.shard.shard.Sharded() {
@@ -288,7 +289,7 @@ func (a *app) capacityOn(ctx context.Context, store db.Store, c *capacitySpec, c
 			// long as the trial did.
 			t.ScheduledS, t.EndedEarly = t.DurationS, true
 		}
-		t.Windows = capacity.Windows(c.cfg, res.Series)
+		t.Windows = engine.Windows(c.cfg, res.Series)
 		if !inProcess && res.Server != nil && res.Server.CPU != nil && res.Server.CPU.HarnessS.OK() && t.DurationS > 0 {
 			// The CPUs docbench may use: GOMAXPROCS follows a cgroup's
 			// quota, where runtime.NumCPU counts the machine's.
@@ -357,7 +358,7 @@ func (a *app) capacitySearch(ctx context.Context, c *capacitySpec, capRes *repor
 		}
 		var partial []capacity.Window
 		enough := func(names []string, iv *measure.Interval) bool {
-			partial = append(partial, capacity.IntervalWindow(c.cfg, names, iv))
+			partial = append(partial, engine.IntervalWindow(c.cfg, names, iv))
 			return s.Enough(partial)
 		}
 		if tr.Stage == capacity.Probe {
@@ -375,12 +376,12 @@ func (a *app) capacitySearch(ctx context.Context, c *capacitySpec, capRes *repor
 			s.Stop("interrupted")
 			break
 		}
-		o := capacity.Observe(c.cfg, &t)
+		o := engine.Observe(c.cfg, &t)
 		if err != nil {
 			o.Failed = oneLine(err.Error())
 		}
 		j := s.Observe(o)
-		capacity.Evaluate(c.cfg, &t, j)
+		engine.Evaluate(c.cfg, &t, j)
 		if tr.Stage == capacity.Probe {
 			t.Verdict = fmt.Sprintf("closed loop: %.0f ops/s", t.Throughput)
 		}
@@ -390,7 +391,7 @@ func (a *app) capacitySearch(ctx context.Context, c *capacitySpec, capRes *repor
 		}
 		a.capacityProgress(tr, &t, s.Remaining(), c.cfg.Trial+warmup+time.Second)
 	}
-	capacity.Result(capRes, s.Verdict())
+	engine.Result(capRes, s.Verdict())
 	if r := atRate[capRes.Rate]; r != nil && capRes.Rate > 0 {
 		last = r // the top-level figures are those of the holding edge's last trial
 	}

@@ -11,7 +11,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/docbench/docbench/internal/capacity"
+	"github.com/docbench/docbench/internal/engine"
 	"github.com/docbench/docbench/internal/kube"
 	"github.com/docbench/docbench/internal/merge"
 	"github.com/docbench/docbench/internal/report"
@@ -86,7 +86,7 @@ or the kubectl pipeline printed in the manifests' header.`,
 				}
 				o.Command = "capacity"
 				for _, s := range slos {
-					if _, err := capacity.ParseSLO(s); err != nil {
+					if _, err := engine.ParseSLO(s); err != nil {
 						return &ExitError{Code: exitUsage, Err: err}
 					}
 					o.Args = append(o.Args, "--slo", s)

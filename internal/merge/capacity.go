@@ -8,6 +8,7 @@ import (
 	hdr "github.com/HdrHistogram/hdrhistogram-go"
 
 	"github.com/docbench/docbench/internal/capacity"
+	"github.com/docbench/docbench/internal/engine"
 	"github.com/docbench/docbench/internal/measure"
 	"github.com/docbench/docbench/internal/report"
 )
@@ -35,7 +36,7 @@ func mergeCapacity(in []Input, m *report.Result) error {
 	cfg := capacity.Config{MaxErrorShare: first.MaxErrorShare, Precision: first.Precision, Confidence: first.Confidence,
 		MinWindows: first.MinWindows}
 	for _, text := range first.SLO {
-		s, err := capacity.ParseSLO(text)
+		s, err := engine.ParseSLO(text)
 		if err != nil {
 			return fmt.Errorf("%s: %w", in[0].Source, err)
 		}
@@ -54,16 +55,16 @@ func mergeCapacity(in []Input, m *report.Result) error {
 			break
 		}
 		c.Trials = append(c.Trials, *t)
-		obs = append(obs, capacity.Observe(cfg, t))
+		obs = append(obs, engine.Observe(cfg, t))
 	}
 	v, js, err := capacity.JudgeLadder(cfg, first.Ladder, obs)
 	if err != nil {
 		return err
 	}
 	for i := range c.Trials {
-		capacity.Evaluate(cfg, &c.Trials[i], js[i])
+		engine.Evaluate(cfg, &c.Trials[i], js[i])
 	}
-	capacity.Result(c, &v)
+	engine.Result(c, &v)
 	m.Capacity = c
 	return nil
 }

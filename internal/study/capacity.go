@@ -12,6 +12,7 @@ import (
 
 	"github.com/docbench/docbench/internal/capacity"
 	"github.com/docbench/docbench/internal/db"
+	"github.com/docbench/docbench/internal/engine"
 	"github.com/docbench/docbench/internal/report"
 	"github.com/docbench/docbench/internal/workload"
 )
@@ -105,7 +106,7 @@ func (f *File) capacityRun() (CapacityRun, error) {
 	if run.MaxTime == 0 {
 		run.MaxTime = 5 * time.Minute
 	}
-	s, err := capacity.ParseSLO(c.SLO)
+	s, err := engine.ParseSLO(c.SLO)
 	if err != nil {
 		return run, fmt.Errorf("slo: %v", strings.TrimPrefix(err.Error(), "--slo "))
 	}

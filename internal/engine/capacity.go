@@ -1,18 +1,64 @@
-package capacity
+// Package engine joins docbench's measuring parts to its records. For now
+// it holds the bridge of a capacity search: the pure search (package
+// capacity) decides on its own types, and engine reads them off a trial's
+// result and writes its verdict back (docs/capacity.md).
+package engine
 
 import (
+	"fmt"
 	"math"
+	"strings"
 
+	"github.com/docbench/docbench/internal/capacity"
 	"github.com/docbench/docbench/internal/measure"
 	"github.com/docbench/docbench/internal/report"
 )
+
+// ParseSLO reads "p99<5ms", "READ.p99<2ms" or the threshold form
+// "p99(READ)<2ms"; the error is one line.
+func ParseSLO(text string) (capacity.SLO, error) {
+	s := strings.TrimSpace(text)
+	// OP.METRIC<VALUE is the threshold METRIC(OP)<VALUE.
+	if i := strings.IndexAny(s, "<>=!"); i > 0 {
+		if op, metric, ok := strings.Cut(s[:i], "."); ok && !strings.Contains(s[:i], "(") && !isQuantile(op) {
+			s = metric + "(" + op + ")" + s[i:]
+		}
+	}
+	t, err := report.ParseThreshold(s)
+	if err != nil {
+		return capacity.SLO{}, fmt.Errorf("--slo %q: %v", text, strings.TrimPrefix(err.Error(), fmt.Sprintf("threshold %q: ", s)))
+	}
+	switch {
+	case t.Metric == "throughput" || t.Metric == "errors":
+		return capacity.SLO{}, fmt.Errorf("--slo %q: an SLO bounds latency (p50…p99.99, mean, max); errors are --max-error-rate", text)
+	case t.Cmp != "<" && t.Cmp != "<=":
+		return capacity.SLO{}, fmt.Errorf("--slo %q: an SLO is an upper bound: write < or <=", text)
+	case t.Value <= 0:
+		return capacity.SLO{}, fmt.Errorf("--slo %q: the bound must be above zero", text)
+	}
+	return capacity.SLO{Text: strings.TrimSpace(text), Metric: t.Metric, Op: t.Op, Inclusive: t.Cmp == "<=", Bound: t.Value}, nil
+}
+
+// isQuantile tells "p99" and "p99.9" (whose dot is not an operation's).
+func isQuantile(s string) bool {
+	return len(s) > 1 && s[0] == 'p' && strings.Trim(s[1:], "0123456789") == ""
+}
+
+// threshold is the SLO as the report's thresholds evaluate it.
+func threshold(s capacity.SLO) report.Threshold {
+	cmp := "<"
+	if s.Inclusive {
+		cmp = "<="
+	}
+	return report.Threshold{Text: s.Text, Metric: s.Metric, Op: s.Op, Cmp: cmp, Value: s.Bound}
+}
 
 // Observe reads a search's figures off a measured trial: each SLO's value
 // from the merged histograms of response time (and of service time), the
 // windows the rate is decided on, the thirds of the steady-state check,
 // and the client's signals.
-func Observe(cfg Config, t *report.Trial) Observation {
-	o := Observation{Throughput: t.Throughput, ErrorShare: t.ErrorShare, ClientCPU: math.NaN(), WorkerBusy: t.WorkerBusy,
+func Observe(cfg capacity.Config, t *report.Trial) capacity.Observation {
+	o := capacity.Observation{Throughput: t.Throughput, ErrorShare: t.ErrorShare, ClientCPU: math.NaN(), WorkerBusy: t.WorkerBusy,
 		ScheduledS: t.ScheduledS}
 	res := &report.Result{Ops: t.Ops, Throughput: t.Throughput, ErrorShare: t.ErrorShare}
 	service := &report.Result{Ops: make([]report.Op, len(t.Ops))}
@@ -21,8 +67,8 @@ func Observe(cfg Config, t *report.Trial) Observation {
 		service.Ops[i] = op
 	}
 	for _, s := range cfg.SLOs {
-		o.Latency = append(o.Latency, value(s.Evaluate(res)))
-		o.Service = append(o.Service, value(s.Evaluate(service)))
+		o.Latency = append(o.Latency, value(threshold(s).Evaluate(res)))
+		o.Service = append(o.Service, value(threshold(s).Evaluate(service)))
 	}
 	if t.ScheduledS > 0 {
 		o.Issued = float64(t.Operations) / t.ScheduledS
@@ -34,9 +80,9 @@ func Observe(cfg Config, t *report.Trial) Observation {
 		o.ClientCPU = *t.ClientCPUShare
 	}
 	for _, w := range t.Windows {
-		x := Window{Operations: w.Operations, Errors: w.Errors}
+		x := capacity.Window{Operations: w.Operations, Errors: w.Errors}
 		for _, c := range w.SLO {
-			x.SLO = append(x.SLO, Tally{N: c.N, Over: c.Over})
+			x.SLO = append(x.SLO, capacity.Tally{N: c.N, Over: c.Over})
 		}
 		o.Windows = append(o.Windows, x)
 	}
@@ -50,7 +96,7 @@ func Observe(cfg Config, t *report.Trial) Observation {
 // histogram's bucket holding it reaches the bound (its highest equivalent
 // value, as the percentiles report): p99 < bound exactly when under 1 % of
 // the operations are over.
-func Windows(cfg Config, series []report.Point) []report.Window {
+func Windows(cfg capacity.Config, series []report.Point) []report.Window {
 	out := make([]report.Window, 0, len(series))
 	for _, p := range series {
 		w := report.Window{SLO: make([]report.WindowTally, len(cfg.SLOs))}
@@ -68,8 +114,8 @@ func Windows(cfg Config, series []report.Point) []report.Window {
 
 // IntervalWindow is Windows of one interval as the runner closes it (its
 // histograms encoded): what a trial measured in its last second.
-func IntervalWindow(cfg Config, names []string, iv *measure.Interval) Window {
-	w := Window{SLO: make([]Tally, len(cfg.SLOs))}
+func IntervalWindow(cfg capacity.Config, names []string, iv *measure.Interval) capacity.Window {
+	w := capacity.Window{SLO: make([]capacity.Tally, len(cfg.SLOs))}
 	ts := make([]report.WindowTally, len(cfg.SLOs))
 	for i, op := range iv.Ops {
 		w.Operations += op.Count + op.Errors
@@ -79,7 +125,7 @@ func IntervalWindow(cfg Config, names []string, iv *measure.Interval) Window {
 		}
 	}
 	for i, t := range ts {
-		w.SLO[i] = Tally{N: t.N, Over: t.Over}
+		w.SLO[i] = capacity.Tally{N: t.N, Over: t.Over}
 	}
 	return w
 }
@@ -88,7 +134,7 @@ func IntervalWindow(cfg Config, names []string, iv *measure.Interval) Window {
 // that counts it: its operations, and those at or over the bound (a mean
 // SLO: the sum of their latencies, µs). An undecodable histogram counts
 // nothing.
-func tally(cfg Config, name, encoded string, into []report.WindowTally) {
+func tally(cfg capacity.Config, name, encoded string, into []report.WindowTally) {
 	if encoded == "" {
 		return
 	}
@@ -106,9 +152,9 @@ func tally(cfg Config, name, encoded string, into []report.WindowTally) {
 			c.Over += h.Mean() / 1e3 * float64(h.TotalCount())
 			continue
 		}
-		bound := int64(s.Value * 1e3)
+		bound := int64(s.Bound * 1e3)
 		for _, b := range h.Distribution() {
-			if b.Count > 0 && (b.To > bound || s.Cmp != "<=" && b.To == bound) {
+			if b.Count > 0 && (b.To > bound || !s.Inclusive && b.To == bound) {
 				c.Over += float64(b.Count)
 			}
 		}
@@ -122,7 +168,7 @@ func value(tr report.ThresholdResult) float64 {
 	return tr.Value
 }
 
-func segment(s *report.Segment) *Segment {
+func segment(s *report.Segment) *capacity.Segment {
 	if s == nil {
 		return nil
 	}
@@ -130,16 +176,16 @@ func segment(s *report.Segment) *Segment {
 	if s.Histogram == "" {
 		p99 = math.NaN()
 	}
-	return &Segment{Throughput: s.Throughput, P99: p99}
+	return &capacity.Segment{Throughput: s.Throughput, P99: p99}
 }
 
 // Evaluate records on t each SLO's evaluation on the trial alone, the
 // trial's own verdict and its rate's decision after it.
-func Evaluate(cfg Config, t *report.Trial, j Judgement) {
+func Evaluate(cfg capacity.Config, t *report.Trial, j capacity.Judgement) {
 	res := &report.Result{Ops: t.Ops, Throughput: t.Throughput, ErrorShare: t.ErrorShare}
 	t.SLO = t.SLO[:0]
 	for _, s := range cfg.SLOs {
-		t.SLO = append(t.SLO, s.Evaluate(res))
+		t.SLO = append(t.SLO, threshold(s).Evaluate(res))
 	}
 	t.Pass, t.GeneratorLimited = j.Pass, j.GeneratorLimited
 	t.Verdict = "pass"
@@ -153,7 +199,7 @@ func Evaluate(cfg Config, t *report.Trial, j Judgement) {
 }
 
 // Rates are a verdict's decided rates as a result records them.
-func Rates(v *Verdict) []report.CapacityRate {
+func Rates(v *capacity.Verdict) []report.CapacityRate {
 	var out []report.CapacityRate
 	for _, r := range v.Rates {
 		cr := report.CapacityRate{Rate: r.Rate, Trials: r.Looks, Decision: string(r.Decision), Evidence: r.Evidence}
@@ -161,7 +207,7 @@ func Rates(v *Verdict) []report.CapacityRate {
 			e := c.Estimate
 			d := string(c.Decision)
 			if d == "" {
-				d = string(Undecided)
+				d = string(capacity.Undecided)
 			}
 			cr.Criteria = append(cr.Criteria, report.CapacityCriterion{Name: c.Name, Kind: c.Kind, Limit: c.Limit,
 				Operations: e.N, Over: e.Over, Value: e.Value, Lo: e.Lo, Hi: finiteOr(e.Hi), Level: e.Level,
@@ -174,7 +220,7 @@ func Rates(v *Verdict) []report.CapacityRate {
 }
 
 // Result fills a result's capacity record from a verdict.
-func Result(c *report.Capacity, v *Verdict) {
+func Result(c *report.Capacity, v *capacity.Verdict) {
 	c.ClosedLoop, c.Rate, c.Absent, c.LowestFail = v.ClosedLoop, v.Holds, v.Absent, v.Fails
 	c.Confirmed, c.Limit, c.GeneratorLimited = v.Confirmed, v.Limit, v.GeneratorLimited
 	if v.Holds > 0 || v.Fails > 0 || len(v.Undecided) > 0 {
