@@ -29,6 +29,7 @@ type Statement struct {
 	Doc    []byte   // insert: a document of the plan's shape
 	Update *Update  // update: one of the plan's mode
 	Query  *Query   // query
+	Name   string   // the report name, when not the kind's (a query mix's QUERY-NAME)
 }
 
 // Op is the name a statement's plan goes by in a result: the operation it
@@ -36,6 +37,9 @@ type Statement struct {
 // …). The read and the update of a read-modify-write are a READ and an
 // UPDATE.
 func (s *Statement) Op() string {
+	if s.Name != "" {
+		return s.Name
+	}
 	if s.Kind == StmtQuery {
 		return QueryOp(s.Query.Kind)
 	}

@@ -69,6 +69,9 @@ type Query struct {
 	AggPath string   // aggregate: the path averaged/summed
 	Func    string   // aggregate: avg, sum or count
 	Fields  []string // documents returned: only these paths (nil = whole)
+	// Keys, when not nil, receives the key of each document returned (not
+	// of groups): for conformance tests; runs leave it nil.
+	Keys *[]string
 }
 
 // Querier is implemented by sessions that run secondary queries. Query

@@ -68,6 +68,7 @@ func Run(t *testing.T, store db.Store) {
 	x.updateEdges(t)
 	x.keys(t)
 	x.queries(t)
+	x.mix(t)
 	x.info(t)
 }
 

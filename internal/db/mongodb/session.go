@@ -332,8 +332,17 @@ func (s *session) Scan(ctx context.Context, start []byte, count int, fields []st
 
 // drain reads a cursor to its end and closes it.
 func drain(ctx context.Context, cur *mongo.Cursor) (int, error) {
+	return drainKeys(ctx, cur, nil)
+}
+
+// drainKeys is drain appending each document's _id to keys when not nil.
+func drainKeys(ctx context.Context, cur *mongo.Cursor, keys *[]string) (int, error) {
 	n := 0
 	for cur.Next(ctx) {
+		if keys != nil {
+			id, _ := cur.Current.Lookup("_id").StringValueOK()
+			*keys = append(*keys, id)
+		}
 		n++
 	}
 	err := cur.Err()
@@ -406,14 +415,16 @@ func (s *session) Query(ctx context.Context, q *db.Query) (int, error) {
 	if q.Limit > 0 {
 		o.SetLimit(int64(q.Limit)).SetBatchSize(int32(min(q.Limit, math.MaxInt32)))
 	}
-	if q.Fields != nil {
+	if q.Fields != nil && q.Keys != nil {
+		o.SetProjection(s.projectionFor(append(slices.Clip(q.Fields), "_id")).raw)
+	} else if q.Fields != nil {
 		o.SetProjection(s.projectionFor(q.Fields).raw)
 	}
 	cur, err := s.coll.Find(ctx, bson.Raw(s.filter), o)
 	if err != nil {
 		return 0, fmt.Errorf("mongodb %s query on %s: %w", q.Kind, q.Path, err)
 	}
-	n, err := drain(ctx, cur)
+	n, err := drainKeys(ctx, cur, q.Keys)
 	if err != nil {
 		return n, fmt.Errorf("mongodb %s query on %s: %w", q.Kind, q.Path, err)
 	}

@@ -78,6 +78,9 @@ func (s *session) Query(ctx context.Context, q *db.Query) (int, error) {
 	if s.Args, err = s.appendQueryArgs(s.Args[:0], q, class); err != nil {
 		return 0, err
 	}
+	if q.Keys != nil && q.Kind != db.QueryAggregate {
+		return s.CountKeys(ctx, qs.stmt, qs.cols, q.Keys, s.Args...)
+	}
 	return s.Count(ctx, qs.stmt, qs.cols, s.Args...)
 }
 
@@ -129,6 +132,9 @@ func (s *session) queryStmt(ctx context.Context, q *db.Query, class valueClass) 
 	for _, p := range []string{q.Path, q.AggPath, q.Func} {
 		s.Key = append(s.Key, p...)
 		s.Key = append(s.Key, 0)
+	}
+	if q.Keys != nil {
+		s.Key = append(s.Key, 2)
 	}
 	if q.Fields != nil {
 		s.Key = append(s.Key, 1)
@@ -200,7 +206,8 @@ func (s *session) querySQL(q *db.Query, class valueClass) (string, *queryStm, er
 			where = number + " = ?"
 		default:
 			if s.d.mariadb {
-				where = "JSON_EQUALS(" + extract + ", ?)"
+				// JSON_EQUALS(NULL, 'true') is 1 on MariaDB: an absent path must not match.
+				where = "(" + extract + " IS NOT NULL AND JSON_EQUALS(" + extract + ", ?))"
 			} else {
 				where = extract + " = CAST(? AS JSON)"
 			}
@@ -237,6 +244,10 @@ func (s *session) querySQL(q *db.Query, class valueClass) (string, *queryStm, er
 	if q.Fields != nil {
 		sel, _ = selectFields(q.Fields)
 		qs.cols = max(len(q.Fields), 1)
+	}
+	if q.Keys != nil {
+		sel = "ycsb_key, " + sel
+		qs.cols++
 	}
 	return "SELECT " + sel + " FROM " + s.Table + " WHERE " + where + order + " LIMIT ? OFFSET ?", qs, nil
 }

@@ -11,8 +11,18 @@ import (
 
 // querySQL builds the statement of a secondary query. The predicate spells
 // the path exactly as indexDDL does, so that a matching index is usable.
-// Parameters: $1 the value, $2 the limit (NULL = all), $3 the offset.
+// Parameters: $1 the value, $2 the limit (NULL = all), $3 the offset. With
+// q.Keys, the documents' key comes first.
 func (s *store) querySQL(q *db.Query) (string, error) {
+	sql, err := s.querySQLOf(q)
+	if err != nil || q.Keys == nil || q.Kind == db.QueryAggregate {
+		return sql, err
+	}
+	_, key := s.keyPred()
+	return "SELECT " + key + "::text, " + strings.TrimPrefix(sql, "SELECT "), nil
+}
+
+func (s *store) querySQLOf(q *db.Query) (string, error) {
 	if s.v.layout == "relational" && q.Kind != db.QueryDescendant {
 		return s.relQuerySQL(q)
 	}
@@ -45,6 +55,11 @@ func (s *store) querySQL(q *db.Query) (string, error) {
 		}
 		return "SELECT " + sel + from + " WHERE " + w + page, nil
 	case db.QueryDescendant:
+		if s.v.descendant == "jsonpath" {
+			if err := s.needs("querykind=descendant with pg.descendantop=jsonpath (the @? operator)", 12); err != nil {
+				return "", err
+			}
+		}
 		w, err := s.descendantPred(q.Path)
 		if err != nil {
 			return "", err
@@ -83,7 +98,11 @@ func (s *store) aggregateSQL(q *db.Query) (string, error) {
 	agg := "count(*)"
 	switch q.Func {
 	case "avg", "sum":
-		agg = q.Func + "((" + s.predExpr(q.AggPath) + ")::numeric)"
+		cast := "::numeric"
+		if m := serverMajor(s.admin); m > 0 && m < 11 {
+			cast = "::text::numeric" // jsonb casts to numeric from PostgreSQL 11
+		}
+		agg = q.Func + "((" + s.predExpr(q.AggPath) + ")" + cast + ")"
 	case "count", "":
 	default:
 		return "", fmt.Errorf("postgres: aggregate function %q", q.Func)
@@ -94,6 +113,9 @@ func (s *store) aggregateSQL(q *db.Query) (string, error) {
 // Query runs a secondary query and returns how many rows it produced.
 func (s *session) Query(ctx context.Context, q *db.Query) (int, error) {
 	k := q.Kind.String() + "\x00" + q.Path + "\x00" + q.AggPath + "\x00" + q.Func + "\x00" + strings.Join(q.Fields, "\x00")
+	if q.Keys != nil {
+		k += "\x00keys"
+	}
 	name, ok := s.queries[k]
 	if !ok {
 		sql, err := s.st.querySQL(q)
@@ -120,6 +142,9 @@ func (s *session) Query(ctx context.Context, q *db.Query) (int, error) {
 	defer rows.Close()
 	n := 0
 	for rows.Next() {
+		if q.Keys != nil && q.Kind != db.QueryAggregate {
+			*q.Keys = append(*q.Keys, string(rows.RawValues()[0]))
+		}
 		n++
 	}
 	return n, rows.Err()

@@ -288,6 +288,12 @@ func (s *Session) appendObject(dst []byte, keys [][]byte) []byte {
 // cols reusable destinations (none when cols is 0: the columns are not
 // read).
 func (s *Session) Count(ctx context.Context, st *sql.Stmt, cols int, args ...any) (_ int, err error) {
+	return s.CountKeys(ctx, st, cols, nil, args...)
+}
+
+// CountKeys is Count appending, when keys is not nil, each row's first
+// column (a secondary query's key: db.Query.Keys) to keys.
+func (s *Session) CountKeys(ctx context.Context, st *sql.Stmt, cols int, keys *[]string, args ...any) (_ int, err error) {
 	qctx, err := s.Watch.Begin(ctx)
 	if err != nil {
 		return 0, err
@@ -304,6 +310,9 @@ func (s *Session) Count(ctx context.Context, st *sql.Stmt, cols int, args ...any
 		if cols > 0 {
 			if err := rows.Scan(dest...); err != nil {
 				return n, err
+			}
+			if keys != nil {
+				*keys = append(*keys, string(s.raw[0]))
 			}
 		}
 		n++

@@ -79,6 +79,9 @@ func (s *session) querySQL(q *db.Query) (string, []any, error) {
 	if q.Fields != nil {
 		sel, _ = selectFields(q.Fields)
 	}
+	if q.Keys != nil {
+		sel = "ycsb_key, " + sel
+	}
 	from := " FROM " + s.Table
 	page := " LIMIT ? OFFSET ?"
 	value := string(q.Value)
@@ -135,6 +138,9 @@ func (s *session) Query(ctx context.Context, q *db.Query) (int, error) {
 			limit = q.Limit
 		}
 		args = append(args, limit, q.Offset)
+	}
+	if q.Keys != nil && q.Kind != db.QueryAggregate {
+		return s.CountKeys(ctx, st, 2, q.Keys, args...)
 	}
 	return s.Count(ctx, st, 0, args...)
 }
