@@ -211,6 +211,9 @@ func (p *Postgres) launch(port int, sock string, acct *account, settings map[str
 			if postmasterReady(p.DataDir, cmd.Process.Pid) {
 				return port
 			}
+			if majorNumber(p.Version) < 10 && postmasterListening(p.DataDir, cmd.Process.Pid) && acceptsConnections(port) {
+				return port // 9.6 writes no "ready" into postmaster.pid
+			}
 			return 0
 		},
 		Halt: stopPostmaster,

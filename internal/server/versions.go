@@ -1,9 +1,15 @@
 package server
 
 import (
+	"encoding/binary"
 	"fmt"
+	"io"
+	"net"
+	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
+	"time"
 )
 
 // PostgresVersions are the zonky versions docbench knows, one per major
@@ -59,14 +65,19 @@ func ResolvePostgresVersion(v string) (string, error) {
 }
 
 // initdbOptions are initdbArgs as the initdb of version accepts them:
-// --no-instructions is PostgreSQL 14's.
+// --no-instructions is PostgreSQL 14's, --no-sync was --nosync before 10.
 func initdbOptions(version string) []string {
-	if majorNumber(version) >= 14 {
+	major := majorNumber(version)
+	if major >= 14 {
 		return initdbArgs
 	}
 	var out []string
 	for _, a := range initdbArgs {
-		if a != "--no-instructions" {
+		switch {
+		case a == "--no-instructions":
+		case a == "--no-sync" && major < 10:
+			out = append(out, "--nosync")
+		default:
 			out = append(out, a)
 		}
 	}
@@ -78,4 +89,41 @@ func initdbOptions(version string) []string {
 func majorNumber(version string) int {
 	n, _ := strconv.Atoi(strings.SplitN(version, ".", 2)[0])
 	return n
+}
+
+// postmasterListening reports whether postmaster.pid in dataDir is pid's
+// and names its listen address (line 6): before PostgreSQL 10 the file
+// has no status line, and this is as far as it tells.
+func postmasterListening(dataDir string, pid int) bool {
+	b, err := os.ReadFile(filepath.Join(dataDir, "postmaster.pid"))
+	if err != nil {
+		return false
+	}
+	lines := strings.Split(string(b), "\n")
+	return len(lines) >= 6 && strings.TrimSpace(lines[0]) == strconv.Itoa(pid) && strings.TrimSpace(lines[5]) != ""
+}
+
+// acceptsConnections says whether the server on 127.0.0.1:port lets user
+// postgres in (trust authentication), as pg_isready would: its answer to a
+// startup message is an authentication message, not "the database system
+// is starting up".
+func acceptsConnections(port int) bool {
+	c, err := net.DialTimeout("tcp", net.JoinHostPort("127.0.0.1", strconv.Itoa(port)), time.Second)
+	if err != nil {
+		return false
+	}
+	defer c.Close()
+	c.SetDeadline(time.Now().Add(time.Second))
+	params := "user\x00postgres\x00database\x00postgres\x00\x00"
+	msg := binary.BigEndian.AppendUint32(nil, uint32(8+len(params)))
+	msg = binary.BigEndian.AppendUint32(msg, 3<<16) // protocol 3.0
+	if _, err := c.Write(append(msg, params...)); err != nil {
+		return false
+	}
+	var kind [1]byte
+	if _, err := io.ReadFull(c, kind[:]); err != nil || kind[0] != 'R' {
+		return false
+	}
+	c.Write([]byte{'X', 0, 0, 0, 4}) // Terminate
+	return true
 }

@@ -23,4 +23,7 @@ func TestResolvePostgresVersion(t *testing.T) {
 	if slices.Contains(initdbOptions("13.23"), "--no-instructions") || !slices.Contains(initdbOptions("14.1"), "--no-instructions") {
 		t.Error("initdbOptions: --no-instructions is PostgreSQL 14's")
 	}
+	if !slices.Contains(initdbOptions("9.6.24"), "--nosync") || slices.Contains(initdbOptions("10.23"), "--nosync") {
+		t.Error("initdbOptions: --no-sync was --nosync before 10")
+	}
 }

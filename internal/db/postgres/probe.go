@@ -29,7 +29,11 @@ func (s *store) Probe(ctx context.Context) (db.Snapshot, error) {
 
 	var lsn string
 	var pos float64
-	err := c.QueryRow(ctx, "SELECT pg_current_wal_insert_lsn()::text, pg_wal_lsn_diff(pg_current_wal_insert_lsn(), '0/0')::float8").Scan(&lsn, &pos)
+	walSQL := "SELECT pg_current_wal_insert_lsn()::text, pg_wal_lsn_diff(pg_current_wal_insert_lsn(), '0/0')::float8"
+	if vnum < 100000 { // the same functions under their 9.6 names
+		walSQL = "SELECT pg_current_xlog_insert_location()::text, pg_xlog_location_diff(pg_current_xlog_insert_location(), '0/0')::float8"
+	}
+	err := c.QueryRow(ctx, walSQL).Scan(&lsn, &pos)
 	if err != nil {
 		snap.Counters["wal_bytes"] = db.Missing("pg_current_wal_insert_lsn: " + oneLine(err))
 	} else {
@@ -59,7 +63,7 @@ func (s *store) Probe(ctx context.Context) (db.Snapshot, error) {
 	return snap, nil
 }
 
-// settle waits (up to two seconds) until the cluster's row and WAL counters
+// settle waits (up to two seconds, four before PostgreSQL 15) until the cluster's row and WAL counters
 // stop moving, so that exited sessions' statistics are in.
 func (s *store) settle(ctx context.Context, vnum int) {
 	q := "SELECT coalesce(sum(n_tup_ins + n_tup_upd + n_tup_del), 0)::float8 FROM pg_stat_user_tables"
@@ -69,8 +73,15 @@ func (s *store) settle(ctx context.Context, vnum int) {
 	if vnum >= 150000 {
 		_, _ = s.admin.Exec(ctx, "SELECT pg_stat_force_next_flush()")
 	}
+	// Before PostgreSQL 15 a statistics collector process receives the
+	// counters and writes them to a file readers take up to half a second
+	// old: look as long, and wait longer.
+	step, wait := 40*time.Millisecond, 2*time.Second
+	if vnum < 150000 {
+		step, wait = 300*time.Millisecond, 4*time.Second
+	}
 	last, same := -1.0, 0
-	for deadline := time.Now().Add(2 * time.Second); time.Now().Before(deadline); {
+	for deadline := time.Now().Add(wait); time.Now().Before(deadline); {
 		_, _ = s.admin.Exec(ctx, "SELECT pg_stat_clear_snapshot()")
 		var v float64
 		if err := s.admin.QueryRow(ctx, q).Scan(&v); err != nil {
@@ -87,7 +98,7 @@ func (s *store) settle(ctx context.Context, vnum int) {
 			same = 0
 		}
 		last = v
-		time.Sleep(40 * time.Millisecond)
+		time.Sleep(step)
 	}
 }
 
