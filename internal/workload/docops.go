@@ -25,6 +25,7 @@ type DocOps struct {
 	QueryOffset    int     // query.offset: rows skipped by range queries
 	QueryAggPath   string  // query.aggpath: path averaged/summed by aggregate queries
 	QueryFunc      string  // query.func: avg, sum or count
+	QueryMix       *Mix    // querymix: named queries with their proportions (QueryProp is their sum)
 	SecondaryIndex []string
 
 	// Micro statements: SQL of the user's, measured as an operation of its
@@ -108,6 +109,9 @@ func (c *configParser) docOps(cfg *Config) {
 	if d.QueryProp > 0 && d.QueryKind == "aggregate" && d.QueryFunc != "count" && d.QueryAggPath == "" {
 		c.fail("query.aggpath", "an aggregate query with query.func=%s needs the path to aggregate", d.QueryFunc)
 	}
+	if file := c.str("querymix", ""); file != "" {
+		c.queryMix(d, file)
+	}
 	d.StatementProp = c.float("statementproportion", 0, 0, 1)
 	d.StatementSQL = c.str("statement.sql", "")
 	d.StatementName = c.str("statement.name", "")
@@ -139,5 +143,23 @@ func (c *configParser) docOps(cfg *Config) {
 				d.SecondaryIndex = append(d.SecondaryIndex, p)
 			}
 		}
+	}
+}
+
+// queryMix reads the querymix file, which takes the place of queryproportion
+// and querykind: its proportions sum to QueryProp.
+func (c *configParser) queryMix(d *DocOps, file string) {
+	if d.QueryProp > 0 {
+		c.fail("querymix", "give querymix or queryproportion, not both (the mix's entries have their own proportions)")
+		return
+	}
+	m, err := ReadMix(mixPath(file, c.p.Source("querymix")))
+	if err != nil {
+		c.errs = append(c.errs, err)
+		return
+	}
+	d.QueryMix = m
+	for _, q := range m.Queries {
+		d.QueryProp += q.Proportion
 	}
 }

@@ -1,0 +1,92 @@
+package workload
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func TestParseMix(t *testing.T) {
+	m, err := ParseMix("mix.yaml", []byte(`queries:
+  - {name: by-email, kind: field, path: contact.email, proportion: 0.4}
+  - {name: tagged, kind: contains, path: tags.term, value: x, proportion: 0.2}
+  - name: recent
+    kind: range
+    path: created
+    limit: 5
+    proportion: 0.2
+  - {name: per-group, kind: aggregate, path: group, func: count, proportion: 0.1}
+  - {name: email-only, kind: field, path: contact.email, fields: [name, contact.email], proportion: 0.05}
+  - {name: set-status, kind: update, path: status, value: {a: [1, 2]}, proportion: 0.05}
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(m.Queries) != 6 {
+		t.Fatalf("%d queries, want 6", len(m.Queries))
+	}
+	if q := m.Queries[2]; q.Name != "recent" || q.Limit != 5 || q.Source != "mix.yaml:4" {
+		t.Errorf("recent = %+v", q)
+	}
+	if q := m.Queries[4]; len(q.Fields) != 2 || q.Fields[1] != "contact.email" {
+		t.Errorf("email-only fields = %v", q.Fields)
+	}
+	if q := m.Queries[5]; q.Value != `{"a":[1,2]}` {
+		t.Errorf("set-status value = %s", q.Value)
+	}
+}
+
+// Every problem is one line naming the file and the line at fault.
+func TestParseMixErrors(t *testing.T) {
+	for _, tc := range []struct{ in, want string }{
+		{"queries: [", "mix.yaml:1: "},
+		{"query: []", `mix.yaml:1: unknown key "query" (want queries)`},
+		{"queries: []", "mix.yaml:1: queries: want a list of at least one query"},
+		{"queries:\n  - {name: a, kind: fuzzy, path: p, proportion: 1}", `mix.yaml:2: kind "fuzzy": want field, contains, array, range, aggregate, descendant, update`},
+		{"queries:\n  - {name: a, kind: field, path: p}", "mix.yaml:2: the query has no proportion"},
+		{"queries:\n  - {name: a, kind: field, path: p, proportion: 2}", `mix.yaml:2: proportion "2": want a number more than 0 and at most 1`},
+		{"queries:\n  - {name: a, kind: field, path: p, proportion: 0.5}\n  - {name: a, kind: field, path: q, proportion: 0.5}", "mix.yaml:3: name a is taken (mix.yaml:2)"},
+		{"queries:\n  - {name: a, kind: range, path: p, value: 3, proportion: 1}", "mix.yaml:2: kind range takes no value"},
+		{"queries:\n  - {name: a, kind: aggregate, path: p, proportion: 1}", "mix.yaml:2: an aggregate with func avg needs aggpath"},
+		{"queries:\n  - {name: a, kind: field, path: p, limit: 3, proportion: 1}", "mix.yaml:2: limit and offset page a range; kind is field"},
+		{"queries:\n  - {name: a b, kind: field, path: p, proportion: 1}", `mix.yaml:2: name "a b"`},
+		{"queries:\n  - name: a\n    kind: field\n    path: p\n    colour: red\n    proportion: 1", `mix.yaml:5: unknown key "colour"`},
+		{"queries:\n  - {name: a, kind: update, path: p, fields: [x], proportion: 1}", "mix.yaml:2: fields project the documents a query returns; kind update returns none"},
+	} {
+		_, err := ParseMix("mix.yaml", []byte(tc.in))
+		if err == nil || !strings.HasPrefix(err.Error(), tc.want) || strings.Contains(err.Error(), "\n") {
+			t.Errorf("%q: error %v, want one line starting %q", tc.in, err, tc.want)
+		}
+	}
+}
+
+// querymix sets QueryProp to the mix's sum, is found beside the workload
+// file that names it, and excludes queryproportion.
+func TestQueryMixProperty(t *testing.T) {
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "mix.yaml"), []byte("queries:\n  - {name: a, kind: field, path: p, proportion: 0.25}\n  - {name: b, kind: update, path: p, proportion: 0.25}\n"), 0o644)
+	wf := filepath.Join(dir, "wl")
+	os.WriteFile(wf, []byte("readproportion=0.5\nupdateproportion=0\nquerymix=mix.yaml\n"), 0o644)
+	p := NewProperties()
+	if err := p.LoadFile(wf); err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := ParseConfig(p, Known{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cfg.Doc.QueryMix == nil || cfg.Doc.QueryProp != 0.5 {
+		t.Errorf("QueryMix %v, QueryProp %g; want the mix and 0.5", cfg.Doc.QueryMix, cfg.Doc.QueryProp)
+	}
+	p.Set("queryproportion", "0.1", "-p")
+	p.Set("query.path", "p", "-p")
+	if _, err := ParseConfig(p, Known{}); err == nil || !strings.Contains(err.Error(), "give querymix or queryproportion") {
+		t.Errorf("querymix with queryproportion: %v", err)
+	}
+	p = NewProperties()
+	p.Set("querymix", "nosuch.yaml", "-p")
+	if _, err := ParseConfig(p, Known{}); err == nil || !strings.Contains(err.Error(), "querymix=nosuch.yaml: cannot read") {
+		t.Errorf("a missing mix: %v", err)
+	}
+}
