@@ -29,6 +29,8 @@ type DocOps struct {
 	updSets   []fieldSet
 	queries   []db.Query // the query with each predicate value of the pool
 	queryName string
+	mix       []mixOp // querymix: the named queries, in the file's order
+	mixTotal  float64 // their proportions' sum
 
 	stmtSQL    string // statement.sql
 	stmtName   string
@@ -137,8 +139,16 @@ func NewDocOps(wl *workload.Workload, shape document.Shape, seed uint64) (*DocOp
 	}
 
 	// Queries and statements of the user's.
-	if d.QueryProp > 0 {
-		if err := o.prepareQueries(wl, seed); err != nil {
+	if d.QueryMix != nil {
+		if err := o.prepareMix(wl, seed, d.QueryMix); err != nil {
+			return nil, err
+		}
+	} else if d.QueryProp > 0 {
+		o.queryName = db.QueryOp(mustKind(d.QueryKind))
+		spec := querySpec{name: o.queryName, kind: d.QueryKind, path: d.QueryPath, form: d.QueryForm, value: d.QueryValue,
+			limit: d.QueryLimit, offset: d.QueryOffset, aggPath: d.QueryAggPath, fn: d.QueryFunc}
+		var err error
+		if o.queries, err = o.prepareQueries(wl, seed, spec); err != nil {
 			return nil, err
 		}
 	}
@@ -241,80 +251,101 @@ func (o *DocOps) opName(op workload.Op) string {
 	return op.String()
 }
 
-// prepareQueries prepares the secondary queries: one db.Query per predicate
-// value found in a sample of the loaded documents, so that queries match.
-func (o *DocOps) prepareQueries(wl *workload.Workload, seed uint64) error {
-	d := o.cfg.Doc
-	kind, _ := db.ParseQueryKind(d.QueryKind)
-	o.queryName = db.QueryOp(kind)
-	if err := o.checkPath("query.path", d.QueryPath); err != nil {
-		return err
+// querySpec is one secondary query as the query.* properties, or an entry
+// of a query mix, give it.
+type querySpec struct {
+	name                    string // its report name
+	kind, path, form, value string
+	limit, offset           int
+	aggPath, fn             string
+	fields                  []string
+}
+
+func mustKind(s string) db.QueryKind {
+	k, ok := db.ParseQueryKind(s)
+	if !ok {
+		panic("runner: query kind " + s)
 	}
-	pi := o.paths[d.QueryPath]
+	return k
+}
+
+// prepareQueries prepares a secondary query: one db.Query per predicate
+// value found in a sample of the loaded documents, so that queries match.
+func (o *DocOps) prepareQueries(wl *workload.Workload, seed uint64, d querySpec) ([]db.Query, error) {
+	var queries []db.Query
+	kind := mustKind(d.kind)
+	if err := o.checkPath("query.path", d.path); err != nil {
+		return nil, err
+	}
+	for _, f := range d.fields {
+		if err := o.checkPath("fields", f); err != nil {
+			return nil, err
+		}
+	}
+	pi := o.paths[d.path]
 	switch kind {
 	case db.QueryField, db.QueryRange:
 		if !pi.Leaf || pi.InArray {
-			return fmt.Errorf("query.path=%s: querykind=%s needs a scalar outside arrays (it is %s); for array elements use querykind=contains or array", d.QueryPath, d.QueryKind, describe(pi))
+			return nil, fmt.Errorf("query.path=%s: querykind=%s needs a scalar outside arrays (it is %s); for array elements use querykind=contains or array", d.path, d.kind, describe(pi))
 		}
 	case db.QueryArray:
 		if !pi.Array || pi.Items == document.TypeObject || pi.Items == document.TypeArray {
-			return fmt.Errorf("query.path=%s: querykind=array needs an array of scalars (it is %s); for arrays of objects use querykind=contains with a path inside them", d.QueryPath, describe(pi))
+			return nil, fmt.Errorf("query.path=%s: querykind=array needs an array of scalars (it is %s); for arrays of objects use querykind=contains with a path inside them", d.path, describe(pi))
 		}
 	case db.QueryDescendant:
 		if !pi.Leaf {
-			return fmt.Errorf("query.path=%s: querykind=descendant looks for the path's last member, %s, at any depth with a scalar value; it is %s", d.QueryPath, db.LastSegment(d.QueryPath), describe(pi))
+			return nil, fmt.Errorf("query.path=%s: querykind=descendant looks for the path's last member, %s, at any depth with a scalar value; it is %s", d.path, db.LastSegment(d.path), describe(pi))
 		}
-		o.Notes = append(o.Notes, fmt.Sprintf("%s finds documents with a member %q at any depth equal to a value found at %s", o.queryName, db.LastSegment(d.QueryPath), d.QueryPath))
+		o.Notes = append(o.Notes, fmt.Sprintf("%s finds documents with a member %q at any depth equal to a value found at %s", d.name, db.LastSegment(d.path), d.path))
 	case db.QueryContains:
 		if !pi.Leaf {
-			return fmt.Errorf("query.path=%s: querykind=contains takes the scalar path to match (e.g. tags.term); it is %s", d.QueryPath, describe(pi))
+			return nil, fmt.Errorf("query.path=%s: querykind=contains takes the scalar path to match (e.g. tags.term); it is %s", d.path, describe(pi))
 		}
 	case db.QueryAggregate:
 		if !pi.Leaf || pi.InArray {
-			return fmt.Errorf("query.path=%s: querykind=aggregate groups by a scalar outside arrays (it is %s)", d.QueryPath, describe(pi))
+			return nil, fmt.Errorf("query.path=%s: querykind=aggregate groups by a scalar outside arrays (it is %s)", d.path, describe(pi))
 		}
-		if d.QueryFunc != "count" {
-			if err := o.checkPath("query.aggpath", d.QueryAggPath); err != nil {
-				return err
+		if d.fn != "count" {
+			if err := o.checkPath("query.aggpath", d.aggPath); err != nil {
+				return nil, err
 			}
-			if a := o.paths[d.QueryAggPath]; a.Type != document.TypeInteger && a.Type != document.TypeNumber || a.InArray {
-				return fmt.Errorf("query.aggpath=%s: query.func=%s needs a number outside arrays (it is %s)", d.QueryAggPath, d.QueryFunc, describe(a))
+			if a := o.paths[d.aggPath]; a.Type != document.TypeInteger && a.Type != document.TypeNumber || a.InArray {
+				return nil, fmt.Errorf("query.aggpath=%s: query.func=%s needs a number outside arrays (it is %s)", d.aggPath, d.fn, describe(a))
 			}
 		}
-		o.queries = []db.Query{{Kind: kind, Path: d.QueryPath, AggPath: d.QueryAggPath, Func: d.QueryFunc}}
-		o.Notes = append(o.Notes, fmt.Sprintf("%s groups every document by %s: it reads the whole table", o.queryName, d.QueryPath))
-		return nil
+		o.Notes = append(o.Notes, fmt.Sprintf("%s groups every document by %s: it reads the whole table", d.name, d.path))
+		return []db.Query{{Kind: kind, Path: d.path, AggPath: d.aggPath, Func: d.fn}}, nil
 	}
 	var values [][]byte
-	if d.QueryValue != "" {
-		values = [][]byte{jsonValue(d.QueryValue)}
-		o.Notes = append(o.Notes, fmt.Sprintf("%s looks for %s=%s only (query.value)", o.queryName, d.QueryPath, values[0]))
+	if d.value != "" {
+		values = [][]byte{jsonValue(d.value)}
+		o.Notes = append(o.Notes, fmt.Sprintf("%s looks for %s=%s only (query.value)", d.name, d.path, values[0]))
 	} else {
 		var err error
-		if values, err = o.sampleValues(wl, seed, d.QueryPath, kind == db.QueryArray); err != nil {
-			return err
+		if values, err = o.sampleValues(wl, seed, d.path, kind == db.QueryArray); err != nil {
+			return nil, err
 		}
 	}
-	root := arrayRoot(o.paths, d.QueryPath)
+	root := arrayRoot(o.paths, d.path)
 	for _, v := range values {
-		q := db.Query{Kind: kind, Path: d.QueryPath, Value: v, Limit: d.QueryLimit, Offset: d.QueryOffset}
+		q := db.Query{Kind: kind, Path: d.path, Value: v, Limit: d.limit, Offset: d.offset, Fields: d.fields}
 		if kind == db.QueryContains {
-			q.Path, q.Value = containsFragment(d.QueryPath, root, v)
-			if d.QueryForm == workload.QueryFormDocument {
+			q.Path, q.Value = containsFragment(d.path, root, v)
+			if d.form == workload.QueryFormDocument {
 				q.Path, q.Value = "", wrapFragment(q.Path, q.Value)
 			}
 		}
-		o.queries = append(o.queries, q)
+		queries = append(queries, q)
 	}
 	if kind == db.QueryDescendant {
-		return nil // no path index serves a search at any depth
+		return queries, nil // no path index serves a search at any depth
 	}
-	if kind == db.QueryContains && d.QueryForm == workload.QueryFormDocument {
-		o.Notes = append(o.Notes, fmt.Sprintf("%s on %s: query.form=document, containment on the whole document; only an index over the whole document serves it (PostgreSQL index=gin or index=gin_path_ops)", o.queryName, d.QueryPath))
-	} else if !o.indexed(kind, d.QueryPath, root) {
-		o.Notes = append(o.Notes, fmt.Sprintf("%s on %s: no secondary index covers it (secondaryindex=%s would add one); it runs without", o.queryName, d.QueryPath, d.QueryPath))
+	if kind == db.QueryContains && d.form == workload.QueryFormDocument {
+		o.Notes = append(o.Notes, fmt.Sprintf("%s on %s: query.form=document, containment on the whole document; only an index over the whole document serves it (PostgreSQL index=gin or index=gin_path_ops)", d.name, d.path))
+	} else if !o.indexed(kind, d.path, root) {
+		o.Notes = append(o.Notes, fmt.Sprintf("%s on %s: no secondary index covers it (secondaryindex=%s would add one); it runs without", d.name, d.path, d.path))
 	}
-	return nil
+	return queries, nil
 }
 
 func describe(pi document.PathInfo) string {

@@ -126,6 +126,12 @@ func (p *execution) openSessions(ctx context.Context, store db.Store) error {
 			return &db.ErrNotSupported{Backend: backendName(store), What: missing}
 		}
 	}
+	if p.o.Phase == Run {
+		if err := p.docOps.tryMix(ctx, p.sessions[0]); err != nil {
+			p.closeSessions()
+			return err
+		}
+	}
 	return nil
 }
 
@@ -150,6 +156,8 @@ func (p *execution) missingCapability(s db.Session) string {
 	case p.o.Phase != Run:
 	case !querier && len(p.docOps.queries) > 0:
 		return "secondary queries (queryproportion)"
+	case !querier && p.docOps.mixQueries():
+		return "secondary queries (querymix)"
 	case !statementer && p.docOps.stmtSQL != "":
 		return "statements of the user's (statementproportion)"
 	}
@@ -182,6 +190,7 @@ func (p *execution) buildWorkers() {
 			sess: p.sessions[i], wl: p.wl, th: p.wl.NewThread(i), docOps: p.docOps,
 			rec: p.reg.NewRecorder(), ops: p.share(i), batch: p.batch,
 			stop: p.stop, drng: document.NewRand(), verifyOp: verifyIndex(p.reg.Names()),
+			mixOp: mixIndex(p.docOps, p.reg.Names()),
 		}
 		w.qs, _ = p.sessions[i].(db.Querier)
 		w.stmts, _ = p.sessions[i].(db.Statementer)

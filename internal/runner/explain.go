@@ -50,6 +50,18 @@ func (o *DocOps) ExplainRequest(wl *workload.Workload, phase Phase) *db.ExplainR
 	if cfg.Doc.QueryProp > 0 && len(o.queries) > 0 {
 		r.Statements = append(r.Statements, db.Statement{Kind: db.StmtQuery, Query: &o.queries[0]})
 	}
+	for i := range o.mix { // a query mix: each entry's plan under its name
+		m := &o.mix[i]
+		if m.update != nil {
+			u := &db.Update{Mode: db.Partial, Paths: m.update.paths, Values: [][]byte{m.value}}
+			if m.value == nil {
+				u.Values[0] = o.Shape.AppendValue(nil, m.update.paths[0], rand.New(rand.NewPCG(1, 2)))
+			}
+			r.Statements = append(r.Statements, db.Statement{Kind: db.StmtUpdate, Key: key, Update: u, Name: m.name})
+			continue
+		}
+		r.Statements = append(r.Statements, db.Statement{Kind: db.StmtQuery, Query: &m.queries[0], Name: m.name})
+	}
 	return r
 }
 

@@ -182,7 +182,8 @@ const DefaultMaxErrorRate = 0.01
 var ErrFailed = errors.New("phase failed")
 
 // opNames are the measured operations, indexed by workload.Op; a batched
-// load adds INSERT-BATCH, and dataintegrity VERIFY (verifyIndex).
+// load adds INSERT-BATCH, dataintegrity VERIFY (verifyIndex), and a query
+// mix its entries (mixIndex).
 func opNames(p *DocOps, batched bool) []string {
 	names := make([]string, workload.NumOps)
 	for op := range workload.NumOps {
@@ -194,7 +195,16 @@ func opNames(p *DocOps, batched bool) []string {
 	if p.cfg.DataIntegrity {
 		names = append(names, "VERIFY")
 	}
-	return names
+	return append(names, p.mixNames()...)
+}
+
+// mixIndex is the index of the query mix's first entry in names (its
+// entries follow in order), or -1.
+func mixIndex(p *DocOps, names []string) int {
+	if len(p.mix) == 0 {
+		return -1
+	}
+	return len(names) - len(p.mix)
 }
 
 // verifyIndex is the index of VERIFY in names, or -1.

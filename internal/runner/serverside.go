@@ -2,6 +2,7 @@ package runner
 
 import (
 	"context"
+	"strings"
 	"time"
 
 	"github.com/docbench/docbench/internal/db"
@@ -62,6 +63,10 @@ func (o *Outcome) counts() probe.Counts {
 		case "INSERT-BATCH":
 			c.Inserts = o.Ops
 			c.Exact = failed == 0
+		default:
+			if strings.HasPrefix(name, "UPDATE-") { // a query mix's update
+				c.Updates += ok
+			}
 		}
 	}
 	return c

@@ -30,6 +30,7 @@ type worker struct {
 	rec      *measure.Recorder
 	ops      int64 // operations to measure (this thread's share)
 	verifyOp int   // the index of VERIFY (dataintegrity)
+	mixOp    int   // the index of the query mix's first entry (querymix)
 	batch    int
 	stop     <-chan struct{}
 	drng     *document.Rand
@@ -244,6 +245,9 @@ func (w *worker) step(ctx context.Context, cfg *workload.Config, r *rand.Rand, i
 		w.key = w.th.AppendKey(w.key[:0], w.th.NextKeynum())
 		_, err = w.sess.Scan(ctx, w.key, w.th.ScanLength(), w.readFields(r))
 	case workload.OpQuery:
+		if len(w.docOps.mix) > 0 {
+			return w.mixStep(ctx, r, intended, t0) // records itself
+		}
 		qs := w.docOps.queries
 		_, err = w.qs.Query(ctx, &qs[r.IntN(len(qs))])
 	case workload.OpStatement:

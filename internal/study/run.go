@@ -131,6 +131,13 @@ func (f *File) ApplyQuick() {
 		f.Properties[k] = v
 	}
 	f.quickCapacity()
+	for _, sw := range q.Sweep {
+		for i := range f.Sweep {
+			if f.Sweep[i].Property == sw.Property {
+				f.Sweep[i].Values = sw.Values
+			}
+		}
+	}
 	limit := q.Values
 	if limit == 0 {
 		limit = 2
@@ -230,7 +237,7 @@ func (f *File) points() [][]KV {
 var runOnly = map[string]bool{
 	"threads": true, "threadcount": true, "operationcount": true, "maxexecutiontime": true, "target": true,
 	"readproportion": true, "updateproportion": true, "insertproportion": true, "scanproportion": true,
-	"readmodifywriteproportion": true, "queryproportion": true, "requestdistribution": true,
+	"readmodifywriteproportion": true, "queryproportion": true, "querymix": true, "requestdistribution": true,
 	"readallfields": true, "readallfieldsbyname": true, "writeallfields": true, "readfields": true, "readpath": true,
 	"updatemode": true, "updatefields": true, "updatepath": true, "querykind": true, "query.path": true,
 	"query.value": true, "query.limit": true, "query.offset": true, "query.aggpath": true, "query.func": true,
