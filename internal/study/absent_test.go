@@ -103,13 +103,6 @@ func evaluateSynthetic(f *File, c Claim, tc absentCase) report.Finding {
 	if len(sides) == 0 {
 		sides = []Side{c.A, c.B}
 	}
-	metric, op, _ := strings.Cut(c.Y, ":")
-	if op == "" {
-		op = serverOp
-		if metric == "throughput" {
-			op = "ALL"
-		}
-	}
 	one := *f
 	one.Claims, one.Plans = []Claim{c}, nil
 	d := &Data{File: &one, Manifest: &Manifest{Targets: map[string]string{}}, Results: map[string]*report.Result{}}
@@ -121,6 +114,13 @@ func evaluateSynthetic(f *File, c Claim, tc absentCase) report.Finding {
 		}
 		seen[s.String()] = true
 		d.Manifest.Targets[s.Target] = s.Target
+		metric, op, _ := strings.Cut(s.y(c.Y), ":")
+		if op == "" {
+			op = serverOp
+			if metric == "throughput" {
+				op = "ALL"
+			}
+		}
 		r := tc.row(i, len(sides))
 		r.Target, r.Workload, r.Op, r.Metric, r.Unit = s.Target, s.Workload, op, metric, "u"
 		if r.Workload == "" && len(f.Workloads) == 1 {

@@ -103,6 +103,18 @@ type Side struct {
 	Target   string            `yaml:"target"`
 	Workload string            `yaml:"workload"`
 	Point    map[string]string `yaml:"point"`
+	// Y is the side's figure when its server names the source's figure
+	// differently (MongoDB's secondary_index_bytes beside PostgreSQL's
+	// index_bytes); the claim's y when empty.
+	Y string `yaml:"y"`
+}
+
+// y is the figure of side s of a claim whose y is cy.
+func (s Side) y(cy string) string {
+	if s.Y != "" {
+		return s.Y
+	}
+	return cy
 }
 
 // UnmarshalYAML reads a target name or {target, workload, point}.
@@ -122,6 +134,9 @@ func (s Side) String() string {
 	}
 	for _, k := range sortedKeys(s.Point) {
 		out += " " + k + "=" + s.Point[k]
+	}
+	if s.Y != "" {
+		out += " " + s.Y
 	}
 	return strings.TrimSpace(out)
 }
@@ -255,6 +270,9 @@ func (f *File) validateClaims(root *yaml.Node, fail func(int, string, ...any)) {
 			if !swept[k] {
 				fail(line, "%s: point: %q is not a swept property", what, k)
 			}
+		}
+		if s.Y != "" && !serverFigure.MatchString(s.Y) {
+			fail(line, "%s: y: %q: a side's own y is a server figure (secondary_index_bytes, …)", what, s.Y)
 		}
 	}
 	for i := range f.Claims {
@@ -577,7 +595,7 @@ func (d *Data) Findings() []report.Finding {
 			if affected {
 				continue
 			}
-			r, err := d.find(c.Y, s)
+			r, err := d.find(s.y(c.Y), s)
 			if err != nil {
 				why = append(why, err.Error())
 				continue
@@ -664,6 +682,14 @@ func (d *Data) applyFloor(c *Claim, sides []Side, rows []report.Row) ([]report.R
 	if fl.Says != "" {
 		floorText += " (" + fl.Says + ")"
 	}
+	// A side sits on the floor within the claim's minimum effect of it; for
+	// an equivalence, within its band: a side doing nothing beyond the round
+	// trip would still be "about equal" to it.
+	near, within := 1+c.minEffect(), percent(c.minEffect())
+	if rr, ok := parseRatio(c.Ratio); ok && rr.equivalence() {
+		near = max(near, rr.Hi, 1/rr.Lo)
+		within = "its band, " + percent(near-1)
+	}
 	out := make([]report.Row, len(rows))
 	var notes, why []string
 	atFloor := 0
@@ -677,19 +703,19 @@ func (d *Data) applyFloor(c *Claim, sides []Side, rows []report.Row) ([]report.R
 			notes = append(notes, fmt.Sprintf("%d of %d rounds of %s void, not counted: below the floor's lowest round, %s %s", void, r.N, name, plainNumber(fr.Min), fr.Unit))
 		}
 		out[i] = kept
-		if kept.Median <= fr.Median*(1+c.minEffect()) {
+		if kept.Median <= fr.Median*near {
 			atFloor++
 		}
 	}
-	if len(why) == 0 && atFloor == len(rows) && !d.controlAbove(c, fr) {
-		why = append(why, fmt.Sprintf("its figures sit at the floor (within %s of it; %s): the effect cannot show above the round trip, and no control shows it above the floor", percent(c.minEffect()), floorText))
+	if len(why) == 0 && atFloor == len(rows) && !d.controlAbove(c, fr, near) {
+		why = append(why, fmt.Sprintf("its figures sit at the floor (within %s of it; %s): the effect cannot show above the round trip, and no control shows it above the floor", within, floorText))
 	}
 	return out, notes, why
 }
 
 // controlAbove reports whether claim c's control lies above the floor fr
-// by more than the claim's minimum effect, every round.
-func (d *Data) controlAbove(c *Claim, fr report.Row) bool {
+// by more than near (a factor), every round.
+func (d *Data) controlAbove(c *Claim, fr report.Row, near float64) bool {
 	if c.Control == nil {
 		return false
 	}
@@ -701,7 +727,7 @@ func (d *Data) controlAbove(c *Claim, fr report.Row) bool {
 	if !ok {
 		lo = r.Median
 	}
-	return lo > fr.Max && r.Median > fr.Median*(1+c.minEffect())
+	return lo > fr.Max && r.Median > fr.Median*near
 }
 
 // voidBelow drops the rounds of r whose figure lies below floor and
