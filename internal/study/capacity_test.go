@@ -30,7 +30,7 @@ func TestCapacitySpec(t *testing.T) {
 		t.Errorf("quick capacity: %+v, %v", run, err)
 	}
 	q, err := Load("quickstart")
-	if err != nil || q.Capacity == nil || q.Capacity.Workload != "workloada" || !q.capacityAt("postgres", nil, 0) {
+	if err != nil || q.Capacity == nil || q.Capacity.Workload != "workloada" || !q.capacityAt("postgres", nil, 1) || q.capacityAt("postgres", nil, 0) {
 		t.Fatalf("quickstart capacity: %+v %v", q.Capacity, err)
 	}
 	for _, tc := range []struct{ yaml, want string }{
@@ -59,15 +59,15 @@ func TestCapacityLowerBound(t *testing.T) {
 		return report.Row{Target: target, Workload: "c", Point: at16, Op: CapacityOp, Metric: CapacityMetric, Unit: "ops/s",
 			Median: med, Min: lo, Max: hi, N: 3}
 	}
-	rows := []report.Row{rate("pg-btree", 26347, 25946, 26433), rate("pg-gin", 20845, 17988, 21267)} // 1.26× (1.22–1.47) against ≥ 1.5×
+	rows := []report.Row{rate("pg-btree", 26347, 25946, 26433), rate("pg-gin-path-ops", 20845, 17988, 21267)} // 1.26× (1.22–1.47) against ≥ 1.5×
 	for _, tc := range []struct{ limited, verdict, why, measured string }{
 		{"", NotReproduced, "", "ratio between 1.22 and 1.47 by"},
-		{"pg-gin", NotReproduced, "pg-gin c threads=16's rate is a lower bound in 2 of 3 rounds (the client could not drive more: at 22929 ops/s: schedule lag): judged on the conservative side of the bands, the verdict holds anywhere in them", "ratio at most 1.47 by"},
+		{"pg-gin-path-ops", NotReproduced, "pg-gin-path-ops c threads=16's rate is a lower bound in 2 of 3 rounds (the client could not drive more: at 22929 ops/s: schedule lag): judged on the conservative side of the bands, the verdict holds anywhere in them", "ratio at most 1.47 by"},
 		{"pg-btree", Inconclusive, "pg-btree c threads=16's rate is a lower bound in 2 of 3 rounds (the client could not drive more: at 22929 ops/s: schedule lag): judged on the conservative side of the bands, a rate within them could change the verdict (not reproduced on the holding edges)", "ratio at least 1.22 by"},
 	} {
 		var runs []Run
 		results := map[string]*report.Result{}
-		for _, target := range []string{"pg-btree", "pg-gin"} {
+		for _, target := range []string{"pg-btree", "pg-gin-path-ops"} {
 			for round := 1; round <= 3; round++ {
 				file := fmt.Sprintf("%s-r%d.json", target, round)
 				runs = append(runs, Run{Target: target, Workload: "c", Point: at16, Round: round, File: file, Capacity: true})
