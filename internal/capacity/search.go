@@ -131,17 +131,17 @@ type Stage string
 
 // The stages of a search.
 const (
-	Probe   Stage = "probe"   // closed loop: how fast at all
-	Bracket Stage = "bracket" // geometric steps to a holding and a failing rate
-	Bisect  Stage = "bisect"  // halving the band to the precision
-	Confirm Stage = "confirm" // the holding edge once more, on the state the search left
-	Rung    Stage = "ladder"  // a sharded search's fixed rate
+	ClosedLoop Stage = "closed-loop" // how fast at all
+	Bracket    Stage = "bracket"     // geometric steps to a holding and a failing rate
+	Bisect     Stage = "bisect"      // halving the band to the precision
+	Confirm    Stage = "confirm"     // the holding edge once more, on the state the search left
+	Rung       Stage = "ladder"      // a sharded search's fixed rate
 )
 
-// Trial is the next trial to run: at Rate ops/s (0: closed loop) for
+// Step is the next trial to run: at Rate ops/s (0: closed loop) for
 // Duration. Look counts the trials at this rate so far, this one included;
 // Extended says it is longer than Config.Trial, Why why.
-type Trial struct {
+type Step struct {
 	N        int
 	Stage    Stage
 	Rate     float64
@@ -181,7 +181,7 @@ type Observation struct {
 	Windows []Window
 	// Early and Late are the first and last third of the trial's windows;
 	// nil when the trial was too short to have thirds.
-	Early, Late *Segment
+	Early, Late *Third
 	// LagP99 is the schedule lag's p99 (µs; 0 when none).
 	LagP99 float64
 	// ClientCPU is docbench's CPU over the trial as a share of the cores
@@ -195,8 +195,8 @@ type Observation struct {
 	Failed string
 }
 
-// Segment is a part of a trial's windows.
-type Segment struct {
+// Third is the first or last third of a trial's windows.
+type Third struct {
 	Throughput float64
 	P99        float64 // µs; NaN when none
 }
@@ -329,7 +329,7 @@ func generatorLimited(cfg Config, o Observation) string {
 
 // Record is one trial of a search with what it measured and its verdict.
 type Record struct {
-	Trial
+	Step
 	Observation
 	Judgement
 }
@@ -400,7 +400,7 @@ type rate struct {
 type Search struct {
 	cfg     Config
 	records []Record
-	pending *Trial
+	pending *Step
 	cur     *rate // the rate being looked at, until its verdict
 	rates   []*rate
 	done    *Verdict
@@ -419,21 +419,21 @@ func New(cfg Config) (*Search, error) {
 func (s *Search) Records() []Record { return s.records }
 
 // Next returns the trial to run, or false when the search has ended.
-func (s *Search) Next() (Trial, bool) {
+func (s *Search) Next() (Step, bool) {
 	if s.done != nil {
-		return Trial{}, false
+		return Step{}, false
 	}
 	if s.pending != nil {
 		return *s.pending, true
 	}
 	if len(s.records) >= s.cfg.MaxTrials {
 		s.finish("max-trials", fmt.Sprintf("the search reached %d trials", s.cfg.MaxTrials))
-		return Trial{}, false
+		return Step{}, false
 	}
-	t := Trial{N: len(s.records) + 1, Duration: s.cfg.Trial, Look: 1}
+	t := Step{N: len(s.records) + 1, Duration: s.cfg.Trial, Look: 1}
 	switch {
 	case len(s.records) == 0:
-		t.Stage = Probe
+		t.Stage = ClosedLoop
 	case s.cur != nil:
 		t.Stage, t.Rate = s.records[len(s.records)-1].Stage, s.cur.Rate
 		t.Look = s.cur.Looks + 1
@@ -442,7 +442,7 @@ func (s *Search) Next() (Trial, bool) {
 	default:
 		stage, r, ok := s.nextRate()
 		if !ok {
-			return Trial{}, false
+			return Step{}, false
 		}
 		t.Stage, t.Rate = stage, r
 		if x := s.find(r); x != nil {
@@ -464,7 +464,7 @@ func (s *Search) Next() (Trial, bool) {
 // rate with confidence: the trial may stop there. A clear failure is
 // decided within seconds; a rate holds only on whole looks.
 func (s *Search) Enough(partial []Window) bool {
-	if s.pending == nil || s.pending.Stage == Probe || s.cur == nil {
+	if s.pending == nil || s.pending.Stage == ClosedLoop || s.cur == nil {
 		return false
 	}
 	obs := append(append([]Observation(nil), s.cur.obs...), Observation{Windows: partial})
@@ -609,7 +609,7 @@ func (s *Search) Observe(o Observation) Judgement {
 	}
 	t := *s.pending
 	s.pending = nil
-	if t.Stage == Probe {
+	if t.Stage == ClosedLoop {
 		j := Judgement{Pass: o.Throughput > 0}
 		s.closed = o.Throughput
 		if o.Throughput <= 0 {

@@ -51,7 +51,7 @@ func poisson(rng *rand.Rand, m float64) float64 {
 }
 
 // look measures one trial at rate for d, window by window.
-func (tg *target) look(t Trial) Observation {
+func (tg *target) look(t Step) Observation {
 	const boundUS = 5000
 	if t.Rate == 0 {
 		return Observation{Throughput: tg.closed, Latency: []float64{50000}, ClientCPU: math.NaN()}
@@ -145,7 +145,7 @@ func TestShareBoundsCoverBurstyShares(t *testing.T) {
 		for range reps {
 			var ws [][]Tally
 			for range 2 { // two trials of 10 windows at 2,000 ops/s
-				o := tg.look(Trial{Rate: 2000, Duration: 10 * time.Second})
+				o := tg.look(Step{Rate: 2000, Duration: 10 * time.Second})
 				ws = append(ws, windowsOf([]Observation{o}, 0)[0])
 			}
 			e := Share(ws, level)
@@ -258,8 +258,8 @@ func searchSeconds(recs []Record) float64 {
 	var s float64
 	for _, r := range recs {
 		n := float64(len(r.Observation.Windows))
-		if r.Trial.Stage == Probe {
-			n = r.Trial.Duration.Seconds()
+		if r.Step.Stage == ClosedLoop {
+			n = r.Step.Duration.Seconds()
 		}
 		s += n + 2
 	}
@@ -330,7 +330,7 @@ func TestSearchClearRatesDecideOnOneLook(t *testing.T) {
 	tg := bursty(3, 10000, 30)
 	_, recs := drive(t, Config{SLOs: slos(t, "p99<5ms")}, tg)
 	for _, r := range recs {
-		if r.Stage == Probe || r.Look != 1 || r.Observation.Failed != "" {
+		if r.Stage == ClosedLoop || r.Look != 1 || r.Observation.Failed != "" {
 			continue
 		}
 		if p := tg.trueShare(r.Rate); (p < 0.002 || p > 0.05) && r.Decision == Pending {
@@ -377,7 +377,7 @@ func TestSearchTrendingLookIsExtendedThenUndecided(t *testing.T) {
 		}
 		o := tg.look(tr)
 		if tr.Rate > 6000 && tr.Rate < 9000 { // holds overall, but its p99 climbs
-			o.Early, o.Late = &Segment{Throughput: tr.Rate, P99: 1000}, &Segment{Throughput: tr.Rate, P99: 4500}
+			o.Early, o.Late = &Third{Throughput: tr.Rate, P99: 1000}, &Third{Throughput: tr.Rate, P99: 4500}
 		}
 		j := s.Observe(o)
 		if tr.Extended && strings.Contains(tr.Why, "trended") {
@@ -467,7 +467,7 @@ func TestLadder(t *testing.T) {
 	tg := bursty(8, 1800, 40)
 	var obs []Observation
 	for _, r := range rates {
-		obs = append(obs, tg.look(Trial{Rate: r, Duration: 10 * time.Second}))
+		obs = append(obs, tg.look(Step{Rate: r, Duration: 10 * time.Second}))
 	}
 	v, js, err := JudgeLadder(Config{SLOs: slos(t, "p99<5ms")}, rates, obs)
 	if err != nil {

@@ -361,7 +361,7 @@ func (a *app) capacitySearch(ctx context.Context, c *capacitySpec, capRes *repor
 			partial = append(partial, engine.IntervalWindow(c.cfg, names, iv))
 			return s.Enough(partial)
 		}
-		if tr.Stage == capacity.Probe {
+		if tr.Stage == capacity.ClosedLoop {
 			enough = nil
 		}
 		t, res, err := one(trialParams{n: tr.N, stage: tr.Stage, rate: tr.Rate, duration: tr.Duration, look: tr.Look, extended: tr.Extended,
@@ -382,7 +382,7 @@ func (a *app) capacitySearch(ctx context.Context, c *capacitySpec, capRes *repor
 		}
 		j := s.Observe(o)
 		engine.Evaluate(c.cfg, &t, j)
-		if tr.Stage == capacity.Probe {
+		if tr.Stage == capacity.ClosedLoop {
 			t.Verdict = fmt.Sprintf("closed loop: %.0f ops/s", t.Throughput)
 		}
 		capRes.Trials = append(capRes.Trials, t)
@@ -428,7 +428,7 @@ func (a *app) capacityLadder(ctx context.Context, c *capacitySpec, capRes *repor
 }
 
 // capacityProgress prints one line per trial on stderr.
-func (a *app) capacityProgress(tr capacity.Trial, t *report.Trial, remaining int, per time.Duration) {
+func (a *app) capacityProgress(tr capacity.Step, t *report.Trial, remaining int, per time.Duration) {
 	target := "closed loop"
 	if tr.Rate > 0 {
 		target = report.FormatNumber(tr.Rate) + " ops/s"
@@ -442,7 +442,7 @@ func (a *app) capacityProgress(tr capacity.Trial, t *report.Trial, remaining int
 	}
 	verdict := "the rate: looked at again"
 	switch {
-	case tr.Stage == capacity.Probe:
+	case tr.Stage == capacity.ClosedLoop:
 		verdict = t.Verdict
 	case t.Decision != "":
 		verdict = "the rate " + t.Decision
@@ -454,7 +454,11 @@ func (a *app) capacityProgress(tr capacity.Trial, t *report.Trial, remaining int
 	if remaining > 0 {
 		eta = fmt.Sprintf(" · ETA ~%s (%d trials)", (time.Duration(remaining) * per).Round(time.Second), remaining)
 	}
-	fmt.Fprintf(a.stderr, "trial %d %s %s: achieved %s ops/s, %s · %s%s\n", tr.N, tr.Stage, target, report.FormatNumber(t.Throughput), p99, verdict, eta)
+	stage := string(tr.Stage) + " " + target
+	if tr.Stage == capacity.ClosedLoop {
+		stage = target
+	}
+	fmt.Fprintf(a.stderr, "trial %d %s: achieved %s ops/s, %s · %s%s\n", tr.N, stage, report.FormatNumber(t.Throughput), p99, verdict, eta)
 }
 
 // writeCapacity prints the result and writes its file and HTML report.

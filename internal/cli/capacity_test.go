@@ -35,7 +35,7 @@ func TestCapacityOnNull(t *testing.T) {
 			t.Errorf("rate %.0f holds on %+v", x.Rate, x.Criteria)
 		}
 	}
-	if c.Trials[0].Stage != "probe" || c.Trials[0].Rate != 0 || c.ClosedLoop <= 0 {
+	if c.Trials[0].Stage != "closed-loop" || c.Trials[0].Rate != 0 || c.ClosedLoop <= 0 {
 		t.Errorf("first trial %+v, want the closed-loop probe", c.Trials[0])
 	}
 	if c.Rate > 1100 || len(c.SLO) != 2 || c.Bounds[1] != 30000 {

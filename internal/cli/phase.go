@@ -14,6 +14,7 @@ import (
 	"github.com/spf13/cobra"
 	"golang.org/x/term"
 
+	"github.com/docbench/docbench/internal/capacity"
 	"github.com/docbench/docbench/internal/db"
 	"github.com/docbench/docbench/internal/document"
 	"github.com/docbench/docbench/internal/probe"
@@ -158,9 +159,9 @@ func (a *app) specFromFlags(cmd *cobra.Command, phase runner.Phase, f *phaseFlag
 	if err := report.CheckFormat(f.format); err != nil {
 		return nil, &ExitError{Code: 2, Err: err}
 	}
-	maxErr, err := parseShare(f.maxErrorRate)
+	maxErr, err := maxErrorShare(f.maxErrorRate)
 	if err != nil {
-		return nil, &ExitError{Code: exitUsage, Err: fmt.Errorf("--max-error-rate %q: %w", f.maxErrorRate, err)}
+		return nil, &ExitError{Code: exitUsage, Err: fmt.Errorf("--max-error-rate %w", err)}
 	}
 	var ts []report.Threshold
 	for _, text := range f.thresholds {
@@ -181,21 +182,18 @@ func (a *app) specFromFlags(cmd *cobra.Command, phase runner.Phase, f *phaseFlag
 		shard: sh}, nil
 }
 
-// parseShare reads a share as a percentage ("1%") or a fraction ("0.01").
-func parseShare(s string) (float64, error) {
-	p, pct := strings.CutSuffix(strings.TrimSpace(s), "%")
-	v, err := strconv.ParseFloat(p, 64)
-	if pct {
-		v /= 100
-	}
-	if err != nil || v < 0 || v > 1 || v != v {
-		return 0, errors.New("want a share between 0% and 100% (e.g. 1% or 0.01)")
-	}
-	switch v {
-	case 1:
-		return -1, nil // no limit
-	case 0:
-		return math.SmallestNonzeroFloat64, nil // any failure fails (0 means the default to the runner)
+// maxErrorShare reads --max-error-rate, a share (capacity.ParseShare), as
+// the runner's limit: 100 % is none (-1), and 0 any failure (0 itself
+// would mean the runner's default).
+func maxErrorShare(s string) (float64, error) {
+	v, err := capacity.ParseShare(s)
+	switch {
+	case err != nil:
+		return 0, err
+	case v == 1:
+		return -1, nil
+	case v == 0:
+		return math.SmallestNonzeroFloat64, nil
 	}
 	return v, nil
 }

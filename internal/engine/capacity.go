@@ -168,7 +168,7 @@ func value(tr report.ThresholdResult) float64 {
 	return tr.Value
 }
 
-func segment(s *report.Segment) *capacity.Segment {
+func segment(s *report.Segment) *capacity.Third {
 	if s == nil {
 		return nil
 	}
@@ -176,7 +176,7 @@ func segment(s *report.Segment) *capacity.Segment {
 	if s.Histogram == "" {
 		p99 = math.NaN()
 	}
-	return &capacity.Segment{Throughput: s.Throughput, P99: p99}
+	return &capacity.Third{Throughput: s.Throughput, P99: p99}
 }
 
 // Evaluate records on t each SLO's evaluation on the trial alone, the

@@ -116,7 +116,7 @@ type CapacityCriterion struct {
 // for the closed-loop probe).
 type Trial struct {
 	N     int    `json:"n"`
-	Stage string `json:"stage"` // probe, bracket, bisect, confirm, ladder
+	Stage string `json:"stage"` // closed-loop ("probe" in older results), bracket, bisect, confirm, ladder
 	// Rate is the target rate over all shards (a shard ran Rate/N);
 	// 0 for the closed-loop probe.
 	Rate float64 `json:"target_ops_per_sec"`
@@ -418,7 +418,7 @@ func trialVerdict(t *Trial) string {
 		v += ")"
 	}
 	switch {
-	case t.Stage == "probe" || t.Stage == "ladder" && t.Decision == "":
+	case t.Stage == "closed-loop" || t.Stage == "probe" || t.Stage == "ladder" && t.Decision == "":
 	case t.Decision == "":
 		v += " · the rate: looked at again"
 	default:

@@ -68,7 +68,7 @@ func TestCapacityLine(t *testing.T) {
 func TestCapacityText(t *testing.T) {
 	r := &Result{Capacity: &Capacity{SLO: []string{"p99<5ms"}, Confidence: 0.95, Rate: 4200, LowestFail: 4410, Limit: "slo",
 		Rates:  []CapacityRate{{Rate: 4200, Trials: 2, Decision: "holds", Evidence: "p99<5ms: 0.2% over"}},
-		Trials: []Trial{{N: 1, Stage: "probe", Verdict: "closed loop: 8000 ops/s"}, {N: 2, Stage: "bracket", Rate: 4200, Look: 1, Verdict: "pass", Decision: "holds"}}}}
+		Trials: []Trial{{N: 1, Stage: "closed-loop", Verdict: "closed loop: 8000 ops/s"}, {N: 2, Stage: "bracket", Rate: 4200, Look: 1, Verdict: "pass", Decision: "holds"}}}}
 	var b strings.Builder
 	if err := WriteCapacityText(&b, r); err != nil {
 		t.Fatal(err)

@@ -114,12 +114,12 @@ func Setting(prop func(string) string, prefix string, rawioLast bool, def Mode) 
 	return "", fmt.Errorf("property %s=%q: the values are %s", name, v, strings.Join(Modes, ", "))
 }
 
-// Default is the mode of an unset pg.io: Poller where raw I/O is
-// available, else Net. Blocking in the kernel is asked for (blocking, or
+// PollerOrNet is Poller where raw I/O is available, else Net: PostgreSQL's
+// default (pg.io unset). Blocking in the kernel is asked for (blocking, or
 // auto): measured side by side with pgbench it did not cost less than the
 // poller (docs/performance.md). MySQL's default is Auto: beside sysbench,
 // blocking cost less than the poller there.
-func Default() Mode {
+func PollerOrNet() Mode {
 	if rawAvailable {
 		return Poller
 	}

@@ -48,7 +48,7 @@ func TestSetting(t *testing.T) {
 		want      Mode
 		err       string
 	}{
-		{nil, true, Default(), ""},
+		{nil, true, PollerOrNet(), ""},
 		{map[string]string{"pg.io": "auto"}, true, Auto, ""},
 		{map[string]string{"pg.io": "blocking"}, true, Blocking, ""},
 		{map[string]string{"pg.io": "poller"}, true, Poller, ""},
@@ -65,7 +65,7 @@ func TestSetting(t *testing.T) {
 		{map[string]string{"pg.io": "kernel"}, true, "", `property pg.io="kernel": the values are auto, blocking, poller, net`},
 	}
 	for _, c := range cases {
-		got, err := Setting(func(k string) string { return c.props[k] }, "pg", c.rawioLast, Default())
+		got, err := Setting(func(k string) string { return c.props[k] }, "pg", c.rawioLast, PollerOrNet())
 		if !rawAvailable && (c.want == Blocking || c.want == Poller) {
 			if err == nil {
 				t.Errorf("%v on %s: %s, want an error", c.props, runtime.GOOS, got)

@@ -62,7 +62,7 @@ func init() {
 			{Name: "pg.compression", Values: []string{"pglz", "lz4"}, Help: "SET COMPRESSION of the document column (default: the server's default_toast_compression)"},
 			{Name: "pg.storage", Values: []string{"extended", "external", "main"}, Help: "SET STORAGE of the document column (default extended)"},
 			{Name: "pg.schema", Default: "docbench", Help: "schema docbench creates its tables in (created if missing)"},
-			{Name: "pg.io", Values: netio.Modes, Default: string(netio.Default()),
+			{Name: "pg.io", Values: netio.Modes, Default: string(netio.PollerOrNet()),
 				Help: "how workers' connections wait for the server; blocking: their threads block in the kernel until it answers, as a C client's do, each worker holding a P (GOMAXPROCS is raised to threads + 1 unless set; Linux); poller: they wait in Go's network poller, reading and writing with raw system calls (Linux); net: through Go's net package, whose scheduler bookkeeping around each call costs client CPU; poller is the default (net off Linux): blocking did not cost less measured beside pgbench; auto: blocking with up to two threads per CPU (or fewer threads than GOMAXPROCS when you set it), where it costs less client CPU, else poller, decided for each phase's threads (net off Linux; docs/backends.md, docs/performance.md)"},
 			{Name: "pg.blockingio", Values: []string{"auto", "true", "false"},
 				Help: "older name, still accepted when pg.io is not set: true is pg.io=blocking, false poller, auto auto"},
@@ -168,7 +168,7 @@ func open(ctx context.Context, cfg db.Config) (db.Store, error) {
 	if err != nil {
 		return nil, err
 	}
-	mode, err := netio.Setting(func(k string) string { return cfg.Prop(k, "") }, "pg", true, netio.Default())
+	mode, err := netio.Setting(func(k string) string { return cfg.Prop(k, "") }, "pg", true, netio.PollerOrNet())
 	if err != nil {
 		return nil, err
 	}
