@@ -2,7 +2,9 @@ package cli
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
+	"fmt"
 	"net/url"
 	"os"
 	"os/exec"
@@ -14,6 +16,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
+	"github.com/docbench/docbench/internal/report"
 	"github.com/docbench/docbench/internal/server"
 	"github.com/docbench/docbench/internal/testutil"
 )
@@ -78,27 +81,87 @@ func TestNewcomer(t *testing.T) {
 	}
 	inClone := func(name string) string { return filepath.Join(clone, name) }
 
-	t.Run("quickstart", func(t *testing.T) {
-		stdout := ok(t, "quickstart", "--quick", "--out", "qs")
-		summary, err := os.ReadFile(inClone("qs/summary.txt"))
-		if err != nil {
+	t.Run("quickstart --replay", func(t *testing.T) {
+		// 200 documents of the user's, nested, with arrays.
+		var docs strings.Builder
+		for i := range 200 {
+			fmt.Fprintf(&docs, `{"_id":"o%d","customer":{"name":"c%d","address":{"city":"%s","zip":"%05d"}},"items":[{"sku":"s%d","qty":%d}],"tags":["t%d","x"],"total":%d.5}`+"\n",
+				i, i%37, []string{"Lyon", "Oslo", "Porto"}[i%3], i*7, i%11, 1+i%4, i%5, i*3)
+		}
+		if err := os.WriteFile(inClone("docs200.ndjson"), []byte(docs.String()), 0o644); err != nil {
 			t.Fatal(err)
 		}
+		stdout, stderr, code := docbench(t, "quickstart", "--quick", "--replay", "docs200.ndjson", "--out", "qs")
+		if code != 0 {
+			t.Fatalf("quickstart: exit %d\n%s", code, stderr)
+		}
+		read := func(name string) string {
+			b, err := os.ReadFile(inClone(filepath.Join("qs", name)))
+			if err != nil {
+				t.Fatal(err)
+			}
+			return string(b)
+		}
+		summary := read("summary.txt")
 		header := regexp.MustCompile(`(?m)^ *workload +operation +\S+ ops/s`)
-		for what, s := range map[string]string{"stdout": stdout, "summary.txt": string(summary)} {
+		trial := regexp.MustCompile(`(?m)^trial [0-9]+ `)
+		for what, s := range map[string]string{"stdout": stdout, "summary.txt": summary} {
 			table := header.FindStringIndex(s)
 			if !strings.HasPrefix(s, "QUICK RUN (--quick)") || table == nil {
 				t.Fatalf("%s: want the --quick marker first and a table:\n%s", what, s)
 			}
-			for _, finding := range []string{"\nload: ", "\nworkloada: ", "\nworkloadc: "} {
-				if i := strings.Index(s, finding); i < 0 || i > table[0] {
-					t.Errorf("%s: the finding %q does not precede the table:\n%s", what, finding, s)
+			// The answer first: the documents, each target's sustainable
+			// rate, latency at the common rate and storage, the audit.
+			for _, answer := range []string{"\ndocuments: 200 documents (those of docs200.ndjson, each once)", "depth 3",
+				"\npostgres: sustainable rate", "\nsqlite: sustainable rate", "\n  at 500 ops/s", "\n  storage",
+				"\nfairness audit: ", "\nwhat the time gave up: ", "\ncomparable state: ",
+				"\nload: ", "\nworkloada: ", "\nworkloadc: "} {
+				if i := strings.Index(s, answer); i < 0 || i > table[0] {
+					t.Errorf("%s: %q does not precede the table:\n%s", what, answer, s)
 				}
 			}
+			if trial.MatchString(s) {
+				t.Errorf("%s: a capacity trial's line:\n%s", what, s)
+			}
+		}
+		if trial.MatchString(stderr) {
+			t.Errorf("stderr, not a terminal: want no trial lines, only the search's start and result:\n%s", stderr)
 		}
 		if !strings.HasSuffix(strings.TrimSpace(stdout), filepath.Join("qs", "report.html")) {
 			t.Errorf("quickstart does not end with the path of its report:\n%s", stdout)
 		}
+		// A search's caveats travel with its figure into every output.
+		outputs := map[string]string{"summary.txt": summary, "summary.md": read("summary.md"), "report.html": read("report.html"),
+			"results.csv": read("results.csv")}
+		searches := 0
+		for _, name := range []string{"postgres", "sqlite"} {
+			b, err := os.ReadFile(inClone(filepath.Join("qs", "results", name, "default", "workloada-capacity-r1.json")))
+			if err != nil {
+				t.Fatal(err)
+			}
+			var res report.Result
+			if err := json.Unmarshal(b, &res); err != nil || res.Capacity == nil {
+				t.Fatalf("%s's capacity result: %v", name, err)
+			}
+			c := res.Capacity
+			var words []string
+			switch {
+			case c.Rate == 0: // no figure: why, where it would be (results.csv has no row)
+				words = []string{"no rate held"}
+				delete(outputs, "results.csv")
+			case !c.Confirmed:
+				words = []string{"not confirmed", "95% confidence", "one round"}
+				searches++
+			}
+			for what, s := range outputs {
+				for _, w := range words {
+					if !strings.Contains(s, w) {
+						t.Errorf("%s's search (%s): %s lacks %q", name, report.CapacityLine(c), what, w)
+					}
+				}
+			}
+		}
+		t.Logf("%d of 2 searches found a rate not confirmed", searches)
 	})
 
 	// The user's PostgreSQL server and their database on it.
@@ -235,4 +298,27 @@ func TestNewcomer(t *testing.T) {
 			t.Errorf("the user's table holds %d rows after the refused load, want 3", n)
 		}
 	})
+}
+
+// TestQuickstartStatusLine: on a terminal the capacity trials are one
+// status line rewritten in place, cleared before the next line; elsewhere
+// they are left out.
+func TestQuickstartStatusLine(t *testing.T) {
+	for _, tty := range []bool{true, false} {
+		var b strings.Builder
+		w := newStatusWriter(&b)
+		w.tty, w.width = tty, 40
+		fmt.Fprint(w, "postgres workloada: capacity at p99<5ms\ntrial 1 probe closed loop: achieved 12,514 ops/s, a long line\n")
+		fmt.Fprint(w, "trial 2 bracket 6,257 ops/s")
+		fmt.Fprint(w, ": fails\npostgres workloada: holds 1,000 ops/s\n")
+		w.Done()
+		want := "postgres workloada: capacity at p99<5ms\npostgres workloada: holds 1,000 ops/s\n"
+		if tty {
+			want = "postgres workloada: capacity at p99<5ms\n\r\033[Ktrial 1 probe closed loop: achieved 12…" +
+				"\r\033[Ktrial 2 bracket 6,257 ops/s: fails\r\033[Kpostgres workloada: holds 1,000 ops/s\n"
+		}
+		if b.String() != want {
+			t.Errorf("tty %v: got %q, want %q", tty, b.String(), want)
+		}
+	}
 }

@@ -19,7 +19,7 @@ const maxHeadlines = 12
 // the plans that contradict their targets, the comparisons, then a line
 // per claim with its verdict.
 func (d *Data) Headlines() []string {
-	out := append(d.PlanChecks(), d.Comparisons()...)
+	out := append(append(d.PlanChecks(), d.Comparisons()...), d.CapacityLines()...)
 	for _, f := range d.Findings() {
 		line := strings.ToUpper(f.Verdict) + ": " + f.Says
 		if f.Measured != "" {
@@ -32,6 +32,55 @@ func (d *Data) Headlines() []string {
 	}
 	return out
 }
+
+// CapacityLines are a line per capacity search of the study: the target,
+// the workload, and the sustainable rate with its band and caveats in
+// words (report.CapacityLine), or why the search found none.
+func (d *Data) CapacityLines() []string {
+	var out []string
+	for _, run := range d.Manifest.Runs {
+		if !run.Capacity {
+			continue
+		}
+		where := run.Target + " " + run.Workload
+		if len(d.File.Sweep) > 0 {
+			where += " at " + pointID(run.Point)
+		}
+		if d.File.Rounds > 1 {
+			where += fmt.Sprintf(" round %d", run.Round)
+		}
+		res := d.Results[run.File]
+		switch {
+		case res != nil && res.Capacity != nil:
+			out = append(out, where+": sustainable rate: "+report.CapacityLine(res.Capacity))
+		case run.Error != "":
+			out = append(out, where+": capacity search failed: "+run.Error)
+		}
+	}
+	return out
+}
+
+// Figure is the row of one figure of the study (workload "load" for a
+// load's, op "SERVER" for a server-side figure such as
+// bytes_per_document); when there is none, why, in words.
+func (d *Data) Figure(target, workload, op, metric string) (report.Row, string) {
+	for _, r := range d.Rows {
+		if r.Target == target && r.Workload == workload && r.Op == op && r.Metric == metric {
+			return r, ""
+		}
+	}
+	if why := d.absent[[2]string{target, metric}]; why != "" {
+		return report.Row{}, why
+	}
+	if why := d.absent[[2]string{target, ""}]; why != "" {
+		return report.Row{}, why
+	}
+	return report.Row{}, "not measured"
+}
+
+// Audit is what the fairness audit found where the targets differ
+// (durability, key index, compression, memory, clients), a line each.
+func (d *Data) Audit() []string { return d.audit() }
 
 // Comparisons are a line per workload (and sweep point) comparing every
 // target's throughput and naming the worst tail latency.

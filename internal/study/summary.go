@@ -159,6 +159,9 @@ func Read(dir string) (*Data, error) {
 		if !math.IsInf(s.Lo, 0) && !math.IsInf(s.Hi, 0) {
 			row.CILo, row.CIHi = s.Lo, s.Hi
 		}
+		if k.metric == CapacityMetric && row.Caveat != "" && f.Rounds <= 1 {
+			row.Caveat += " | one round: a single search, its spread across searches unknown"
+		}
 		d.Rows = append(d.Rows, row)
 	}
 	return d, nil
@@ -301,7 +304,7 @@ func (d *Data) Report() *report.StudyReport {
 	sr.Audit = d.audit()
 	sr.Findings = d.Findings()
 	sr.PlanChecks = d.PlanChecks()
-	sr.Headlines = d.Comparisons()
+	sr.Headlines = append(d.Comparisons(), d.CapacityLines()...)
 	sr.Caveats = d.Caveats()
 	return sr
 }
@@ -490,7 +493,7 @@ func WriteOutputs(dir string) error {
 		return err
 	}
 	var html bytes.Buffer
-	if err := report.RenderHTML(&html, []*report.StudyReport{rep}); err != nil {
+	if err := report.RenderHTML(&html, append([]*report.StudyReport{rep}, d.capacityReports(rep)...)); err != nil {
 		return err
 	}
 	return report.WriteFileAtomic(filepath.Join(dir, "report.html"), html.Bytes())
@@ -651,4 +654,24 @@ func (d *Data) markdown(rep *report.StudyReport) []byte {
 		}
 	}
 	return b.Bytes()
+}
+
+// capacityReports are the capacity searches of a study, trial by trial
+// (report.CapacityReport), each a section of report.html after the
+// study's: the environment, targets and audit are the study's.
+func (d *Data) capacityReports(rep *report.StudyReport) []*report.StudyReport {
+	var out []*report.StudyReport
+	for _, run := range d.Manifest.Runs {
+		res := d.Results[run.File]
+		if !run.Capacity || res == nil || res.Capacity == nil {
+			continue
+		}
+		c := report.CapacityReport(res)
+		c.Name = "capacity search: " + run.Target + " " + run.Workload
+		c.Title = fmt.Sprintf("%s, %s at %s, round %d: the capacity search at %s, trial by trial", run.Target, run.Workload,
+			pointID(run.Point), run.Round, strings.Join(res.Capacity.SLO, ", "))
+		c.Environment, c.Targets, c.Audit, c.Quick = rep.Environment, nil, rep.Audit, rep.Quick
+		out = append(out, c)
+	}
+	return out
 }
