@@ -55,6 +55,12 @@ type Backend struct {
 	// (a study keeps such files in its directory). nil: the target names
 	// no file.
 	InDir func(target, dir string) string
+	// DataDir is the directory whose file system holds the data of target
+	// (opened with props) when it lives on this machine — a file, a server
+	// docbench starts — and whether that server also keeps a write-ahead
+	// log beside it (a study's disk estimate). nil or "": not this
+	// machine's disk.
+	DataDir func(target string, props map[string]string) (dir string, wal bool)
 }
 
 // Form is one accepted target form, e.g. "sqlite:PATH".
@@ -344,6 +350,16 @@ func IsLocal(target string) bool {
 func IsEphemeral(target string, props map[string]string) bool {
 	b, err := Lookup(target)
 	return err == nil && b.Ephemeral != nil && b.Ephemeral(target, props)
+}
+
+// DataDirOf is Backend.DataDir of target: "" for a target of no known
+// backend, or whose data is not on this machine's disk.
+func DataDirOf(target string, props map[string]string) (dir string, wal bool) {
+	b, err := Lookup(target)
+	if err != nil || b.DataDir == nil {
+		return "", false
+	}
+	return b.DataDir(target, props)
 }
 
 // TargetInDir returns target with a relative file it names placed in dir

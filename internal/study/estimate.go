@@ -10,7 +10,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/docbench/docbench/internal/server"
+	"github.com/docbench/docbench/internal/db"
 )
 
 // DocSizer is an Executor that can tell the mean size of the documents a
@@ -64,7 +64,7 @@ func (r *studyRun) estimate() (*estimate, error) {
 		if err != nil {
 			return nil, err
 		}
-		dir, isPG := dataDir(t, r.opts.Out)
+		dir, wal := dataDir(t, r.opts.Out)
 		var peak, largest int64
 		for _, pts := range groups {
 			p, _, err := f.props(t, &f.Workloads[0], pts[0], f.Source)
@@ -87,7 +87,7 @@ func (r *studyRun) estimate() (*estimate, error) {
 			largest = max(largest, b)
 			peak = max(peak, int64(storeFactor*float64(b)))
 		}
-		if isPG {
+		if wal {
 			peak += min(2*largest, walAllowance) // WAL of the load, recycled past max_wal_size
 		}
 		if dir == "" {
@@ -137,28 +137,10 @@ func (r *studyRun) loadsPerGroup(t TargetSpec, pt []KV) int {
 }
 
 // dataDir is the directory whose file system holds target t's data, and
-// whether it is a managed PostgreSQL server; "" for a remote server.
+// whether its server keeps a WAL there too (db.DataDirOf; a relative file
+// lives in the study directory out); "" when not on this machine.
 func dataDir(t TargetSpec, out string) (string, bool) {
-	scheme, rest, _ := strings.Cut(t.Target, ":")
-	switch base, _, _ := strings.Cut(t.Target, "@"); {
-	case base == "postgres:embedded": // any version, postgres:embedded@13
-		d := t.Properties["pg.datadir"]
-		switch d {
-		case "temp":
-			return os.TempDir(), true
-		case "":
-			return server.DefaultDataDir(""), true
-		}
-		return d, true
-	case scheme == "sqlite":
-		if !filepath.IsAbs(rest) {
-			return out, false
-		}
-		return filepath.Dir(rest), false
-	case t.Target == "mariadb:local":
-		return os.TempDir(), false
-	}
-	return "", false
+	return db.DataDirOf(db.TargetInDir(t.Target, out), t.Properties)
 }
 
 // check prints the estimate and refuses, in one line, a study the disks

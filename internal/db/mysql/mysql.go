@@ -25,6 +25,7 @@ import (
 	"io"
 	"net"
 	"net/url"
+	"os"
 	"strconv"
 	"strings"
 	"time"
@@ -70,6 +71,12 @@ func init() {
 		Audit:          audit,
 		Local:          isLocal,
 		Ephemeral:      func(target string, _ map[string]string) bool { return isLocal(target) },
+		DataDir: func(target string, _ map[string]string) (string, bool) {
+			if isLocal(target) {
+				return os.TempDir(), false // mariadb:local's throwaway data directory
+			}
+			return "", false
+		},
 	})
 }
 

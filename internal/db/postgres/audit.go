@@ -2,9 +2,11 @@ package postgres
 
 import (
 	"cmp"
+	"os"
 	"strings"
 
 	"github.com/docbench/docbench/internal/db"
+	"github.com/docbench/docbench/internal/server"
 )
 
 // audit classifies a PostgreSQL target from its recorded settings (fsync,
@@ -67,6 +69,24 @@ func keyIndex(key string) db.KeyIndex {
 func isEmbedded(target string) bool {
 	base, _, _ := strings.Cut(target, "@")
 	return strings.EqualFold(base, Embedded)
+}
+
+// dataDir: the managed server's data directory (pg.datadir: temp, a path,
+// or the version's own under the cache), with its WAL; other servers'
+// disks are their own.
+func dataDir(target string, props map[string]string) (string, bool) {
+	version, ok, err := embeddedVersion(target, props)
+	if !ok || err != nil {
+		return "", false
+	}
+	switch d := props["pg.datadir"]; d {
+	case "temp":
+		return os.TempDir(), true
+	case "":
+		return server.DefaultDataDir(version), true
+	default:
+		return d, true
+	}
 }
 
 // ephemeral: the managed server with pg.datadir=temp is a fresh cluster

@@ -80,6 +80,7 @@ func init() {
 		CheckTarget:    checkTarget,
 		Local:          isEmbedded,
 		Ephemeral:      ephemeral,
+		DataDir:        dataDir,
 	})
 }
 

@@ -56,6 +56,10 @@ func init() {
 			}
 			return scheme + ":" + filepath.Join(dir, path)
 		},
+		DataDir: func(target string, _ map[string]string) (string, bool) {
+			_, path, _ := strings.Cut(target, ":")
+			return filepath.Dir(path), false
+		},
 	})
 }
 
