@@ -56,7 +56,7 @@ func (s *store) querySQLOf(q *db.Query) (string, error) {
 		return "SELECT " + sel + from + " WHERE " + w + page, nil
 	case db.QueryDescendant:
 		if s.v.descendant == "jsonpath" {
-			if err := s.needs("querykind=descendant with pg.descendantop=jsonpath (the @? operator)", 12); err != nil {
+			if err := s.needs("querykind=descendant with pg.descendantop=jsonpath", "jsonpath's @?", 12); err != nil {
 				return "", err
 			}
 		}

@@ -61,12 +61,12 @@ func serverMajor(conn *pgx.Conn) int {
 }
 
 // needs is a *db.ErrNotSupported when the server is older than PostgreSQL
-// major, which what needs; nil otherwise (or when the server did not say
-// its version).
-func (s *store) needs(what string, major int) error {
+// major, which feature (what choice asks for) needs; nil otherwise (or
+// when the server did not say its version).
+func (s *store) needs(choice, feature string, major int) error {
 	if m := serverMajor(s.admin); m > 0 && m < major {
 		return &db.ErrNotSupported{Backend: "PostgreSQL " + s.admin.PgConn().ParameterStatus("server_version"),
-			What: fmt.Sprintf("%s (it needs PostgreSQL %d)", what, major)}
+			What: fmt.Sprintf("%s (%s needs PostgreSQL %d)", choice, feature, major)}
 	}
 	return nil
 }
@@ -75,19 +75,20 @@ func (s *store) needs(what string, major int) error {
 // properties chose that the server is too old for.
 func (s *store) variantNeeds() error {
 	for _, c := range []struct {
-		on    bool
-		what  string
-		major int
+		on              bool
+		choice, feature string
+		major           int
 	}{
-		{s.v.pathop == "subscript", "pg.pathop=subscript (jsonb subscripting)", 14},
-		{s.v.pathop == "jsonpath", "pg.pathop=jsonpath (jsonb_path_query_first)", 12},
-		{s.v.layout == "document" && s.v.keylookup == "jsonpath", "pg.keylookup=jsonpath (the @@ operator)", 12},
-		{s.v.arrayop == "jsonpath_match" || s.v.arrayop == "jsonpath_exists", "pg.arrayop=" + s.v.arrayop + " (jsonpath)", 12},
-		{s.v.descendant == "sqljson", "pg.descendantop=sqljson (JSON_EXISTS)", 17},
-		{s.v.compression != "", "pg.compression=" + s.v.compression + " (SET COMPRESSION)", 14},
+		{s.v.pathop == "subscript", "pg.pathop=subscript", "jsonb subscripting", 14},
+		{s.v.pathop == "jsonpath", "pg.pathop=jsonpath", "jsonb_path_query_first", 12},
+		{s.v.layout == "document" && s.v.keylookup == "jsonpath", "pg.keylookup=jsonpath", "jsonpath's @@", 12},
+		{s.v.arrayop == "jsonpath_match", "pg.arrayop=jsonpath_match", "jsonpath's @@", 12},
+		{s.v.arrayop == "jsonpath_exists", "pg.arrayop=jsonpath_exists", "jsonpath's @?", 12},
+		{s.v.descendant == "sqljson", "pg.descendantop=sqljson", "JSON_EXISTS", 17},
+		{s.v.compression != "", "pg.compression=" + s.v.compression, "SET COMPRESSION", 14},
 	} {
 		if c.on {
-			if err := s.needs(c.what, c.major); err != nil {
+			if err := s.needs(c.choice, c.feature, c.major); err != nil {
 				return err
 			}
 		}

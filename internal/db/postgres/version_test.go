@@ -93,7 +93,7 @@ func TestOlderServer(t *testing.T) {
 		props map[string]string
 		want  string
 	}{
-		{map[string]string{"pg.pathop": "subscript"}, "pg.pathop=subscript (jsonb subscripting) (it needs PostgreSQL 14) is not supported by PostgreSQL 13.23"},
+		{map[string]string{"pg.pathop": "subscript"}, "pg.pathop=subscript (jsonb subscripting needs PostgreSQL 14) is not supported by PostgreSQL 13.23"},
 		{map[string]string{"pg.compression": "lz4"}, "needs PostgreSQL 14"},
 		{map[string]string{"pg.descendantop": "sqljson"}, "needs PostgreSQL 17"},
 	} {
