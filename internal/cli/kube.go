@@ -71,7 +71,7 @@ or the kubectl pipeline printed in the manifests' header.`,
 			o := kube.Options{Name: name, Namespace: namespace, Image: image, Target: target,
 				Workloads: workloads, Props: props, Shards: shards, StartAt: time.Now().Add(startIn).Truncate(time.Second).Add(time.Second),
 				FileProps: map[string]string{}}
-			for _, k := range []string{"document.sample", "document.replay", "fieldlengthhistogram"} {
+			for _, k := range []string{"document.sample", "document.replay", "fieldlengthhistogram", "querymix"} {
 				if v, ok := p.Get(k); ok {
 					o.FileProps[k] = v
 				}

@@ -37,7 +37,7 @@ const PasswordEnv = "DOCBENCH_PASSWORD"
 const PropertiesFile = "docbench.properties"
 
 // fileProperties are properties whose value is a file the pods must see.
-var fileProperties = []string{"document.sample", "document.replay", "fieldlengthhistogram"}
+var fileProperties = []string{"document.sample", "document.replay", "fieldlengthhistogram", "querymix"}
 
 // Options describe the Job to write.
 type Options struct {
