@@ -90,3 +90,20 @@ func TestQueryMixProperty(t *testing.T) {
 		t.Errorf("a missing mix: %v", err)
 	}
 }
+
+func TestMixPath(t *testing.T) {
+	dir := t.TempDir()
+	study := filepath.Join(dir, "s.yaml")
+	os.WriteFile(study, []byte("x"), 0o644)
+	for _, tc := range []struct{ file, source, want string }{
+		{"mix.yaml", "-p", "mix.yaml"},
+		{"mix.yaml", study + ":3", filepath.Join(dir, "mix.yaml")},
+		{"mix.yaml", study + ": properties", filepath.Join(dir, "mix.yaml")},
+		{"mix.yaml", "workloads/workloada:4", "mix.yaml"}, // a built-in: the working directory
+		{"/abs/mix.yaml", study + ":3", "/abs/mix.yaml"},
+	} {
+		if got := mixPath(tc.file, tc.source); got != tc.want {
+			t.Errorf("mixPath(%q, %q) = %q, want %q", tc.file, tc.source, got, tc.want)
+		}
+	}
+}
