@@ -536,6 +536,9 @@ func (r *studyRun) validate() error {
 	for _, t := range r.targets {
 		for _, pt := range r.sweep {
 			for i := range f.Workloads {
+				if w := f.Workloads[i]; len(w.Targets) > 0 && !contains(w.Targets, t.Name) {
+					continue // it does not run there
+				}
 				p, _, err := f.runProps(t, &f.Workloads[i], pt, f.Source)
 				if err == nil {
 					err = r.ex.Validate(p)

@@ -167,6 +167,9 @@ type QuickSpec struct {
 	Properties map[string]string `yaml:"properties"`
 	// Values caps every sweep to at most this many values (first, …, last).
 	Values int `yaml:"values"`
+	// Sweep replaces the values of swept properties, as a scale profile's
+	// does: the few a smoke run affords (two PostgreSQL versions).
+	Sweep []SweepSpec `yaml:"sweep"`
 }
 
 // Duration is a time.Duration written as "10s" in YAML.
@@ -220,7 +223,7 @@ var known = map[string][]string{
 	"workloads": {"name", "workload", "properties", "thresholds", "targets"},
 	"sweep":     {"property", "values"},
 	"charts":    {"title", "x", "y", "workload", "kind", "xlog", "ylog"},
-	"quick":     {"duration", "warmup", "rounds", "properties", "values"},
+	"quick":     {"duration", "warmup", "rounds", "properties", "values", "sweep"},
 	"scale":     {"says", "rounds", "warmup", "duration", "properties", "sweep"},
 	"with":      {"name", "target", "properties", "thresholds"},
 }
@@ -482,6 +485,11 @@ func (f *File) validate(root *yaml.Node, fail func(int, string, ...any)) {
 	negative(lineIn(root, "quick", "warmup"), "quick.warmup", f.Quick.Warmup < 0, f.Quick.Warmup.D())
 	negative(lineIn(root, "quick", "rounds"), "quick.rounds", f.Quick.Rounds < 0, f.Quick.Rounds)
 	negative(lineIn(root, "quick", "values"), "quick.values", f.Quick.Values < 0, f.Quick.Values)
+	for _, sw := range f.Quick.Sweep {
+		if !swept[sw.Property] || len(sw.Values) == 0 {
+			fail(lineIn(root, "quick", "sweep"), "quick.sweep: %q: give values of a property the study sweeps", sw.Property)
+		}
+	}
 	for _, name := range sortedNames(f.Scale) {
 		sc := f.Scale[name]
 		line := lineIn(root, "scale", name)

@@ -40,7 +40,7 @@ frobnicate: yes
 func TestBuiltinStudiesParse(t *testing.T) {
 	names := Names()
 	for _, want := range []string{"index-strategy", "concurrency", "document-size", "partial-update", "slice-read", "nesting",
-		"array-search", "containment", "doc-vs-relational", "hstore", "aggregate", "blog-aggregate", "quickstart"} {
+		"array-search", "containment", "doc-vs-relational", "hstore", "aggregate", "blog-aggregate", "quickstart", "versions"} {
 		found := false
 		for _, n := range names {
 			found = found || n == want
@@ -84,6 +84,32 @@ sweep:
 	pts := f.points()
 	if len(pts) != 4 || pts[0][0].Value != "1" || pts[len(pts)-1][0].Value != "16" || f.Rounds != 1 {
 		t.Fatalf("quick points %v rounds %d: want first and last of each sweep, 1 round", pts, f.Rounds)
+	}
+}
+
+// quick.sweep names the values a smoke run takes (two PostgreSQL
+// versions), and only of a property the study sweeps.
+func TestQuickSweep(t *testing.T) {
+	f, err := Parse("s.yaml", []byte(`workloads: [{workload: workloada}]
+targets: [{name: pg, target: "postgres:embedded"}]
+sweep:
+  - {property: pg.version, values: [10, 13, 16, 18]}
+quick: {sweep: [{property: pg.version, values: [13, 18]}]}
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.ApplyQuick()
+	if pts := f.points(); len(pts) != 2 || pts[0][0].Value != "13" || pts[1][0].Value != "18" {
+		t.Fatalf("quick points %v, want pg.version 13 and 18", pts)
+	}
+	_, err = Parse("s.yaml", []byte(`workloads: [{workload: workloada}]
+sweep:
+  - {property: pg.version, values: [10, 18]}
+quick: {sweep: [{property: threads, values: [1, 2]}]}
+`))
+	if err == nil || !strings.Contains(err.Error(), `s.yaml:4:1: quick.sweep: "threads": give values of a property the study sweeps`) {
+		t.Errorf("quick.sweep of a property not swept: %v", err)
 	}
 }
 
