@@ -81,7 +81,7 @@ func TestNewcomer(t *testing.T) {
 	}
 	inClone := func(name string) string { return filepath.Join(clone, name) }
 
-	t.Run("quickstart --replay", func(t *testing.T) {
+	t.Run("quickstart --replay --mix", func(t *testing.T) {
 		// 200 documents of the user's, nested, with arrays.
 		var docs strings.Builder
 		for i := range 200 {
@@ -91,7 +91,14 @@ func TestNewcomer(t *testing.T) {
 		if err := os.WriteFile(inClone("docs200.ndjson"), []byte(docs.String()), 0o644); err != nil {
 			t.Fatal(err)
 		}
-		stdout, stderr, code := docbench(t, "quickstart", "--quick", "--replay", "docs200.ndjson", "--out", "qs")
+		// The service's three queries, named once.
+		if err := os.WriteFile(inClone("mix.yaml"), []byte("queries:\n"+
+			"  - {name: by-city, kind: field, path: customer.address.city, proportion: 0.5}\n"+
+			"  - {name: tagged, kind: array, path: tags, proportion: 0.3}\n"+
+			"  - {name: total, kind: update, path: total, proportion: 0.2}\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		stdout, stderr, code := docbench(t, "quickstart", "--quick", "--replay", "docs200.ndjson", "--mix", "mix.yaml", "--out", "qs")
 		if code != 0 {
 			t.Fatalf("quickstart: exit %d\n%s", code, stderr)
 		}
@@ -114,8 +121,9 @@ func TestNewcomer(t *testing.T) {
 			// rate, latency at the common rate and storage, the audit.
 			for _, answer := range []string{"\ndocuments: 200 documents (those of docs200.ndjson, each once)", "depth 3",
 				"\npostgres: sustainable rate", "\nsqlite: sustainable rate", "\n  at 500 ops/s", "\n  storage",
+				"\n  mix (your queries, closed loop): ", "QUERY-by-city p50 ", "QUERY-tagged p50 ", "UPDATE-total p50 ",
 				"\nfairness audit: ", "\nwhat the time gave up: ", "\ncomparable state: ",
-				"\nload: ", "\nworkloada: ", "\nworkloadc: "} {
+				"\nload: ", "\nworkloada: ", "\nworkloadc: ", "\nmix: "} {
 				if i := strings.Index(s, answer); i < 0 || i > table[0] {
 					t.Errorf("%s: %q does not precede the table:\n%s", what, answer, s)
 				}

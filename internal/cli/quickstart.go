@@ -40,12 +40,13 @@ type quickFlags struct {
 	props    []string
 	sample   string
 	replay   string
+	mix      string
 }
 
 func (a *app) quickstartCommand() *cobra.Command {
 	f := &quickFlags{}
 	cmd := &cobra.Command{
-		Use:   "quickstart [--sample|--replay FILE.ndjson] [-p KEY=VALUE]... [-t [NAME=]TARGET]... [--out DIR]",
+		Use:   "quickstart [--sample|--replay FILE.ndjson] [--mix FILE.yaml] [-p KEY=VALUE]... [-t [NAME=]TARGET]... [--out DIR]",
 		Short: "Load the same documents (yours with --sample or --replay) into managed PostgreSQL 18 and SQLite (and -t targets), run YCSB C, A at a common rate and a short capacity search on each, answer first",
 		Long: `quickstart runs the built-in study quickstart on postgres:embedded, SQLite and every -t
 target, in about two minutes on two cores: the load, workload C (reads), workload A at
@@ -58,7 +59,9 @@ The first screen answers: the documents measured; per target the sustainable rat
 its band and caveats, READ and UPDATE p50/p99 at the common rate, storage per document;
 what the fairness audit flagged. The table and caveats follow; report.html has every
 trial of the searches. --sample FILE.ndjson generates look-alikes of your documents,
---replay FILE.ndjson loads the file's documents themselves (each once, in order).`,
+--replay FILE.ndjson loads the file's documents themselves (each once, in order).
+--mix FILE.yaml (-p querymix=FILE.yaml) runs your queries as a third workload, mix,
+between C and A, each reported as QUERY-NAME or UPDATE-NAME.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if f.out == "" {
@@ -81,6 +84,7 @@ trial of the searches. --sample FILE.ndjson generates look-alikes of your docume
 	fl.StringArrayVarP(&f.props, "property", "p", nil, "property key=value for every target and workload (repeatable), as run's -p")
 	fl.StringVar(&f.sample, "sample", "", "NDJSON file of your documents: load look-alikes of them (document.sample)")
 	fl.StringVar(&f.replay, "replay", "", "NDJSON file of your documents: load them themselves, each once, in order (document.replay)")
+	fl.StringVar(&f.mix, "mix", "", "YAML file of your service's queries (querymix, docs/documents.md): run them as a third workload, mix")
 	return cmd
 }
 
@@ -124,9 +128,27 @@ func quickProps(st *study.File, cmd *cobra.Command, f *quickFlags) error {
 		st.Properties["document.replay"] = f.replay
 		st.Properties["recordcount"] = strconv.Itoa(n)
 	}
+	if v, ok := given.Get("querymix"); ok {
+		if f.mix != "" && v != f.mix {
+			return bad(fmt.Errorf("--mix %s and -p querymix=%s: give the query mix once", f.mix, v))
+		}
+		f.mix = v
+	}
 	for _, k := range given.Keys() {
-		v, _ := given.Get(k)
-		st.Properties[k] = v
+		if k != "querymix" {
+			v, _ := given.Get(k)
+			st.Properties[k] = v
+		}
+	}
+	if f.mix != "" {
+		// The mix alone, closed loop, after C and before A (whose updates,
+		// and the search's, come last).
+		abs, err := filepath.Abs(f.mix)
+		if err != nil {
+			return bad(fmt.Errorf("--mix %s: %w", f.mix, err))
+		}
+		mix := study.WorkloadSpec{Name: "mix", Workload: "workloadc", Properties: map[string]string{"readproportion": "0", "querymix": abs}}
+		st.Workloads = append(st.Workloads[:1], append([]study.WorkloadSpec{mix}, st.Workloads[1:]...)...)
 	}
 	// As run checks its -P and -p: the workloads' files under them.
 	for _, w := range st.Workloads {
@@ -138,6 +160,13 @@ func quickProps(st *study.File, cmd *cobra.Command, f *quickFlags) error {
 			src := "quickstart"
 			if _, ok := given.Get(k); ok {
 				src = "-p"
+			}
+			p.Set(k, v, src)
+		}
+		for k, v := range w.Properties {
+			src := "quickstart"
+			if k == "querymix" {
+				src = "--mix"
 			}
 			p.Set(k, v, src)
 		}
@@ -211,8 +240,12 @@ func (a *app) quickstart(ctx context.Context, cmd *cobra.Command, f *quickFlags)
 	if f.quick {
 		quick = " (--quick: a smoke test, not figures to quote)"
 	}
-	fmt.Fprintf(a.stderr, "docbench quickstart%s: %s records, workloads C and A, %s each (+%s warm-up), %d threads, then %s; results in %s\n",
-		quick, st.Properties["recordcount"], st.Duration.D(), st.Warmup.D(), st.Threads, shortSearch(st), f.out)
+	var names []string
+	for _, w := range st.Workloads {
+		names = append(names, w.Name)
+	}
+	fmt.Fprintf(a.stderr, "docbench quickstart%s: %s records, workloads %s, %s each (+%s warm-up), %d threads, then %s; results in %s\n",
+		quick, st.Properties["recordcount"], strings.Join(names, ", "), st.Duration.D(), st.Warmup.D(), st.Threads, shortSearch(st), f.out)
 	progress := newStatusWriter(a.stderr)
 	qa := &app{stdout: a.stdout, stderr: progress}
 	m, runErr := study.Execute(ctx, st, executor{qa}, study.Options{Out: f.out, Quick: f.quick, ExtraTargets: f.targets, Log: progress})
@@ -333,6 +366,31 @@ func describeDocuments(st *study.File, f *quickFlags) (string, error) {
 	return what + fmt.Sprintf(", depth %d", depth), nil
 }
 
+// mixLine is the query mix's figures on target t: its throughput (closed
+// loop) and each named operation's p50/p99; "" without a mix.
+func mixLine(d *study.Data, st *study.File, t string) string {
+	for _, w := range st.Workloads {
+		if w.Properties["querymix"] == "" {
+			continue
+		}
+		all, why := d.Figure(t, w.Name, "ALL", "throughput")
+		if why != "" {
+			return "  " + w.Name + ": " + why
+		}
+		var parts []string
+		for _, r := range d.Rows {
+			if r.Target != t || r.Workload != w.Name || r.Metric != "p50" ||
+				!strings.HasPrefix(r.Op, "QUERY-") && !strings.HasPrefix(r.Op, "UPDATE-") {
+				continue
+			}
+			p99, _ := d.Figure(t, w.Name, r.Op, "p99")
+			parts = append(parts, fmt.Sprintf("%s p50 %s, p99 %s", r.Op, report.HumanMicros(r.Median), report.HumanMicros(p99.Median)))
+		}
+		return fmt.Sprintf("  %s (your queries, closed loop): %s ops/s; %s", w.Name, report.FormatNumber(math.Round(all.Median)), strings.Join(parts, "; "))
+	}
+	return ""
+}
+
 // shortSearch says what the quickstart's capacity search gives up for
 // its time.
 func shortSearch(st *study.File) string {
@@ -392,6 +450,9 @@ func quickAnswer(d *study.Data, st *study.File, docs string, targets []string) [
 			}
 			out = append(out, l)
 		}
+		if mix := mixLine(d, st, t); mix != "" {
+			out = append(out, mix)
+		}
 		if b, why := d.Figure(t, "load", "SERVER", "bytes_per_document"); why == "" {
 			l := "  storage: " + report.FormatNumber(math.Round(b.Median)) + " bytes per document after the load"
 			if x, why := d.Figure(t, "load", "SERVER", "ratio_to_raw_json"); why == "" {
@@ -418,8 +479,12 @@ func quickAnswer(d *study.Data, st *study.File, docs string, targets []string) [
 		}
 	}
 	out = append(out, "what the time gave up: "+shortSearch(st))
-	out = append(out, "comparable state: on each target workload C ran on the table as loaded, "+fixed+
-		" after it, and the capacity search last; the table was then dropped, so no workload ran on the table the search's updates grew")
+	var order []string
+	for _, w := range st.Workloads {
+		order = append(order, w.Name)
+	}
+	out = append(out, "comparable state: on each target "+strings.Join(order, ", then ")+" ran on the table as loaded, the capacity search "+
+		"last; the table was then dropped: no workload ran on the table the search's updates grew")
 	return out
 }
 
