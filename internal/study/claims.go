@@ -1056,7 +1056,7 @@ func markdownFindings(b *bytes.Buffer, rep *report.StudyReport, quick bool) {
 	if quick {
 		b.WriteString("A quick run: with one round no verdict can be more than inconclusive.\n\n")
 	}
-	b.WriteString("A verdict compares the 95% confidence intervals of the medians (6 or more rounds), or else the min–max ranges across rounds (2 or more: every round must agree); one round is never evidence.\n\n")
+	b.WriteString("A verdict compares the 95% confidence intervals of the medians (6 or more rounds), or else the min–max ranges across rounds (2 or more: every round must agree); one round is never evidence. An order or directed ratio also needs its minimum effect (the source's, else 5 %), and rounds whose spread is under half of it.\n\n")
 	for _, f := range rep.Findings {
 		fmt.Fprintf(b, "- **%s** — %s.%s", f.Verdict, f.Says, thresholdText(f, "."))
 		if f.Measured != "" {
