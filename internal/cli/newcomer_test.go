@@ -279,6 +279,8 @@ func TestNewcomer(t *testing.T) {
 			{[]string{"run", "-t", "null:", "-P", "workloada", "--warmup", "-5s"}, 2, []string{"--warmup -5s: must be zero or more"}},
 			{[]string{"run", "-t", "null:", "-P", "workloada", "--out", "nosuch/r.json"}, 2, []string{"directory nosuch does not exist: create it first"}},
 			{[]string{"quickstart", "--quick", "--out", "nosuch/qs"}, 2, []string{"directory nosuch does not exist: create it first"}},
+			{[]string{"quickstart", "--quick", "-p", "recordcnt=100", "--out", "badqs"}, 2, []string{`-p: unknown property "recordcnt"`}},
+			{[]string{"quickstart", "--quick", "--mix", "nosuch.yaml", "--out", "badqs"}, 2, []string{"--mix: querymix=nosuch.yaml: cannot read"}},
 			{[]string{"load", "-t", "sqlite:/nonexistent/x.db", "-P", "workloada"}, 2, []string{"directory /nonexistent does not exist: create it first"}},
 			{[]string{"study", "bad.yaml", "--out", "badstudy"}, 2, []string{`bad.yaml:3:9: rounds: want a whole number, not "many"`, `bad.yaml:4:1: unknown key "frob"`}},
 			{[]string{"run", "-t", missing.String(), "-P", "workloada"}, 1, []string{`database "x" does not exist on ` + missing.Host}},
@@ -297,7 +299,7 @@ func TestNewcomer(t *testing.T) {
 				}
 			})
 		}
-		for _, left := range []string{"nosuch", "badstudy"} {
+		for _, left := range []string{"nosuch", "badstudy", "badqs"} {
 			if _, err := os.Stat(inClone(left)); err == nil {
 				t.Errorf("a refused command left %s behind", left)
 			}

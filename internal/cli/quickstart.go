@@ -128,11 +128,12 @@ func quickProps(st *study.File, cmd *cobra.Command, f *quickFlags) error {
 		st.Properties["document.replay"] = f.replay
 		st.Properties["recordcount"] = strconv.Itoa(n)
 	}
+	via := "--mix"
 	if v, ok := given.Get("querymix"); ok {
 		if f.mix != "" && v != f.mix {
 			return bad(fmt.Errorf("--mix %s and -p querymix=%s: give the query mix once", f.mix, v))
 		}
-		f.mix = v
+		f.mix, via = v, "-p querymix"
 	}
 	for _, k := range given.Keys() {
 		if k != "querymix" {
@@ -143,9 +144,12 @@ func quickProps(st *study.File, cmd *cobra.Command, f *quickFlags) error {
 	if f.mix != "" {
 		// The mix alone, closed loop, after C and before A (whose updates,
 		// and the search's, come last).
+		if _, err := workload.ReadMix(f.mix); err != nil {
+			return bad(fmt.Errorf("%s: %w", via, err)) // alone: not also the mix workload's lack of operations
+		}
 		abs, err := filepath.Abs(f.mix)
 		if err != nil {
-			return bad(fmt.Errorf("--mix %s: %w", f.mix, err))
+			return bad(fmt.Errorf("%s %s: %w", via, f.mix, err))
 		}
 		mix := study.WorkloadSpec{Name: "mix", Workload: "workloadc", Properties: map[string]string{"readproportion": "0", "querymix": abs}}
 		st.Workloads = append(st.Workloads[:1], append([]study.WorkloadSpec{mix}, st.Workloads[1:]...)...)
