@@ -449,8 +449,11 @@ func quickAnswer(d *study.Data, st *study.File, docs string, targets []string) [
 				parts = append(parts, fmt.Sprintf("%s p50 %s, p99 %s", op, report.HumanMicros(p50.Median), report.HumanMicros(p99.Median)))
 			}
 			l := fmt.Sprintf("  at %s ops/s (%s, the same rate on every target; latency from the intended start): %s", rate, fixed, strings.Join(parts, "; "))
-			if r, _ := strconv.ParseFloat(rate, 64); found && holds < r {
-				l += " — above the rate it was found to hold: an overloaded target's latency"
+			switch r, _ := strconv.ParseFloat(rate, 64); {
+			case found && holds == 0:
+				l += " — its search found no rate that held: this may be an overloaded target's latency"
+			case found && holds < r:
+				l += " — above the " + report.FormatNumber(holds) + " ops/s it holds: an overloaded target's latency"
 			}
 			out = append(out, l)
 		}
