@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"runtime"
 	"strconv"
 	"strings"
 	"time"
@@ -12,13 +11,9 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/docbench/docbench/internal/capacity"
-	"github.com/docbench/docbench/internal/db"
 	"github.com/docbench/docbench/internal/engine"
-	"github.com/docbench/docbench/internal/measure"
-	"github.com/docbench/docbench/internal/probe"
 	"github.com/docbench/docbench/internal/report"
 	"github.com/docbench/docbench/internal/runner"
-	"github.com/docbench/docbench/internal/workload"
 )
 
 // capacityFlags are the flags of `docbench capacity`.
@@ -125,16 +120,11 @@ shards, steps of --precision) at rate/N, each trial in its own time slot from
 	return cmd
 }
 
-// capacitySpec is a validated capacity command.
+// capacitySpec is a validated capacity command: the search, and where its
+// result goes.
 type capacitySpec struct {
-	phase   *spec
-	cfg     capacity.Config
-	maxTime time.Duration
-	trial   time.Duration
-	ladder  []float64
-	out     string
-	html    string
-	format  string
+	engine.Search
+	out, html, format string
 }
 
 func (a *app) capacitySpec(cmd *cobra.Command, f *capacityFlags) (*capacitySpec, error) {
@@ -197,13 +187,14 @@ func (a *app) capacitySpec(cmd *cobra.Command, f *capacityFlags) (*capacitySpec,
 	if err != nil {
 		return nil, err
 	}
-	c := &capacitySpec{cfg: cfg, maxTime: f.maxTime, trial: f.trial, out: f.out, html: f.html, format: strings.ToLower(f.format),
-		phase: &spec{phase: runner.Run, target: f.target, files: f.workloads, props: props, shard: sh, encode: true, quiet: true,
-			opts: runner.Options{Phase: runner.Run, Warmup: f.warmup, Seed: f.seed, MaxErrorRate: -1}}}
+	c := &capacitySpec{out: f.out, html: f.html, format: strings.ToLower(f.format),
+		Search: engine.Search{Config: cfg, MaxTime: f.maxTime, Trial: f.trial,
+			Phase: &engine.Phase{Kind: runner.Run, Target: f.target, Files: f.workloads, Props: props, Shard: sh, Encode: true, Quiet: true,
+				Opts: runner.Options{Phase: runner.Run, Warmup: f.warmup, Seed: f.seed, MaxErrorRate: -1}}}}
 	switch {
-	case sh.shard.Sharded() && f.ladder == "":
+	case sh.Shard.Sharded() && f.ladder == "":
 		return nil, usage(errors.New("--shard: a sharded search runs a fixed ladder of rates: give --ladder LOW:HIGH (ops/s over all shards)"))
-	case sh.shard.Sharded() && sh.startAt.IsZero():
+	case sh.Shard.Sharded() && sh.StartAt.IsZero():
 		return nil, usage(errors.New("--shard: shards line up their trials from --start-at: give it (docbench kube job does)"))
 	case f.ladder != "":
 		lo, hi, ok := strings.Cut(f.ladder, ":")
@@ -212,7 +203,7 @@ func (a *app) capacitySpec(cmd *cobra.Command, f *capacityFlags) (*capacitySpec,
 		if !ok || err1 != nil || err2 != nil {
 			return nil, usage(fmt.Errorf("--ladder %q: want LOW:HIGH in ops/s, e.g. 1000:8000", f.ladder))
 		}
-		if c.ladder, err = capacity.Ladder(l, h, cfg.Precision); err != nil {
+		if c.Ladder, err = capacity.Ladder(l, h, cfg.Precision); err != nil {
 			return nil, usage(err)
 		}
 	}
@@ -222,243 +213,11 @@ func (a *app) capacitySpec(cmd *cobra.Command, f *capacityFlags) (*capacitySpec,
 // DefaultSLO is the SLO of a capacity search given none (the quickstart's).
 const DefaultSLO = "p99<5ms"
 
-// trialSlack is the time a shard's trial slot allows beyond its warm-up and
-// measured part: opening sessions, draining, writing.
-const trialSlack = 1500 * time.Millisecond
-
 // capacity runs the search on the target and returns its result (also,
 // with the error, when it failed or was interrupted after trials ran).
 func (a *app) capacity(ctx context.Context, c *capacitySpec) (*report.Result, error) {
-	sp := c.phase
-	cfg, wl, docOps, err := preparePhase(sp)
-	if err != nil {
-		return nil, err
-	}
-	store, err := a.open(ctx, sp.target, cfg, true)
-	if err != nil {
-		return nil, notLoaded(err, sp.target, sp.files, nil)
-	}
-	defer store.Close()
-	return a.capacityOn(ctx, store, c, cfg, wl, docOps)
-}
-
-// capacityOn runs the search on an opened store, with the configuration,
-// workload and document operations preparePhase made of c's phase.
-func (a *app) capacityOn(ctx context.Context, store db.Store, c *capacitySpec, cfg *workload.Config,
-	wl *workload.Workload, docOps *runner.DocOps) (*report.Result, error) {
-	sp := c.phase
-	pt := probe.Take(ctx, store)
-	inProcess := pt.Err == nil && pt.Snap.InProcess
-
-	capRes := &report.Capacity{MaxErrorShare: c.cfg.MaxErrorShare, Precision: c.cfg.Precision, Confidence: c.cfg.Confidence,
-		MinWindows: c.cfg.MinWindows, Ladder: c.ladder}
-	for _, s := range c.cfg.SLOs {
-		capRes.SLO = append(capRes.SLO, s.Text)
-		capRes.Bounds = append(capRes.Bounds, s.Bound)
-	}
-	shards := 1
-	if sp.shard.shard.Sharded() {
-		shards = sp.shard.shard.Count
-	}
-	settled := sp.settled
-	// one runs a trial: its rate (0: closed loop, total over all shards),
-	// length and start are passed to the phase, never set on the shared
-	// configuration.
-	one := func(tp trialParams) (report.Trial, *report.Result, error) {
-		tsp, tcfg := *sp, *cfg
-		tsp.settled = settled
-		tcfg.Target = tp.rate / float64(shards)
-		tcfg.MaxExecutionTime = tp.duration
-		if !tp.startAt.IsZero() {
-			tsp.opts.StartAt = tp.startAt
-		}
-		tsp.opts.Enough = tp.enough
-		res, err := a.runPhase(ctx, store, &tsp, &tcfg, wl, docOps)
-		settled = true
-		var t report.Trial
-		if res != nil {
-			t = report.TrialOf(res)
-		}
-		t.N, t.Stage, t.Rate, t.Look, t.Extended, t.Extension = tp.n, string(tp.stage), tp.rate, tp.look, tp.extended, tp.why
-		if res == nil {
-			t.Error = errText(err)
-			return t, nil, err
-		}
-		if res.EndedBy == "enough" {
-			// Its rate failed within the look: the schedule ran for as
-			// long as the trial did.
-			t.ScheduledS, t.EndedEarly = t.DurationS, true
-		}
-		t.Windows = engine.Windows(c.cfg, res.Series)
-		if !inProcess && res.Server != nil && res.Server.CPU != nil && res.Server.CPU.HarnessS.OK() && t.DurationS > 0 {
-			// The CPUs docbench may use: GOMAXPROCS follows a cgroup's
-			// quota, where runtime.NumCPU counts the machine's.
-			share := res.Server.CPU.HarnessS.Value / t.DurationS / float64(runtime.GOMAXPROCS(0))
-			t.ClientCPUShare = &share
-		}
-		return t, res, err
-	}
-	var last *report.Result
-	var runErr error
-	if c.ladder != nil {
-		last, runErr = a.capacityLadder(ctx, c, capRes, one)
-	} else {
-		last, runErr = a.capacitySearch(ctx, c, capRes, one)
-	}
-	if last == nil {
-		return nil, runErr
-	}
-	res := *last
-	res.Phase = "capacity"
-	res.Capacity = capRes
-	res.Complete = runErr == nil && capRes.Limit != "interrupted"
-	res.Thresholds = nil
-	if sp.shard.used() {
-		shardResult(&res, &runner.Outcome{Phase: runner.Run, Began: capRes.Trials[0].Start}, sp.shard, wl)
-	}
-	return &res, runErr
-}
-
-// trialParams are one trial's own parameters.
-type trialParams struct {
-	n        int
-	stage    capacity.Stage
-	rate     float64 // over all shards; 0: closed loop
-	duration time.Duration
-	look     int
-	extended bool
-	why      string
-	startAt  time.Time // a shard's slot (zero: now)
-	// enough ends the trial once its rate is decided (runner.Options.Enough).
-	enough func(names []string, iv *measure.Interval) bool
-}
-
-// trialFunc runs one trial.
-type trialFunc func(tp trialParams) (report.Trial, *report.Result, error)
-
-// capacitySearch runs the search's trials until it ends, max-time passes
-// or ctx is done, and records them and the verdict in capRes.
-func (a *app) capacitySearch(ctx context.Context, c *capacitySpec, capRes *report.Capacity, one trialFunc) (*report.Result, error) {
-	started := time.Now()
-	s, err := capacity.New(c.cfg)
-	if err != nil {
-		return nil, &ExitError{Code: exitUsage, Err: err}
-	}
-	var last *report.Result
-	atRate := map[float64]*report.Result{} // the last trial at each rate
-	warmup := c.phase.opts.Warmup
-	for {
-		tr, ok := s.Next()
-		if !ok {
-			break
-		}
-		if time.Since(started)+tr.Duration+warmup > c.maxTime {
-			s.Stop("max-time")
-			break
-		}
-		var partial []capacity.Window
-		enough := func(names []string, iv *measure.Interval) bool {
-			partial = append(partial, engine.IntervalWindow(c.cfg, names, iv))
-			return s.Enough(partial)
-		}
-		if tr.Stage == capacity.ClosedLoop {
-			enough = nil
-		}
-		t, res, err := one(trialParams{n: tr.N, stage: tr.Stage, rate: tr.Rate, duration: tr.Duration, look: tr.Look, extended: tr.Extended,
-			why: tr.Why, enough: enough})
-		if res != nil {
-			last = res
-		} else if err != nil && !errors.Is(err, runner.ErrInterrupted) {
-			return last, err // the trial could not start (sessions, statements): no search
-		}
-		if errors.Is(err, runner.ErrInterrupted) || ctx.Err() != nil {
-			capRes.Trials = append(capRes.Trials, t)
-			s.Stop("interrupted")
-			break
-		}
-		o := engine.Observe(c.cfg, &t)
-		if err != nil {
-			o.Failed = oneLine(err.Error())
-		}
-		j := s.Observe(o)
-		engine.Evaluate(c.cfg, &t, j)
-		if tr.Stage == capacity.ClosedLoop {
-			t.Verdict = fmt.Sprintf("closed loop: %.0f ops/s", t.Throughput)
-		}
-		capRes.Trials = append(capRes.Trials, t)
-		if res != nil && tr.Rate > 0 {
-			atRate[tr.Rate] = res
-		}
-		a.capacityProgress(tr, &t, s.Remaining(), c.cfg.Trial+warmup+time.Second)
-	}
-	engine.Result(capRes, s.Verdict())
-	if r := atRate[capRes.Rate]; r != nil && capRes.Rate > 0 {
-		last = r // the top-level figures are those of the holding edge's last trial
-	}
-	if capRes.Limit == "interrupted" {
-		return last, runner.ErrInterrupted
-	}
-	return last, nil
-}
-
-// capacityLadder runs a shard's part of a sharded search: every rung of
-// the ladder at rate/N, each in its slot from --start-at. The shard does
-// not judge: the merge does, on the merged windows.
-func (a *app) capacityLadder(ctx context.Context, c *capacitySpec, capRes *report.Capacity, one trialFunc) (*report.Result, error) {
-	var last *report.Result
-	slot := c.phase.opts.Warmup + c.trial + trialSlack
-	start := c.phase.shard.startAt
-	capRes.Limit, capRes.Absent = "shard", "a shard's part of a sharded search: docbench merge judges the SLO on the merged trials"
-	for i, rate := range c.ladder {
-		t, res, err := one(trialParams{n: i + 1, stage: capacity.Rung, rate: rate, duration: c.trial, look: 1, startAt: start.Add(time.Duration(i) * slot)})
-		capRes.Trials = append(capRes.Trials, t)
-		if res != nil {
-			last = res
-		} else if err != nil && !errors.Is(err, runner.ErrInterrupted) {
-			return last, err
-		}
-		if errors.Is(err, runner.ErrInterrupted) || ctx.Err() != nil {
-			capRes.Limit = "interrupted"
-			return last, runner.ErrInterrupted
-		}
-		fmt.Fprintf(a.stderr, "trial %d/%d ladder %s ops/s (this shard %s): achieved %s ops/s\n", i+1, len(c.ladder),
-			report.FormatNumber(rate), report.FormatNumber(rate/float64(c.phase.shard.shard.Count)), report.FormatNumber(t.Throughput))
-	}
-	return last, nil
-}
-
-// capacityProgress prints one line per trial on stderr.
-func (a *app) capacityProgress(tr capacity.Step, t *report.Trial, remaining int, per time.Duration) {
-	target := "closed loop"
-	if tr.Rate > 0 {
-		target = report.FormatNumber(tr.Rate) + " ops/s"
-		if tr.Look > 1 {
-			target += fmt.Sprintf(" (look %d)", tr.Look)
-		}
-	}
-	p99 := "-"
-	if len(t.SLO) > 0 && t.SLO[0].Absent == "" {
-		p99 = fmt.Sprintf("%s measured %s", t.SLO[0].Threshold, time.Duration(t.SLO[0].Value*1e3).Round(time.Microsecond))
-	}
-	verdict := "the rate: looked at again"
-	switch {
-	case tr.Stage == capacity.ClosedLoop:
-		verdict = t.Verdict
-	case t.Decision != "":
-		verdict = "the rate " + t.Decision
-	}
-	if t.GeneratorLimited != "" {
-		verdict += " [generator-limited]"
-	}
-	eta := ""
-	if remaining > 0 {
-		eta = fmt.Sprintf(" · ETA ~%s (%d trials)", (time.Duration(remaining) * per).Round(time.Second), remaining)
-	}
-	stage := string(tr.Stage) + " " + target
-	if tr.Stage == capacity.ClosedLoop {
-		stage = target
-	}
-	fmt.Fprintf(a.stderr, "trial %d %s: achieved %s ops/s, %s · %s%s\n", tr.N, stage, report.FormatNumber(t.Throughput), p99, verdict, eta)
+	res, err := a.engine().Capacity(ctx, &c.Search)
+	return res, notLoaded(err, c.Phase.Target, c.Phase.Files, nil)
 }
 
 // writeCapacity prints the result and writes its file and HTML report.
@@ -495,11 +254,4 @@ func capacityExit(res *report.Result) error {
 		return nil
 	}
 	return &ExitError{Code: ExitThresholds, Err: errors.New("capacity: no sustainable rate: " + c.Absent)}
-}
-
-func errText(err error) string {
-	if err == nil {
-		return ""
-	}
-	return oneLine(err.Error())
 }

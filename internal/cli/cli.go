@@ -16,6 +16,7 @@ import (
 
 	"github.com/docbench/docbench/internal/db"
 	_ "github.com/docbench/docbench/internal/db/all" // registers every backend
+	"github.com/docbench/docbench/internal/engine"
 	"github.com/docbench/docbench/internal/runner"
 )
 
@@ -96,6 +97,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) (code int
 		return 0
 	}
 	var ee *ExitError
+	if bad := (*engine.BadInput)(nil); errors.As(err, &bad) && !errors.As(err, &ee) {
+		err = &ExitError{Code: exitUsage, Err: err}
+	}
 	switch {
 	case errors.As(err, &ee):
 	case errors.Is(err, runner.ErrInterrupted):

@@ -16,7 +16,7 @@ import (
 
 	"github.com/docbench/docbench/internal/capacity"
 	"github.com/docbench/docbench/internal/db"
-	"github.com/docbench/docbench/internal/document"
+	"github.com/docbench/docbench/internal/engine"
 	"github.com/docbench/docbench/internal/probe"
 	"github.com/docbench/docbench/internal/report"
 	"github.com/docbench/docbench/internal/runner"
@@ -71,7 +71,7 @@ func (a *app) phaseCommand(phase runner.Phase) *cobra.Command {
 				}
 			}
 			return f.prof.profiled(func() error {
-				res, err := a.execute(cmd.Context(), spec)
+				res, err := a.engine().Execute(cmd.Context(), &spec.Phase)
 				err = notLoaded(err, f.target, f.workloads, f.props)
 				thresholdsOK := true
 				if res != nil {
@@ -111,25 +111,11 @@ func (a *app) phaseCommand(phase runner.Phase) *cobra.Command {
 	return cmd
 }
 
-// spec is one phase to execute.
+// spec is one phase to execute, and the thresholds its result is checked
+// against.
 type spec struct {
-	phase    runner.Phase
-	target   string
-	files    []string
-	props    *workload.Properties
-	opts     runner.Options
-	quiet    bool // no status output (quickstart prints its own)
-	recreate bool
-	by       string // the command marked on the table a load creates (db.Mark)
-	shard    shardSpec
-	// thresholds are checked on the result; hdrLog is the --hdr-log path.
+	engine.Phase
 	thresholds []report.Threshold
-	hdrLog     string
-	// encode keeps each second's histograms in the result's series (a
-	// capacity trial's steady-state check merges them); settled skips the
-	// settling before a run (done before an earlier trial).
-	encode  bool
-	settled bool
 }
 
 func (a *app) specFromFlags(cmd *cobra.Command, phase runner.Phase, f *phaseFlags) (*spec, error) {
@@ -175,11 +161,11 @@ func (a *app) specFromFlags(cmd *cobra.Command, phase runner.Phase, f *phaseFlag
 	if err != nil {
 		return nil, err
 	}
-	return &spec{phase: phase, target: f.target, files: f.workloads, props: props, recreate: phase == runner.Load,
-		thresholds: ts, hdrLog: f.hdrLog,
-		opts: runner.Options{Phase: phase, Warmup: f.warmup, Status: f.status, Seed: f.seed, StartAt: sh.startAt,
+	return &spec{Phase: engine.Phase{Kind: phase, Target: f.target, Files: f.workloads, Props: props, Recreate: phase == runner.Load,
+		HdrLog: f.hdrLog,
+		Opts: runner.Options{Phase: phase, Warmup: f.warmup, Status: f.status, Seed: f.seed, StartAt: sh.StartAt,
 			MaxErrorRate: maxErr},
-		shard: sh}, nil
+		Shard: sh}, thresholds: ts}, nil
 }
 
 // maxErrorShare reads --max-error-rate, a share (capacity.ParseShare), as
@@ -209,57 +195,28 @@ func thresholdError(res *report.Result) error {
 	return fmt.Errorf("%d of %d thresholds failed: %s", len(miss), len(res.Thresholds), strings.Join(miss, "; "))
 }
 
-// config validates the properties (with every backend's options and the
-// document properties known).
-func config(props *workload.Properties) (*workload.Config, error) {
-	keys, prefixes := db.Known()
-	keys = append(keys, document.Keys()...)
-	cfg, err := workload.ParseConfig(props, workload.Known{Keys: keys, Prefixes: prefixes})
-	if err != nil {
-		return nil, &ExitError{Code: 2, Err: err}
-	}
-	return cfg, nil
+// config is engine.Config: the properties validated with every backend's
+// options and the document properties known.
+func config(props *workload.Properties) (*workload.Config, error) { return engine.Config(props) }
+
+// buildDocOps is engine.Build.
+func buildDocOps(cfg *workload.Config, seed uint64) (*workload.Workload, *runner.DocOps, error) {
+	return engine.Build(cfg, seed)
 }
 
-// execute opens the target, runs one phase and returns its result; on
-// failure after measuring began, the partial result comes back with the error.
-func (a *app) execute(ctx context.Context, sp *spec) (*report.Result, error) {
-	// Everything is validated before the target is touched: a bad document
-	// property must not leave a database file behind.
-	cfg, wl, docOps, err := preparePhase(sp)
-	if err != nil {
-		return nil, err
+// engine is the engine the commands run phases with: notes and progress
+// on stderr, the live progress line when stderr is a terminal.
+func (a *app) engine() *engine.Engine {
+	e := &engine.Engine{Stderr: a.stderr, Tool: tool()}
+	if f, ok := a.stderr.(*os.File); ok && term.IsTerminal(int(f.Fd())) {
+		e.Progress = true
 	}
-	store, err := a.open(ctx, sp.target, cfg, sp.phase == runner.Run)
-	if err != nil {
-		return nil, err
-	}
-	defer store.Close()
-	return a.runPhase(ctx, store, sp, cfg, wl, docOps)
+	return e
 }
 
-// preparePhase validates the phase's properties, applies its shard and
-// builds its workload and document operations: once, before the target is
-// touched (open checks the target's own options).
-func preparePhase(sp *spec) (*workload.Config, *workload.Workload, *runner.DocOps, error) {
-	cfg, err := config(sp.props)
-	if err != nil {
-		return nil, nil, nil, err
-	}
-	cfg.ApplyShard(sp.shard.shard) // this shard's operations and rate
-	wl, docOps, err := buildDocOps(cfg, sp.opts.Seed)
-	return cfg, wl, docOps, err
-}
-
-// open opens a target for a validated configuration.
-// existing says the phase needs loaded data (run, verify).
+// open opens a target for a validated configuration (engine.Open).
 func (a *app) open(ctx context.Context, target string, cfg *workload.Config, existing bool) (db.Store, error) {
-	if err := db.Check(target, cfg.Props); err != nil {
-		return nil, &ExitError{Code: exitUsage, Err: err}
-	}
-	logf := func(format string, args ...any) { fmt.Fprintf(a.stderr, format+"\n", args...) }
-	st, err := db.Open(ctx, db.Config{Target: target, Props: cfg.Props, Threads: int(cfg.ThreadCount), Log: logf, Existing: existing})
-	return st, notOurs(err)
+	return a.engine().Open(ctx, target, cfg, existing)
 }
 
 // notLoaded turns a backend's ErrNoTable into the command that loads the
@@ -277,157 +234,6 @@ func notLoaded(err error, target string, files, props []string) error {
 	}
 	return &ExitError{Code: exitUsage, Err: fmt.Errorf("%s holds no docbench table: load it first: %s (%v)",
 		db.Redact(target), strings.Join(load, " "), err)}
-}
-
-// runPhase runs one phase, prepared by preparePhase, against an opened store.
-func (a *app) runPhase(ctx context.Context, store db.Store, sp *spec, cfg *workload.Config,
-	wl *workload.Workload, docOps *runner.DocOps) (*report.Result, error) {
-	opts := sp.opts
-	opts.Threads = int(cfg.ThreadCount)
-	opts.Rate = cfg.Target
-	opts.Duration = cfg.MaxExecutionTime
-	opts.EncodeIntervals = sp.shard.used() || sp.encode // merged second by second
-	if !sp.quiet {
-		opts.Stderr = a.stderr
-		if f, ok := a.stderr.(*os.File); ok && term.IsTerminal(int(f.Fd())) {
-			opts.Progress = true
-		}
-		for _, n := range cfg.Notes {
-			fmt.Fprintf(a.stderr, "note: %s\n", n)
-		}
-	}
-	schema := markedSchema(docOps.Schema(), sp.by, wl, cfg.Props)
-	switch {
-	case sp.recreate && sp.shard.shard.Sharded():
-		if err := setupShared(ctx, store, schema); err != nil {
-			return nil, notOurs(err)
-		}
-	case sp.recreate:
-		if err := store.Setup(ctx, schema, true); err != nil {
-			return nil, notOurs(err)
-		}
-	}
-	info, err := store.Info(ctx)
-	if err != nil {
-		return nil, fmt.Errorf("target %s: %w", db.Redact(sp.target), err)
-	}
-	// The server's view starts where docbench's counting does: after the
-	// warm-up, with no operation in flight.
-	var before *probe.Point
-	opts.OnMeasure = func() { before = probe.Take(ctx, store) }
-	if sp.hdrLog != "" {
-		f, err := os.Create(sp.hdrLog)
-		if err != nil {
-			return nil, &ExitError{Code: exitUsage, Err: fmt.Errorf("--hdr-log: %w", err)}
-		}
-		defer f.Close()
-		opts.HdrLog = f
-	}
-	var settled []string
-	if sp.phase == runner.Run && !sp.settled {
-		settled = settle(ctx, store, db.BeforeRun)
-		if ctx.Err() != nil { // interrupted while settling: nothing was measured
-			return nil, runner.ErrInterrupted
-		}
-	}
-	out, runErr := runner.Execute(ctx, store, wl, docOps, opts)
-	if out == nil {
-		return nil, runErr
-	}
-	res := report.Build(out, info, sp.target)
-	res.Tool = tool()
-	res.Environment = report.ReadEnvironment()
-	res.Environment.GoMaxProcs = out.Procs
-	res.Environment.IOMode = out.IOMode
-	res.Workload = report.Workload{Files: sp.files, Properties: sp.props.Map()}
-	res.Options = report.Options{Threads: opts.Threads, TargetRate: opts.Rate, DurationS: opts.Duration.Seconds(),
-		WarmupS: opts.Warmup.Seconds(), Seed: opts.Seed, BatchSize: out.Batch}
-	switch {
-	case opts.MaxErrorRate == 0:
-		res.MaxErrorRate = runner.DefaultMaxErrorRate
-	case opts.MaxErrorRate > math.SmallestNonzeroFloat64:
-		res.MaxErrorRate = opts.MaxErrorRate
-	}
-	res.Notes = append(res.Notes, cfg.Notes...)
-	res.Notes = append(res.Notes, settled...)
-	res.EndedBy, res.Notes = endedBy(out, sp.phase, cfg, opts.Duration, res.Notes)
-	if sp.shard.used() {
-		shardResult(res, out, sp.shard, wl)
-	} else if sp.encode {
-		report.EncodeSeries(res, out)
-	}
-	if sp.phase == runner.Run {
-		res.Notes = append(res.Notes, docOps.Notes...)
-	}
-	if out.Batch > 1 {
-		res.Notes = append(res.Notes, fmt.Sprintf("loaded in batches of %d: INSERT-BATCH latency is per batch; operations and throughput count records", out.Batch))
-	}
-	if runErr != nil && !errors.Is(runErr, runner.ErrInterrupted) {
-		res.Error = runErr.Error()
-	}
-	if out.Stopped == "failure streak" {
-		// The database stopped answering: asking it for its figures
-		// would only wait on it.
-		res.Notes = append(res.Notes, "server-side figures absent: the database stopped answering during the phase")
-		return res, runErr
-	}
-	if before == nil { // interrupted during the warm-up
-		before = probe.Take(ctx, store)
-	}
-	res.Server = runner.ServerSide(ctx, store, before, out, wl, docOps)
-	res.Audit = new(probe.Classify(res.Target.Backend, res.Target.Settings, res.Target.Layout, res.Options.Threads))
-	if sp.phase == runner.Load && runErr == nil && out.Complete {
-		res.Notes = append(res.Notes, settle(ctx, store, db.AfterLoad)...)
-		if ctx.Err() != nil { // interrupted while settling: the load is kept, the exit says so
-			runErr = runner.ErrInterrupted
-		}
-	}
-	return res, runErr
-}
-
-// settle brings a loaded table to the steady state a run expects (db.Settler),
-// after the load's figures were taken or before a run's warm-up, and says so
-// in a note.
-func settle(ctx context.Context, store db.Store, when db.SettleStage) []string {
-	st, ok := store.(db.Settler)
-	if !ok {
-		return nil
-	}
-	stage, phase := "after the load", "the load's"
-	if when == db.BeforeRun {
-		stage, phase = "before the run", "the run's"
-	}
-	t0 := time.Now()
-	what, err := st.Settle(ctx, when)
-	switch {
-	case err != nil:
-		return []string{fmt.Sprintf("%s: %v (the table is as autovacuum left it)", stage, err)}
-	case what == "":
-		return nil
-	}
-	return []string{fmt.Sprintf("%s: %s took %.2g s, outside %s figures", stage, what, time.Since(t0).Seconds(), phase)}
-}
-
-// buildDocOps builds the workload, the document shape and the document
-// operations of a phase.
-func buildDocOps(cfg *workload.Config, seed uint64) (*workload.Workload, *runner.DocOps, error) {
-	wl, err := workload.New(cfg, seed)
-	if err != nil {
-		return nil, nil, &ExitError{Code: 2, Err: err}
-	}
-	spec, err := document.ParseSpec(cfg.Props, wl.FieldLengths(), cfg.FieldCount, cfg.FieldNamePrefix)
-	if err != nil {
-		return nil, nil, &ExitError{Code: 2, Err: err}
-	}
-	shape, err := document.New(spec, seed)
-	if err != nil {
-		return nil, nil, &ExitError{Code: 2, Err: err}
-	}
-	docOps, err := runner.NewDocOps(wl, shape, seed)
-	if err != nil {
-		return nil, nil, &ExitError{Code: 2, Err: err}
-	}
-	return wl, docOps, nil
 }
 
 // emit prints a result in the chosen format and writes the JSON file. A
@@ -464,26 +270,4 @@ func (a *app) emit(res *report.Result, format, out string) error {
 		return fmt.Errorf("--out %s: %w; printing the result failed too: %v", out, werr, err)
 	}
 	return fmt.Errorf("--out %s: %w; the result JSON is printed above", out, werr)
-}
-
-// endedBy names the limit that ended a phase and, when the user set both a
-// count and a duration, says which one ended it first.
-func endedBy(out *runner.Outcome, phase runner.Phase, cfg *workload.Config, limit time.Duration, notes []string) (string, []string) {
-	count, n := "operationcount", cfg.OperationCount
-	if phase == runner.Load {
-		count, n = "insertcount", cfg.InsertCount
-	}
-	switch out.EndedBy {
-	case "count":
-		if limit > 0 {
-			notes = append(notes, fmt.Sprintf("%s=%d ended the phase after %.3g s, before its duration of %s (-p %s=0 runs for the whole duration)",
-				count, n, out.Elapsed().Seconds(), limit, count))
-		}
-		return count, notes
-	case "duration":
-		if n > 0 {
-			notes = append(notes, fmt.Sprintf("the duration (%s) ended the phase before %s=%d: %d done", limit, count, n, out.Ops))
-		}
-	}
-	return out.EndedBy, notes
 }

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/docbench/docbench/internal/engine"
 	"github.com/docbench/docbench/internal/study"
 	"github.com/docbench/docbench/internal/workload"
 )
@@ -58,8 +59,8 @@ func (a *app) preflight(ctx context.Context, f *study.File, extra []string) erro
 		st, err := a.open(cctx, u, cfg, false)
 		cancel()
 		if err != nil {
-			var ee *ExitError
-			if errors.As(err, &ee) {
+			var bad *engine.BadInput
+			if errors.As(err, &bad) {
 				return err
 			}
 			errs = append(errs, fmt.Errorf("%w", err))

@@ -15,6 +15,7 @@ import (
 
 	"github.com/docbench/docbench/internal/db"
 	"github.com/docbench/docbench/internal/document"
+	"github.com/docbench/docbench/internal/engine"
 	"github.com/docbench/docbench/internal/report"
 	"github.com/docbench/docbench/internal/runner"
 	"github.com/docbench/docbench/internal/study"
@@ -79,13 +80,13 @@ func (e executor) DocBytes(props map[string]string) (float64, error) {
 
 func (e executor) Phase(ctx context.Context, store db.Store, target string, files []string, props *workload.Properties,
 	phase runner.Phase, warmup time.Duration) (*report.Result, error) {
-	sp := &spec{phase: phase, target: target, files: files, props: props, quiet: true, recreate: phase == runner.Load, by: "docbench study",
-		opts: runner.Options{Phase: phase, Seed: 1, Warmup: warmup}}
-	cfg, wl, docOps, err := preparePhase(sp)
+	p := &engine.Phase{Kind: phase, Target: target, Files: files, Props: props, Quiet: true, Recreate: phase == runner.Load, By: "docbench study",
+		Opts: runner.Options{Phase: phase, Seed: 1, Warmup: warmup}}
+	pr, err := engine.Prepare(p)
 	if err != nil {
 		return nil, err
 	}
-	return e.a.runPhase(ctx, store, sp, cfg, wl, docOps)
+	return e.a.engine().Run(ctx, store, p, pr)
 }
 
 // Capacity runs a study's capacity search on an opened store, as
@@ -93,14 +94,14 @@ func (e executor) Phase(ctx context.Context, store db.Store, target string, file
 func (e executor) Capacity(ctx context.Context, store db.Store, target string, files []string, props *workload.Properties,
 	run study.CapacityRun) (*report.Result, error) {
 	props.Set("operationcount", "0", "capacity")
-	c := &capacitySpec{cfg: run.Config, maxTime: run.MaxTime, trial: run.Trial,
-		phase: &spec{phase: runner.Run, target: target, files: files, props: props, encode: true, quiet: true,
-			opts: runner.Options{Phase: runner.Run, Seed: 1, Warmup: run.Warmup, MaxErrorRate: -1}}}
-	cfg, wl, docOps, err := preparePhase(c.phase)
+	s := &engine.Search{Config: run.Config, MaxTime: run.MaxTime, Trial: run.Trial,
+		Phase: &engine.Phase{Kind: runner.Run, Target: target, Files: files, Props: props, Encode: true, Quiet: true,
+			Opts: runner.Options{Phase: runner.Run, Seed: 1, Warmup: run.Warmup, MaxErrorRate: -1}}}
+	pr, err := engine.Prepare(s.Phase)
 	if err != nil {
 		return nil, err
 	}
-	return e.a.capacityOn(ctx, store, c, cfg, wl, docOps)
+	return e.a.engine().CapacityOn(ctx, store, s, pr)
 }
 
 func (a *app) studyCommand() *cobra.Command {

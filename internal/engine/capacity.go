@@ -1,7 +1,3 @@
-// Package engine joins docbench's measuring parts to its records. For now
-// it holds the bridge of a capacity search: the pure search (package
-// capacity) decides on its own types, and engine reads them off a trial's
-// result and writes its verdict back (docs/capacity.md).
 package engine
 
 import (
@@ -198,8 +194,8 @@ func Evaluate(cfg capacity.Config, t *report.Trial, j capacity.Judgement) {
 	t.Decision, t.Evidence = string(j.Decision), j.Evidence
 }
 
-// Rates are a verdict's decided rates as a result records them.
-func Rates(v *capacity.Verdict) []report.CapacityRate {
+// rates are a verdict's decided rates as a result records them.
+func rates(v *capacity.Verdict) []report.CapacityRate {
 	var out []report.CapacityRate
 	for _, r := range v.Rates {
 		cr := report.CapacityRate{Rate: r.Rate, Trials: r.Looks, Decision: string(r.Decision), Evidence: r.Evidence}
@@ -226,7 +222,7 @@ func Result(c *report.Capacity, v *capacity.Verdict) {
 	if v.Holds > 0 || v.Fails > 0 || len(v.Undecided) > 0 {
 		c.Band = &report.CapacityBand{Holds: v.Holds, Fails: v.Fails, Undecided: v.Undecided}
 	}
-	c.Rates = Rates(v)
+	c.Rates = rates(v)
 }
 
 // finiteOr is v, or nil when v is infinite (JSON has no infinity): a
