@@ -51,7 +51,7 @@ func (a *app) quickstartCommand() *cobra.Command {
 		Long: `quickstart runs the built-in study quickstart on postgres:embedded, SQLite and every -t
 target, in about two minutes on two cores: the load, workload C (reads), workload A at
 500 ops/s on every target (latency from the intended start), then a short capacity
-search of workload A at p99<5ms (5 s trials, a band as wide as 25 %, at most 25 s per
+search of workload A at p99<5ms (10 s trials, a band as wide as 25 %, at most 35 s per
 target; docbench capacity searches longer). The search runs last on each target: no
 workload runs on the table its updates grew.
 
@@ -76,8 +76,8 @@ between C and A, each reported as QUERY-NAME or UPDATE-NAME.`,
 	fl.StringVar(&f.out, "out", "", "results directory (default ./docbench-results/<timestamp>/)")
 	fl.IntVar(&f.records, "records", 10000, "records to load (recordcount)")
 	fl.IntVar(&f.threads, "threads", 4, "client threads")
-	fl.DurationVar(&f.duration, "duration", 8*time.Second, "measured time per workload")
-	fl.DurationVar(&f.warmup, "warmup", 2*time.Second, "discarded warm-up per workload (and capacity trial)")
+	fl.DurationVar(&f.duration, "duration", 6*time.Second, "measured time per workload")
+	fl.DurationVar(&f.warmup, "warmup", time.Second, "discarded warm-up per workload (and capacity trial)")
 	fl.BoolVar(&f.quick, "quick", false, quickUsage)
 	fl.BoolVar(&f.force, "force", false, "write into a --out directory that is not empty")
 	fl.StringArrayVarP(&f.targets, "target", "t", nil, "also run on this target (repeatable), e.g. mysql://… or mongodb://…; NAME=TARGET names it in the report, else it is named as written")
