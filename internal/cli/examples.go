@@ -13,7 +13,8 @@ var examples = map[string]string{
   docbench run -t sqlite:ycsb.db -P workloadb -threads 4 -target 1000 --format ycsb    # YCSB's own flags`,
 	"docbench quickstart": `  docbench quickstart
   docbench quickstart --quick --out /tmp/qs
-  docbench quickstart -t mysql://root:pw@127.0.0.1:3306/bench -t mongodb://127.0.0.1:27017`,
+  docbench quickstart --replay orders.ndjson --mix queries.yaml -t mongo=mongodb://db1/bench
+  docbench quickstart -t mysql://root:pw@127.0.0.1:3306/bench -p document.shape=customer`,
 	"docbench study": `  docbench study document-size --quick
   docbench study partial-update --out results/partial -t postgres://bench@db1/bench
   docbench study my-study.yaml --force --out results/mine`,
