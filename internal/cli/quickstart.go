@@ -94,7 +94,7 @@ type quickRow struct {
 	byTarget     map[string]report.Op
 }
 
-// quickProps applies --sample, --replay and -p to the study's properties,
+// quickProps applies --sample, --replay, --mix and -p to the study,
 // checked as run checks them (the -p at fault named), before anything runs.
 func quickProps(st *study.File, cmd *cobra.Command, f *quickFlags) error {
 	fl := cmd.Flags()
