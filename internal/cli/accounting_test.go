@@ -26,12 +26,12 @@ func TestFailedOperationsAreNotThroughput(t *testing.T) {
 	if code != 1 {
 		t.Fatalf("exit %d, want 1 (failed run); stderr %s", code, errOut)
 	}
-	if !strings.HasPrefix(stdout, "FAILED: ") || !strings.Contains(stdout, "--max-error-rate") {
+	if !strings.HasPrefix(stdout, "FAILED: ") || !strings.Contains(stdout, "--max-error-share") {
 		t.Fatalf("text must say FAILED first:\n%s", stdout)
 	}
 	res := readResult(t, out)
-	if !res.Failed || res.Errors < 1500 || res.ErrorShare < 0.75 || res.MaxErrorRate != 0.01 {
-		t.Fatalf("failed %v errors %d share %v limit %v", res.Failed, res.Errors, res.ErrorShare, res.MaxErrorRate)
+	if !res.Failed || res.Errors < 1500 || res.ErrorShare < 0.75 || res.MaxErrorShare != 0.01 {
+		t.Fatalf("failed %v errors %d share %v limit %v", res.Failed, res.Errors, res.ErrorShare, res.MaxErrorShare)
 	}
 	var ok, notFound int64
 	for _, op := range res.Ops {
@@ -50,9 +50,9 @@ func TestFailedOperationsAreNotThroughput(t *testing.T) {
 
 	// YCSB format: Return= lines as YCSB's DBWrapper writes them.
 	stdout, _, code = docbench(t, "run", "-t", target, "-P", "workloada", "-p", "recordcount=100000",
-		"-p", "operationcount=2000", "--status", "0", "--format", "ycsb", "--max-error-rate", "100%")
+		"-p", "operationcount=2000", "--status", "0", "--format", "ycsb", "--max-error-share", "100%")
 	if code != 0 {
-		t.Fatalf("--max-error-rate 100%%: exit %d", code)
+		t.Fatalf("--max-error-share 100%%: exit %d", code)
 	}
 	y := parseYCSB(t, stdout)
 	if y["READ"]["Return=NOT_FOUND"] == "" || y["READ-FAILED"]["Operations"] == "" || y["READ"]["Return=OK"] == "" {

@@ -23,7 +23,7 @@ type capacityFlags struct {
 	props        []string
 	threads      int
 	slos         []string
-	maxErrorRate string
+	maxErrorShare string
 	precision    string
 	confidence   string
 	minWindows   int
@@ -100,7 +100,7 @@ shards, steps of --precision) at rate/N, each trial in its own time slot from
 	fl.StringArrayVarP(&f.props, "property", "p", nil, "property key=value; repeatable")
 	fl.IntVar(&f.threads, "threads", 0, "client threads (overrides threadcount): they must be enough to carry the rate")
 	fl.StringArrayVar(&f.slos, "slo", nil, "latency bound a rate must hold, e.g. 'p99<5ms' or 'READ.p99<2ms'; repeatable (default p99<5ms)")
-	fl.StringVar(&f.maxErrorRate, "max-error-rate", "0.1%", "share of failed operations above which a rate fails (100% = no limit)")
+	fl.StringVar(&f.maxErrorShare, "max-error-share", "0.1%", "share of failed operations above which a rate fails (100% = no limit)")
 	fl.StringVar(&f.precision, "precision", "5%", "stop narrowing the band once its failing edge is within this share above its holding edge")
 	fl.StringVar(&f.confidence, "confidence", "95%", "confidence of each rate's verdict")
 	fl.IntVar(&f.minWindows, "min-windows", capacity.DefaultMinWindows, "fewest one-second windows a rate is decided on: fewer may miss the bursts of a checkpoint or a stall")
@@ -149,8 +149,8 @@ func (a *app) capacitySpec(cmd *cobra.Command, f *capacityFlags) (*capacitySpec,
 		}
 		cfg.SLOs = append(cfg.SLOs, s)
 	}
-	if cfg.MaxErrorShare, err = capacity.ParseShare(f.maxErrorRate); err != nil {
-		return nil, usage(fmt.Errorf("--max-error-rate %w", err))
+	if cfg.MaxErrorShare, err = capacity.ParseShare(f.maxErrorShare); err != nil {
+		return nil, usage(fmt.Errorf("--max-error-share %w", err))
 	}
 	if cfg.Precision, err = capacity.ParseShare(f.precision); err != nil || cfg.Precision == 0 {
 		return nil, usage(fmt.Errorf("--precision %q: want a share such as 5%% or 0.05", f.precision))
@@ -190,7 +190,7 @@ func (a *app) capacitySpec(cmd *cobra.Command, f *capacityFlags) (*capacitySpec,
 	c := &capacitySpec{out: f.out, html: f.html, format: strings.ToLower(f.format),
 		Search: engine.Search{Config: cfg, MaxTime: f.maxTime, Trial: f.trial,
 			Phase: &engine.Phase{Kind: runner.Run, Target: f.target, Files: f.workloads, Props: props, Shard: sh, Encode: true, Quiet: true,
-				Opts: runner.Options{Phase: runner.Run, Warmup: f.warmup, Seed: f.seed, MaxErrorRate: -1}}}}
+				Opts: runner.Options{Phase: runner.Run, Warmup: f.warmup, Seed: f.seed, MaxErrorShare: -1}}}}
 	switch {
 	case sh.Shard.Sharded() && f.ladder == "":
 		return nil, usage(errors.New("--shard: a sharded search runs a fixed ladder of rates: give --ladder LOW:HIGH (ops/s over all shards)"))

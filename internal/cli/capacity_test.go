@@ -62,7 +62,7 @@ func TestCapacityBadInput(t *testing.T) {
 		{[]string{"--slo", "p99>5ms"}, "upper bound"},
 		{[]string{"--slo", "throughput<5"}, "bounds latency"},
 		{[]string{"--slo", "p99<5ms", "--precision", "0"}, "--precision"},
-		{[]string{"--slo", "p99<5ms", "--max-error-rate", "7"}, "--max-error-rate"},
+		{[]string{"--slo", "p99<5ms", "--max-error-share", "7"}, "--max-error-share"},
 		{[]string{"--slo", "p99<5ms", "--shard", "0/2", "--start-at", "+1s"}, "--ladder"},
 		{[]string{"--slo", "p99<5ms", "--ladder", "10:x"}, "--ladder"},
 		{[]string{"--slo", "p99<5ms", "--trial", "100ms"}, "--trial"},

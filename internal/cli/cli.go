@@ -13,6 +13,7 @@ import (
 	"syscall"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"github.com/docbench/docbench/internal/db"
 	_ "github.com/docbench/docbench/internal/db/all" // registers every backend
@@ -153,10 +154,21 @@ target rate) and results that record everything they ran under.`,
 		a.targetsCommand(), a.versionCommand(), a.docCommand(), a.verifyCommand(),
 		a.studyCommand(), a.reportCommand(), a.compareCommand(),
 		a.mergeCommand(), a.kubeCommand(), a.capacityCommand(), a.cacheCommand(), propertiesTopic())
+	// Flags renamed since: the old names still work in users' scripts.
+	root.SetGlobalNormalizationFunc(func(_ *pflag.FlagSet, name string) pflag.NormalizedName {
+		if n, ok := renamedFlags[name]; ok {
+			name = n
+		}
+		return pflag.NormalizedName(name)
+	})
 	addExamples(root)
 	addCompletions(root)
 	return root
 }
+
+// renamedFlags maps old flag names to their names now: --max-error-rate
+// took a share, never a rate like --rate's operations per second.
+var renamedFlags = map[string]string{"max-error-rate": "max-error-share"}
 
 func (a *app) versionCommand() *cobra.Command {
 	return &cobra.Command{

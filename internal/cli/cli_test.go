@@ -280,6 +280,8 @@ func TestBadInput(t *testing.T) {
 		{[]string{"run", "-t", "null:", "-P", "workloada", "-p", "novalue"}, `novalue`},
 		{[]string{"run", "-t", "null:", "-P", "workloada", "--threads", "x"}, `--threads`},
 		{[]string{"run", "-t", "postgres://127.0.0.1:1/x?connect_timeout=2", "-P", "workloada"}, `127.0.0.1:1`},
+		// the flag's old name still works: the error names it as it is now
+		{[]string{"run", "-t", "null:", "-P", "workloada", "--max-error-rate", "200%"}, `--max-error-share "200%"`},
 	} {
 		out, stderr, code := docbench(t, tc.args...)
 		lines := strings.Split(strings.TrimSpace(stderr), "\n")

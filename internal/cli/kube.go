@@ -40,7 +40,7 @@ func (a *app) kubeJobCommand() *cobra.Command {
 		rate                                float64
 		seed                                uint64
 		slos                                []string
-		ladder, precision, maxErrorRate     string
+		ladder, precision, maxErrorShare     string
 		trial                               time.Duration
 	)
 	cmd := &cobra.Command{
@@ -92,7 +92,7 @@ or the kubectl pipeline printed in the manifests' header.`,
 					o.Args = append(o.Args, "--slo", s)
 				}
 				o.Args = append(o.Args, "--ladder", ladder, "--out", "", "--html", "")
-				for _, f := range []struct{ name, value string }{{"precision", precision}, {"max-error-rate", maxErrorRate}, {"trial", trial.String()}} {
+				for _, f := range []struct{ name, value string }{{"precision", precision}, {"max-error-share", maxErrorShare}, {"trial", trial.String()}} {
 					if fl.Changed(f.name) {
 						o.Args = append(o.Args, "--"+f.name, f.value)
 					}
@@ -143,7 +143,7 @@ or the kubectl pipeline printed in the manifests' header.`,
 	fl.StringArrayVar(&slos, "slo", nil, "run a sharded capacity search (docbench capacity) with this SLO instead of a run; repeatable")
 	fl.StringVar(&ladder, "ladder", "", "with --slo: the rates LOW:HIGH over all shards that every shard runs")
 	fl.StringVar(&precision, "precision", "5%", "with --slo: the ladder's step")
-	fl.StringVar(&maxErrorRate, "max-error-rate", "0.1%", "with --slo: share of failed operations above which a trial fails")
+	fl.StringVar(&maxErrorShare, "max-error-share", "0.1%", "with --slo: share of failed operations above which a trial fails")
 	fl.DurationVar(&trial, "trial", 10*time.Second, "with --slo: measured length of each trial")
 	_ = cmd.MarkFlagRequired("target")
 	_ = cmd.MarkFlagRequired("workload")

@@ -39,7 +39,7 @@ type phaseFlags struct {
 	shard     shardFlags
 	prof      profileFlags
 	// accounting: failed operations and pass/fail criteria
-	maxErrorRate string
+	maxErrorShare string
 	thresholds   []string
 	hdrLog       string
 }
@@ -98,7 +98,7 @@ func (a *app) phaseCommand(phase runner.Phase) *cobra.Command {
 	fl.Uint64Var(&f.seed, "seed", 1, "seed of documents and key choices (same seed, same data)")
 	f.shard.add(fl)
 	f.prof.add(fl)
-	fl.StringVar(&f.maxErrorRate, "max-error-rate", "1%", "share of failed operations above which the phase fails (e.g. 1%, 0.5%, 0; 100% = no limit)")
+	fl.StringVar(&f.maxErrorShare, "max-error-share", "1%", "share of failed operations above which the phase fails (e.g. 1%, 0.5%, 0; 100% = no limit)")
 	fl.StringArrayVar(&f.thresholds, "threshold", nil, "pass/fail criterion, k6-style, e.g. 'p99(READ)<5ms', 'throughput>10000', 'errors<0.1%'; repeatable; a miss exits 99")
 	fl.StringVar(&f.hdrLog, "hdr-log", "", "stream every interval's latency histograms to this HdrHistogram log (.hlog)")
 	if phase == runner.Run {
@@ -145,9 +145,9 @@ func (a *app) specFromFlags(cmd *cobra.Command, phase runner.Phase, f *phaseFlag
 	if err := report.CheckFormat(f.format); err != nil {
 		return nil, &ExitError{Code: 2, Err: err}
 	}
-	maxErr, err := maxErrorShare(f.maxErrorRate)
+	maxErr, err := maxErrorShare(f.maxErrorShare)
 	if err != nil {
-		return nil, &ExitError{Code: exitUsage, Err: fmt.Errorf("--max-error-rate %w", err)}
+		return nil, &ExitError{Code: exitUsage, Err: fmt.Errorf("--max-error-share %w", err)}
 	}
 	var ts []report.Threshold
 	for _, text := range f.thresholds {
@@ -164,11 +164,11 @@ func (a *app) specFromFlags(cmd *cobra.Command, phase runner.Phase, f *phaseFlag
 	return &spec{Phase: engine.Phase{Kind: phase, Target: f.target, Files: f.workloads, Props: props, Recreate: phase == runner.Load,
 		HdrLog: f.hdrLog,
 		Opts: runner.Options{Phase: phase, Warmup: f.warmup, Status: f.status, Seed: f.seed, StartAt: sh.StartAt,
-			MaxErrorRate: maxErr},
+			MaxErrorShare: maxErr},
 		Shard: sh}, thresholds: ts}, nil
 }
 
-// maxErrorShare reads --max-error-rate, a share (capacity.ParseShare), as
+// maxErrorShare reads --max-error-share, a share (capacity.ParseShare), as
 // the runner's limit: 100 % is none (-1), and 0 any failure (0 itself
 // would mean the runner's default).
 func maxErrorShare(s string) (float64, error) {

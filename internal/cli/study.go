@@ -96,7 +96,7 @@ func (e executor) Capacity(ctx context.Context, store db.Store, target string, f
 	props.Set("operationcount", "0", "capacity")
 	s := &engine.Search{Config: run.Config, MaxTime: run.MaxTime, Trial: run.Trial,
 		Phase: &engine.Phase{Kind: runner.Run, Target: target, Files: files, Props: props, Encode: true, Quiet: true,
-			Opts: runner.Options{Phase: runner.Run, Seed: 1, Warmup: run.Warmup, MaxErrorRate: -1}}}
+			Opts: runner.Options{Phase: runner.Run, Seed: 1, Warmup: run.Warmup, MaxErrorShare: -1}}}
 	pr, err := engine.Prepare(s.Phase)
 	if err != nil {
 		return nil, err

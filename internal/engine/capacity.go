@@ -26,7 +26,7 @@ func ParseSLO(text string) (capacity.SLO, error) {
 	}
 	switch {
 	case t.Metric == "throughput" || t.Metric == "errors":
-		return capacity.SLO{}, fmt.Errorf("--slo %q: an SLO bounds latency (p50…p99.99, mean, max); errors are --max-error-rate", text)
+		return capacity.SLO{}, fmt.Errorf("--slo %q: an SLO bounds latency (p50…p99.99, mean, max); errors are --max-error-share", text)
 	case t.Cmp != "<" && t.Cmp != "<=":
 		return capacity.SLO{}, fmt.Errorf("--slo %q: an SLO is an upper bound: write < or <=", text)
 	case t.Value <= 0:

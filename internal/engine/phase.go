@@ -229,10 +229,10 @@ func (e *Engine) Run(ctx context.Context, store db.Store, p *Phase, pr *Prepared
 	res.Options = report.Options{Threads: opts.Threads, TargetRate: opts.Rate, DurationS: opts.Duration.Seconds(),
 		WarmupS: opts.Warmup.Seconds(), Seed: opts.Seed, BatchSize: out.Batch}
 	switch {
-	case opts.MaxErrorRate == 0:
-		res.MaxErrorRate = runner.DefaultMaxErrorRate
-	case opts.MaxErrorRate > math.SmallestNonzeroFloat64:
-		res.MaxErrorRate = opts.MaxErrorRate
+	case opts.MaxErrorShare == 0:
+		res.MaxErrorShare = runner.DefaultMaxErrorShare
+	case opts.MaxErrorShare > math.SmallestNonzeroFloat64:
+		res.MaxErrorShare = opts.MaxErrorShare
 	}
 	res.Notes = append(res.Notes, cfg.Notes...)
 	res.Notes = append(res.Notes, settled...)

@@ -51,11 +51,11 @@ type Result struct {
 	Operations int64   `json:"operations"`
 	Throughput float64 `json:"throughput_ops_per_sec"`
 	// Errors counts failed operations (records of failed batches),
-	// ErrorRate them per second and ErrorShare their share of Operations.
+	// ErrorsPerSec them per second and ErrorShare their share of Operations.
 	Errors       int64   `json:"errors"`
-	ErrorRate    float64 `json:"errors_per_sec"`
+	ErrorsPerSec    float64 `json:"errors_per_sec"`
 	ErrorShare   float64 `json:"error_share"`
-	MaxErrorRate float64 `json:"max_error_share,omitempty"`
+	MaxErrorShare float64 `json:"max_error_share,omitempty"`
 	// Warmup is what the discarded warm-up did.
 	Warmup *Warmup `json:"warmup,omitempty"`
 	// Thresholds are the pass/fail criteria evaluated on this result.
@@ -149,7 +149,7 @@ type Op struct {
 	Count      int64    `json:"count"`
 	Errors     int64    `json:"errors"`
 	NotFound   int64    `json:"not_found,omitempty"`
-	ErrorRate  float64  `json:"errors_per_sec,omitempty"`
+	ErrorsPerSec  float64  `json:"errors_per_sec,omitempty"`
 	ErrorShare float64  `json:"error_share,omitempty"`
 	Throughput float64  `json:"throughput_ops_per_sec"`
 	Service    *Latency `json:"service"`
@@ -265,7 +265,7 @@ func Build(o *runner.Outcome, info db.Info, target string) *Result {
 	r.ErrorShare = o.ErrorShare()
 	if el > 0 {
 		r.Throughput = float64(o.Succeeded()) / el.Seconds()
-		r.ErrorRate = float64(o.Failed) / el.Seconds()
+		r.ErrorsPerSec = float64(o.Failed) / el.Seconds()
 	}
 	if w := o.Warmup; w != nil {
 		r.Warmup = &Warmup{Operations: w.Ops}
@@ -290,7 +290,7 @@ func Build(o *runner.Outcome, info db.Info, target string) *Result {
 		op.ErrorShare = float64(op.Errors) / float64(n)
 		if el > 0 {
 			op.Throughput = float64(h.TotalCount()) / el.Seconds()
-			op.ErrorRate = float64(op.Errors) / el.Seconds()
+			op.ErrorsPerSec = float64(op.Errors) / el.Seconds()
 		}
 		if o.Totals.Response != nil {
 			op.Response = Summarize(o.Totals.Response[i], true)

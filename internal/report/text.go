@@ -37,7 +37,7 @@ func WriteText(w io.Writer, r *Result) error {
 	fmt.Fprintf(w, "docbench %s · %s · %s · %d thread(s) · %s\n", r.Phase, r.Target.Target, ver, r.Options.Threads, state)
 	fmt.Fprintf(w, "runtime %.3f s · %d ops · %.1f ops/s", r.RuntimeMS/1e3, r.Operations-r.Errors, r.Throughput)
 	if r.Errors > 0 {
-		fmt.Fprintf(w, " · %d failed (%s of %d, %.1f/s)", r.Errors, percent(r.ErrorShare), r.Operations, r.ErrorRate)
+		fmt.Fprintf(w, " · %d failed (%s of %d, %.1f/s)", r.Errors, percent(r.ErrorShare), r.Operations, r.ErrorsPerSec)
 	}
 	fmt.Fprint(w, "\n\n")
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
@@ -61,7 +61,7 @@ func WriteText(w io.Writer, r *Result) error {
 		if op.Errors == 0 {
 			continue
 		}
-		fmt.Fprintf(w, "%s: %d failed (%s, %.1f/s)", op.Name, op.Errors, percent(op.ErrorShare), op.ErrorRate)
+		fmt.Fprintf(w, "%s: %d failed (%s, %.1f/s)", op.Name, op.Errors, percent(op.ErrorShare), op.ErrorsPerSec)
 		if op.NotFound > 0 {
 			fmt.Fprintf(w, ", %d of them not found", op.NotFound)
 		}

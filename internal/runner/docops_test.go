@@ -157,7 +157,7 @@ func TestDataIntegrityOnShapes(t *testing.T) {
 	s.Close()
 	props["readfields"] = "100%"
 	store2, wl2, plan2 := setupNoRecreate(t, "sqlite:"+path, props)
-	out, err = Execute(ctx, store2, wl2, plan2, Options{Phase: Run, Threads: 1, MaxErrorRate: -1})
+	out, err = Execute(ctx, store2, wl2, plan2, Options{Phase: Run, Threads: 1, MaxErrorShare: -1})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -74,8 +74,8 @@ func newExecution(wl *workload.Workload, docOps *DocOps, o Options) (*execution,
 	if o.Phase == Load && cfg.BatchSize > 1 {
 		batch = int(cfg.BatchSize)
 	}
-	if o.MaxErrorRate == 0 {
-		o.MaxErrorRate = DefaultMaxErrorRate
+	if o.MaxErrorShare == 0 {
+		o.MaxErrorShare = DefaultMaxErrorShare
 	}
 	if o.FailStreak <= 0 {
 		o.FailStreak = 3 * time.Second
@@ -458,9 +458,9 @@ func (p *execution) collect() (*Outcome, error) {
 			break
 		}
 	}
-	if out.Failure == "" && out.Ops > 0 && p.o.MaxErrorRate >= 0 && out.ErrorShare() > p.o.MaxErrorRate {
-		out.Failure = fmt.Sprintf("%d of %d operations failed (%s), over the limit of %s (--max-error-rate)%s",
-			out.Failed, out.Ops, Percent(out.ErrorShare()), Percent(max(p.o.MaxErrorRate-math.SmallestNonzeroFloat64, 0)), lastError(p.reg))
+	if out.Failure == "" && out.Ops > 0 && p.o.MaxErrorShare >= 0 && out.ErrorShare() > p.o.MaxErrorShare {
+		out.Failure = fmt.Sprintf("%d of %d operations failed (%s), over the limit of %s (--max-error-share)%s",
+			out.Failed, out.Ops, Percent(out.ErrorShare()), Percent(max(p.o.MaxErrorShare-math.SmallestNonzeroFloat64, 0)), lastError(p.reg))
 	}
 	if err := p.hlog.close(); err != nil && p.hlogErr == nil {
 		p.hlogErr = err

@@ -52,7 +52,7 @@ func TestWarmupFailuresReported(t *testing.T) {
 	}
 	props["recordcount"] = "1000000" // most keys read are absent
 	store2, wl2, plan2 := setupNoRecreate(t, "sqlite:"+path, props)
-	out, err := Execute(ctx, store2, wl2, plan2, Options{Phase: Run, Threads: 1, Warmup: 300 * time.Millisecond, MaxErrorRate: -1})
+	out, err := Execute(ctx, store2, wl2, plan2, Options{Phase: Run, Threads: 1, Warmup: 300 * time.Millisecond, MaxErrorShare: -1})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -56,10 +56,10 @@ type Options struct {
 	// Pacer names the open-loop pacing mechanism (NewPacer; "" is
 	// DefaultPacer).
 	Pacer string
-	// MaxErrorRate is the share of failed operations (0.01 = 1 %) above
-	// which the phase fails; 0: DefaultMaxErrorRate; negative: no limit
+	// MaxErrorShare is the share of failed operations (0.01 = 1 %) above
+	// which the phase fails; 0: DefaultMaxErrorShare; negative: no limit
 	// (math.SmallestNonzeroFloat64: any failure fails the phase).
-	MaxErrorRate float64
+	MaxErrorShare float64
 	// FailStreak ends the phase as failed once operations have been failing
 	// with none succeeding for this long (a database that died); 0 = 3 s.
 	FailStreak time.Duration
@@ -172,9 +172,9 @@ func interrupted(ctx context.Context, err error) error {
 	return err
 }
 
-// DefaultMaxErrorRate is the share of failed operations above which a
+// DefaultMaxErrorShare is the share of failed operations above which a
 // phase fails unless told otherwise.
-const DefaultMaxErrorRate = 0.01
+const DefaultMaxErrorShare = 0.01
 
 // ErrFailed marks a phase that failed: too many failed operations, a
 // failure streak (the database stopped answering), or a worker's panic.

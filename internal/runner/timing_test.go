@@ -62,7 +62,7 @@ func TestVerifyIsTimedApartFromRead(t *testing.T) {
 		}
 	}
 	s.Close()
-	out, err = Execute(ctx, store, wl, docOps, Options{Phase: Run, Threads: 1, MaxErrorRate: -1})
+	out, err = Execute(ctx, store, wl, docOps, Options{Phase: Run, Threads: 1, MaxErrorShare: -1})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,6 +1,7 @@
 package study
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"path/filepath"
@@ -24,14 +25,16 @@ import (
 //
 //	capacity: {slo: "p99<5ms", workload: c, point: {threads: "4"}, trial: 5s}
 type CapacitySpec struct {
-	SLO          string            `yaml:"slo"`            // one SLO, e.g. "p99<5ms" or "READ.p99<2ms"
-	Workload     string            `yaml:"workload"`       // default: the first workload
-	Targets      []string          `yaml:"targets"`        // default: every target
-	Point        map[string]string `yaml:"point"`          // swept values where it runs; default: the first point
-	Trial        Duration          `yaml:"trial"`          // measured length of a trial; default 10s
-	Precision    string            `yaml:"precision"`      // default 5%
-	MaxTime      Duration          `yaml:"max_time"`       // bound of one search; default 5m
-	MaxErrorRate string            `yaml:"max_error_rate"` // default 0.1%
+	SLO           string            `yaml:"slo"`             // one SLO, e.g. "p99<5ms" or "READ.p99<2ms"
+	Workload      string            `yaml:"workload"`        // default: the first workload
+	Targets       []string          `yaml:"targets"`         // default: every target
+	Point         map[string]string `yaml:"point"`           // swept values where it runs; default: the first point
+	Trial         Duration          `yaml:"trial"`           // measured length of a trial; default 10s
+	Precision     string            `yaml:"precision"`       // default 5%
+	MaxTime       Duration          `yaml:"max_time"`        // bound of one search; default 5m
+	MaxErrorShare string            `yaml:"max_error_share"` // default 0.1%
+	// MaxErrorRate is max_error_share's old name, still read.
+	MaxErrorRate string `yaml:"max_error_rate"`
 	// minWindows lowers the windows a rate is decided on (--quick).
 	minWindows int
 }
@@ -58,7 +61,7 @@ type CapacityExecutor interface {
 }
 
 // capacityKeys are the keys of a study's capacity: mapping.
-var capacityKeys = []string{"slo", "workload", "targets", "point", "trial", "precision", "max_time", "max_error_rate"}
+var capacityKeys = []string{"slo", "workload", "targets", "point", "trial", "precision", "max_time", "max_error_share", "max_error_rate"}
 
 // validateCapacity checks the capacity: mapping and fills in its defaults.
 func (f *File) validateCapacity(root *yaml.Node, fail func(int, string, ...any)) {
@@ -121,8 +124,9 @@ func (f *File) capacityRun() (CapacityRun, error) {
 	if run.Config.Precision, err = share(c.Precision, "5%"); err != nil {
 		return run, fmt.Errorf("precision %v", err)
 	}
-	if run.Config.MaxErrorShare, err = share(c.MaxErrorRate, "0.1%"); err != nil {
-		return run, fmt.Errorf("max_error_rate %v", err)
+	maxErr := cmp.Or(c.MaxErrorShare, c.MaxErrorRate)
+	if run.Config.MaxErrorShare, err = share(maxErr, "0.1%"); err != nil {
+		return run, fmt.Errorf("max_error_share %v", err)
 	}
 	return run, run.Config.Validate()
 }
