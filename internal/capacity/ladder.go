@@ -35,7 +35,7 @@ func Ladder(lo, hi, precision float64) ([]float64, error) {
 // that failed with confidence, its holding edge the highest rung below it
 // that held; the rungs between are undecided, and so is a rung that still
 // trended (a ladder cannot look at it again).
-func JudgeLadder(cfg Config, rates []float64, obs []Observation) (Verdict, []Judgement, error) {
+func JudgeLadder(cfg Spec, rates []float64, obs []Observation) (Verdict, []Judgement, error) {
 	if err := cfg.Validate(); err != nil {
 		return Verdict{}, nil, err
 	}

@@ -10,8 +10,8 @@ import (
 	"time"
 )
 
-// Config is what a search looks for, how surely and how finely.
-type Config struct {
+// Spec is what a search looks for, how surely and how finely.
+type Spec struct {
 	SLOs []SLO
 	// MaxErrorShare is the share of failed operations above which a rate
 	// fails (0.001 = 0.1 %); negative: no limit.
@@ -75,7 +75,7 @@ const (
 )
 
 // Validate checks a configuration and fills in its defaults.
-func (c *Config) Validate() error {
+func (c *Spec) Validate() error {
 	if len(c.SLOs) == 0 {
 		return errors.New("--slo: at least one SLO is needed, e.g. --slo 'p99<5ms'")
 	}
@@ -122,7 +122,7 @@ func (c *Config) Validate() error {
 // MaxLooks looks and a confirmation share the error the rate may have
 // (Bonferroni), so that looking again until a verdict comes does not make
 // one likelier than 1 − Confidence by chance.
-func (c *Config) lookLevel() float64 {
+func (c *Spec) lookLevel() float64 {
 	return 1 - (1-c.Confidence)/float64(c.MaxLooks+1)
 }
 
@@ -255,7 +255,7 @@ type Criterion struct {
 
 // Judge judges one open-loop trial at rate against cfg on its own figures
 // (its point values: what the reader sees trial by trial).
-func Judge(cfg Config, rate float64, o Observation) Judgement {
+func Judge(cfg Spec, rate float64, o Observation) Judgement {
 	var j Judgement
 	var why []string
 	if o.Failed != "" {
@@ -290,7 +290,7 @@ func Judge(cfg Config, rate float64, o Observation) Judgement {
 
 // trend says how a trial's throughput or p99 moved from its first to its
 // last third, or "".
-func trend(cfg Config, o Observation) string {
+func trend(cfg Spec, o Observation) string {
 	e, l := o.Early, o.Late
 	if e == nil || l == nil {
 		return ""
@@ -307,7 +307,7 @@ func trend(cfg Config, o Observation) string {
 
 // generatorLimited says why the client, not the server, limited a trial,
 // or "".
-func generatorLimited(cfg Config, o Observation) string {
+func generatorLimited(cfg Spec, o Observation) string {
 	var out []string
 	if bound := tightest(cfg.SLOs); o.LagP99 > lagShare*bound {
 		out = append(out, fmt.Sprintf("schedule lag p99 %s (over %.0f%% of the SLO's %s)", formatUS(o.LagP99), lagShare*100, formatUS(bound)))
@@ -398,7 +398,7 @@ type rate struct {
 // within twice the precision of the undecided rates), and looks once more
 // at the holding edge, on the state the search left.
 type Search struct {
-	cfg     Config
+	cfg     Spec
 	records []Record
 	pending *Step
 	cur     *rate // the rate being looked at, until its verdict
@@ -408,7 +408,7 @@ type Search struct {
 }
 
 // New starts a search; cfg is validated first.
-func New(cfg Config) (*Search, error) {
+func New(cfg Spec) (*Search, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
@@ -676,7 +676,7 @@ func boolInt(b bool) int {
 // decide judges a rate on the pooled windows of its looks at level,
 // setting its criteria and evidence; Pending when another look may decide
 // it.
-func (cfg *Config) decide(r *rate, level float64) Decision {
+func (cfg *Spec) decide(r *rate, level float64) Decision {
 	r.Criteria = r.Criteria[:0]
 	var why []string
 	// Not sustained: the schedule fell behind, or a look could not run.

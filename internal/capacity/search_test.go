@@ -87,7 +87,7 @@ func (tg *target) look(t Step) Observation {
 
 // drive runs a search over tg to its end, each look stopped as soon as
 // Enough says its windows so far fail the rate, as docbench capacity does.
-func drive(t *testing.T, cfg Config, tg *target) (*Verdict, []Record) {
+func drive(t *testing.T, cfg Spec, tg *target) (*Verdict, []Record) {
 	t.Helper()
 	s, err := New(cfg)
 	if err != nil {
@@ -136,7 +136,7 @@ func bursty(seed uint64, knee, steep float64) *target {
 // (which passes one) in at least 80 %; over whole searches the band held
 // the knee in 95 % (TestSearchBandHoldsTheKnee). docs/capacity.md says so.
 func TestShareBoundsCoverBurstyShares(t *testing.T) {
-	level := (&Config{Confidence: DefaultConfidence, MaxLooks: DefaultMaxLooks}).lookLevel()
+	level := (&Spec{Confidence: DefaultConfidence, MaxLooks: DefaultMaxLooks}).lookLevel()
 	for _, p := range []float64{0.002, 0.01, 0.05} {
 		tg := &target{limit: 0.01, burstEvery: 0.2, rng: rand.New(rand.NewPCG(1, uint64(p*1e4))),
 			share: func(float64) float64 { return p }, closed: 1e9}
@@ -216,7 +216,7 @@ func TestSearchBandHoldsTheKnee(t *testing.T) {
 		knee := 500 * math.Exp(rng.Float64()*math.Log(40)) // 500 … 20,000 ops/s
 		steep := 5 + 25*rng.Float64()
 		tg := bursty(uint64(i), knee, steep)
-		v, recs := drive(t, Config{SLOs: slos(t, "p99<5ms")}, tg)
+		v, recs := drive(t, Spec{SLOs: slos(t, "p99<5ms")}, tg)
 		looks += len(recs)
 		secs = append(secs, searchSeconds(recs))
 		fails := v.Fails
@@ -278,7 +278,7 @@ func TestSearchFlatNoisyCurveHasNoKnee(t *testing.T) {
 		tg := bursty(seed, 1e9, 0)
 		tg.closed = 10000
 		tg.share = func(float64) float64 { return 0.01 }
-		v, _ := drive(t, Config{SLOs: slos(t, "p99<5ms"), MinRate: 100}, tg)
+		v, _ := drive(t, Spec{SLOs: slos(t, "p99<5ms"), MinRate: 100}, tg)
 		if v.Holds > 0 && (v.Fails/v.Holds < 1.25 || len(v.Undecided) == 0) {
 			knees++
 			t.Logf("seed %d: band %.0f–%.0f (undecided %v, limit %s): a knee on a flat curve at the bound", seed, v.Holds, v.Fails, v.Undecided, v.Limit)
@@ -293,7 +293,7 @@ func TestSearchFlatNoisyCurveHasNoKnee(t *testing.T) {
 	tg := bursty(1, 1e9, 0)
 	tg.closed = 10000
 	tg.share = func(float64) float64 { return 0.001 }
-	v, _ := drive(t, Config{SLOs: slos(t, "p99<5ms")}, tg)
+	v, _ := drive(t, Spec{SLOs: slos(t, "p99<5ms")}, tg)
 	if v.Holds < 10000/(1+DefaultPrecision) || v.Holds > 10000 || v.Fails <= 10000*0.97 {
 		t.Errorf("flat under the bound: band %.0f–%.0f, want it at the closed loop's 10,000", v.Holds, v.Fails)
 	}
@@ -304,7 +304,7 @@ func TestSearchFlatNoisyCurveHasNoKnee(t *testing.T) {
 // look at it runs longer.
 func TestSearchTooFewOperationsExtends(t *testing.T) {
 	tg := bursty(1, 4, 10)
-	s, err := New(Config{SLOs: slos(t, "p99<5ms")})
+	s, err := New(Spec{SLOs: slos(t, "p99<5ms")})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -328,7 +328,7 @@ func TestSearchTooFewOperationsExtends(t *testing.T) {
 // on its first look of the default length; the looks go to the rates near it.
 func TestSearchClearRatesDecideOnOneLook(t *testing.T) {
 	tg := bursty(3, 10000, 30)
-	_, recs := drive(t, Config{SLOs: slos(t, "p99<5ms")}, tg)
+	_, recs := drive(t, Spec{SLOs: slos(t, "p99<5ms")}, tg)
 	for _, r := range recs {
 		if r.Stage == ClosedLoop || r.Look != 1 || r.Observation.Failed != "" {
 			continue
@@ -341,7 +341,7 @@ func TestSearchClearRatesDecideOnOneLook(t *testing.T) {
 
 func TestSearchGeneratorLimited(t *testing.T) {
 	tg := bursty(5, 20000, 20)
-	s, _ := New(Config{SLOs: slos(t, "p99<5ms")})
+	s, _ := New(Spec{SLOs: slos(t, "p99<5ms")})
 	for range 200 {
 		tr, ok := s.Next()
 		if !ok {
@@ -368,7 +368,7 @@ func TestSearchGeneratorLimited(t *testing.T) {
 
 func TestSearchTrendingLookIsExtendedThenUndecided(t *testing.T) {
 	tg := bursty(9, 10000, 20)
-	s, _ := New(Config{SLOs: slos(t, "p99<5ms")})
+	s, _ := New(Spec{SLOs: slos(t, "p99<5ms")})
 	var extended, unsteady bool
 	for range 200 {
 		tr, ok := s.Next()
@@ -397,7 +397,7 @@ func TestSearchTrendingLookIsExtendedThenUndecided(t *testing.T) {
 
 func TestSearchErrorsFailRates(t *testing.T) {
 	tg := bursty(4, 10000, 20)
-	s, _ := New(Config{SLOs: slos(t, "p99<5ms"), MaxErrorShare: 0.001}) // 0.1 %
+	s, _ := New(Spec{SLOs: slos(t, "p99<5ms"), MaxErrorShare: 0.001}) // 0.1 %
 	for range 200 {
 		tr, ok := s.Next()
 		if !ok {
@@ -429,7 +429,7 @@ func TestSearchNoPassingRate(t *testing.T) {
 	tg := bursty(2, 1e9, 0)
 	tg.closed = 1000
 	tg.share = func(float64) float64 { return 0.2 }
-	v, _ := drive(t, Config{SLOs: slos(t, "p99<5ms"), MinRate: 10}, tg)
+	v, _ := drive(t, Spec{SLOs: slos(t, "p99<5ms"), MinRate: 10}, tg)
 	if v.Holds != 0 || v.Absent == "" || v.Limit != "no passing rate" {
 		t.Fatalf("verdict %+v, want no rate", v)
 	}
@@ -437,7 +437,7 @@ func TestSearchNoPassingRate(t *testing.T) {
 
 func TestSearchStopKeepsTheBandSoFar(t *testing.T) {
 	tg := bursty(6, 10000, 30)
-	s, _ := New(Config{SLOs: slos(t, "p99<5ms")})
+	s, _ := New(Spec{SLOs: slos(t, "p99<5ms")})
 	for range 3 {
 		tr, _ := s.Next()
 		s.Observe(tg.look(tr))
@@ -469,7 +469,7 @@ func TestLadder(t *testing.T) {
 	for _, r := range rates {
 		obs = append(obs, tg.look(Step{Rate: r, Duration: 10 * time.Second}))
 	}
-	v, js, err := JudgeLadder(Config{SLOs: slos(t, "p99<5ms")}, rates, obs)
+	v, js, err := JudgeLadder(Spec{SLOs: slos(t, "p99<5ms")}, rates, obs)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -490,7 +490,7 @@ func TestLadder(t *testing.T) {
 // runs whole.
 func TestSearchEnoughStopsAClearFailure(t *testing.T) {
 	tg := bursty(12, 1000, 20)
-	s, _ := New(Config{SLOs: slos(t, "p99<5ms")})
+	s, _ := New(Spec{SLOs: slos(t, "p99<5ms")})
 	tr, _ := s.Next()
 	s.Observe(tg.look(tr)) // the probe: 1,600 ops/s
 	for tr, ok := s.Next(); ok; tr, ok = s.Next() {

@@ -18,24 +18,24 @@ import (
 
 // capacityFlags are the flags of `docbench capacity`.
 type capacityFlags struct {
-	target       string
-	workloads    []string
-	props        []string
-	threads      int
-	slos         []string
+	target        string
+	workloads     []string
+	props         []string
+	threads       int
+	slos          []string
 	maxErrorShare string
-	precision    string
-	confidence   string
-	minWindows   int
-	above        string
-	maxTime      time.Duration
-	trial        time.Duration
-	warmup       time.Duration
-	ladder       string
-	out, html    string
-	format       string
-	seed         uint64
-	shard        shardFlags
+	precision     string
+	confidence    string
+	minWindows    int
+	above         string
+	maxTime       time.Duration
+	trial         time.Duration
+	warmup        time.Duration
+	ladder        string
+	out, html     string
+	format        string
+	seed          uint64
+	shard         shardFlags
 }
 
 func (a *app) capacityCommand() *cobra.Command {
@@ -138,7 +138,7 @@ func (a *app) capacitySpec(cmd *cobra.Command, f *capacityFlags) (*capacitySpec,
 	}
 	// Every trial runs for its duration, whatever operationcount says.
 	props.Set("operationcount", "0", "capacity")
-	var cfg capacity.Config
+	var cfg capacity.Spec
 	if len(f.slos) == 0 {
 		f.slos = []string{DefaultSLO}
 	}

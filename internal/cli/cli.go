@@ -1,4 +1,4 @@
-// Package cli implements docbench's subcommands. main only calls Execute.
+// Package cli implements docbench's subcommands. main only calls Main.
 package cli
 
 import (
@@ -38,19 +38,19 @@ type app struct {
 	stdout, stderr io.Writer
 }
 
-// Execute runs docbench with args and returns the process exit status. It
+// Main runs docbench with args and returns the process exit status. It
 // prints errors as one line and never lets a Go stack trace reach the user.
 // The first Ctrl-C (or SIGTERM) stops the command gracefully: a phase
 // stops issuing operations, cancels those still in flight after its drain
 // bound and writes its partial result. The second returns at once.
-func Execute(args []string, stdout, stderr io.Writer) int {
+func Main(args []string, stdout, stderr io.Writer) int {
 	sigs := make(chan os.Signal, 2)
 	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
 	defer signal.Stop(sigs)
 	return execute(args, stdout, stderr, sigs)
 }
 
-// execute is Execute interrupted by what arrives on sigs.
+// execute is Main interrupted by what arrives on sigs.
 func execute(args []string, stdout, stderr io.Writer, sigs <-chan os.Signal) int {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()

@@ -67,7 +67,7 @@ func docbenchWhen(t *testing.T, said string, do func(), args ...string) (string,
 	t.Helper()
 	var out bytes.Buffer
 	errw := &onWrite{said: []byte(said), do: do}
-	code := Execute(args, &out, errw)
+	code := Main(args, &out, errw)
 	if errw.do != nil {
 		t.Fatalf("docbench %s never said %q; stderr:\n%s", strings.Join(args, " "), said, &errw.buf)
 	}

@@ -40,7 +40,7 @@ func (a *app) kubeJobCommand() *cobra.Command {
 		rate                                float64
 		seed                                uint64
 		slos                                []string
-		ladder, precision, maxErrorShare     string
+		ladder, precision, maxErrorShare    string
 		trial                               time.Duration
 	)
 	cmd := &cobra.Command{
@@ -68,7 +68,7 @@ or the kubectl pipeline printed in the manifests' header.`,
 			if !cmd.Flags().Changed("image") && Version != "dev" {
 				image = imageRepository + ":" + Version
 			}
-			o := kube.Options{Name: name, Namespace: namespace, Image: image, Target: target,
+			o := kube.JobSpec{Name: name, Namespace: namespace, Image: image, Target: target,
 				Workloads: workloads, Props: props, Shards: shards, StartAt: time.Now().Add(startIn).Truncate(time.Second).Add(time.Second),
 				FileProps: map[string]string{}}
 			for _, k := range []string{"document.sample", "document.replay", "fieldlengthhistogram", "querymix"} {

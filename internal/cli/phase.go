@@ -40,8 +40,8 @@ type phaseFlags struct {
 	prof      profileFlags
 	// accounting: failed operations and pass/fail criteria
 	maxErrorShare string
-	thresholds   []string
-	hdrLog       string
+	thresholds    []string
+	hdrLog        string
 }
 
 // ExitThresholds is the exit status of a run whose measurement succeeded
@@ -71,7 +71,7 @@ func (a *app) phaseCommand(phase runner.Phase) *cobra.Command {
 				}
 			}
 			return f.prof.profiled(func() error {
-				res, err := a.engine().Execute(cmd.Context(), &spec.Phase)
+				res, err := a.engine().OpenAndRun(cmd.Context(), &spec.Phase)
 				err = notLoaded(err, f.target, f.workloads, f.props)
 				thresholdsOK := true
 				if res != nil {

@@ -252,7 +252,7 @@ func (a *app) quickstart(ctx context.Context, cmd *cobra.Command, f *quickFlags)
 		quick, st.Properties["recordcount"], strings.Join(names, ", "), st.Duration.D(), st.Warmup.D(), st.Threads, shortSearch(st), f.out)
 	progress := newStatusWriter(a.stderr)
 	qa := &app{stdout: a.stdout, stderr: progress}
-	m, runErr := study.Execute(ctx, st, executor{qa}, study.Options{Out: f.out, Quick: f.quick, ExtraTargets: f.targets, Log: progress})
+	m, runErr := study.Conduct(ctx, st, executor{qa}, study.RunOptions{Out: f.out, Quick: f.quick, ExtraTargets: f.targets, Log: progress})
 	progress.Done()
 	if m == nil {
 		return &ExitError{Code: 2, Err: runErr}

@@ -154,7 +154,7 @@ opt-in target the study declares (with: section), such as --with mariadb or
 			if err := checkOutDir(out, force); err != nil {
 				return err
 			}
-			opts := study.Options{Out: out, Quick: quick, Keep: keep, ExtraTargets: targets, With: withURLs, Log: a.stderr}
+			opts := study.RunOptions{Out: out, Quick: quick, Keep: keep, ExtraTargets: targets, With: withURLs, Log: a.stderr}
 			if err := study.Validate(f, executor{a}, opts); err != nil {
 				return &ExitError{Code: exitUsage, Err: err}
 			}
@@ -179,13 +179,13 @@ opt-in target the study declares (with: section), such as --with mariadb or
 	return cmd
 }
 
-func (a *app) runStudy(ctx context.Context, f *study.File, opts study.Options) error {
+func (a *app) runStudy(ctx context.Context, f *study.File, opts study.RunOptions) error {
 	out := opts.Out
 	fmt.Fprintf(a.stderr, "docbench study %s → %s\n", f.Name, out)
 	if f.ScaleName != "" {
 		fmt.Fprintf(a.stderr, "scale %s: %s\n", f.ScaleName, f.Scale[f.ScaleName].Says)
 	}
-	m, err := study.Execute(ctx, f, executor{a}, opts)
+	m, err := study.Conduct(ctx, f, executor{a}, opts)
 	if m == nil && err != nil {
 		return &ExitError{Code: 2, Err: err} // the study's properties: nothing ran
 	}

@@ -34,7 +34,7 @@ type Backend struct {
 	// OptionPrefixes are property prefixes the backend understands (e.g. "server.").
 	OptionPrefixes []string
 	// Open connects to the target. It must not create tables: Setup does.
-	Open func(ctx context.Context, cfg Config) (Store, error)
+	Open func(ctx context.Context, cfg OpenRequest) (Store, error)
 	// Audit classifies a target of this backend for the fairness audit
 	// from the settings and layout its Info recorded (Classify calls it,
 	// on results of any age). nil: nothing is known (NewAudit).
@@ -74,8 +74,8 @@ type Option struct {
 	Help    string
 }
 
-// Config is what a backend needs to open a store.
-type Config struct {
+// OpenRequest is what a backend needs to open a store.
+type OpenRequest struct {
 	// Target is the target string as the user gave it.
 	Target string
 	// Props are all workload properties (backends read their own options).
@@ -91,7 +91,7 @@ type Config struct {
 }
 
 // Prop returns the property value or def.
-func (c Config) Prop(name, def string) string {
+func (c OpenRequest) Prop(name, def string) string {
 	if v, ok := c.Props[name]; ok && v != "" {
 		return v
 	}
@@ -99,7 +99,7 @@ func (c Config) Prop(name, def string) string {
 }
 
 // Logf logs when a logger is configured.
-func (c Config) Logf(format string, args ...any) {
+func (c OpenRequest) Logf(format string, args ...any) {
 	if c.Log != nil {
 		c.Log(format, args...)
 	}
@@ -375,7 +375,7 @@ func TargetInDir(target, dir string) string {
 // Open looks up the backend for cfg.Target and opens it. A property that
 // only other backends understand, set to something else than their default,
 // is an error: a capability the target lacks is never silently ignored.
-func Open(ctx context.Context, cfg Config) (Store, error) {
+func Open(ctx context.Context, cfg OpenRequest) (Store, error) {
 	b, err := check(cfg.Target, cfg.Props)
 	if err != nil {
 		return nil, err

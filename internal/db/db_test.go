@@ -19,13 +19,13 @@ func TestForeignOptionsAreRefused(t *testing.T) {
 		"property server.synchronous_commit=off (server.… configures":                    {"server.synchronous_commit": "off"},
 		"property pg.compression=lz4 (an option of postgres) is not supported by sqlite": {"pg.compression": "lz4"},
 	} {
-		_, err := db.Open(context.Background(), db.Config{Target: target, Props: want})
+		_, err := db.Open(context.Background(), db.OpenRequest{Target: target, Props: want})
 		if err == nil || !strings.Contains(err.Error(), props) {
 			t.Errorf("%v: err %v, want %q", want, err, props)
 		}
 	}
 	// Other backends' defaults and shared options are fine.
-	st, err := db.Open(context.Background(), db.Config{Target: target, Props: map[string]string{"index": "btree", "doctype": "text", "layout": "column"}})
+	st, err := db.Open(context.Background(), db.OpenRequest{Target: target, Props: map[string]string{"index": "btree", "doctype": "text", "layout": "column"}})
 	if err != nil {
 		t.Fatal(err)
 	}

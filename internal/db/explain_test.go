@@ -23,7 +23,7 @@ type recorder struct {
 }
 
 func newRecorder(t *testing.T, failAt int) *recorder {
-	st, err := db.Open(context.Background(), db.Config{Target: "null:"})
+	st, err := db.Open(context.Background(), db.OpenRequest{Target: "null:"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -123,7 +123,7 @@ func TestQueryOp(t *testing.T) {
 // with the session's statement.
 func TestExplainSQLite(t *testing.T) {
 	ctx := context.Background()
-	st, err := db.Open(ctx, db.Config{Target: "sqlite:" + filepath.Join(t.TempDir(), "x.db")})
+	st, err := db.Open(ctx, db.OpenRequest{Target: "sqlite:" + filepath.Join(t.TempDir(), "x.db")})
 	if err != nil {
 		t.Fatal(err)
 	}

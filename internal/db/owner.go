@@ -80,7 +80,7 @@ func Replacing(table string, m Mark) string {
 // and carries docbench's mark: a table of anyone else's is *ErrNotOurs;
 // with recreate, one of docbench's is to be dropped (logged as Replacing).
 // create says the table is to be created, and marked.
-func Claim(cfg Config, name string, m Mark, exists, ours, recreate bool) (drop, create bool, err error) {
+func Claim(cfg OpenRequest, name string, m Mark, exists, ours, recreate bool) (drop, create bool, err error) {
 	switch {
 	case !exists:
 		return false, true, nil

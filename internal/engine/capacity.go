@@ -53,7 +53,7 @@ func threshold(s capacity.SLO) report.Threshold {
 // from the merged histograms of response time (and of service time), the
 // windows the rate is decided on, the thirds of the steady-state check,
 // and the client's signals.
-func Observe(cfg capacity.Config, t *report.Trial) capacity.Observation {
+func Observe(cfg capacity.Spec, t *report.Trial) capacity.Observation {
 	o := capacity.Observation{Throughput: t.Throughput, ErrorShare: t.ErrorShare, ClientCPU: math.NaN(), WorkerBusy: t.WorkerBusy,
 		ScheduledS: t.ScheduledS}
 	res := &report.Result{Ops: t.Ops, Throughput: t.Throughput, ErrorShare: t.ErrorShare}
@@ -92,7 +92,7 @@ func Observe(cfg capacity.Config, t *report.Trial) capacity.Observation {
 // histogram's bucket holding it reaches the bound (its highest equivalent
 // value, as the percentiles report): p99 < bound exactly when under 1 % of
 // the operations are over.
-func Windows(cfg capacity.Config, series []report.Point) []report.Window {
+func Windows(cfg capacity.Spec, series []report.Second) []report.Window {
 	out := make([]report.Window, 0, len(series))
 	for _, p := range series {
 		w := report.Window{SLO: make([]report.WindowTally, len(cfg.SLOs))}
@@ -110,7 +110,7 @@ func Windows(cfg capacity.Config, series []report.Point) []report.Window {
 
 // IntervalWindow is Windows of one interval as the runner closes it (its
 // histograms encoded): what a trial measured in its last second.
-func IntervalWindow(cfg capacity.Config, names []string, iv *measure.Interval) capacity.Window {
+func IntervalWindow(cfg capacity.Spec, names []string, iv *measure.Interval) capacity.Window {
 	w := capacity.Window{SLO: make([]capacity.Tally, len(cfg.SLOs))}
 	ts := make([]report.WindowTally, len(cfg.SLOs))
 	for i, op := range iv.Ops {
@@ -130,7 +130,7 @@ func IntervalWindow(cfg capacity.Config, names []string, iv *measure.Interval) c
 // that counts it: its operations, and those at or over the bound (a mean
 // SLO: the sum of their latencies, µs). An undecodable histogram counts
 // nothing.
-func tally(cfg capacity.Config, name, encoded string, into []report.WindowTally) {
+func tally(cfg capacity.Spec, name, encoded string, into []report.WindowTally) {
 	if encoded == "" {
 		return
 	}
@@ -177,7 +177,7 @@ func segment(s *report.Segment) *capacity.Third {
 
 // Evaluate records on t each SLO's evaluation on the trial alone, the
 // trial's own verdict and its rate's decision after it.
-func Evaluate(cfg capacity.Config, t *report.Trial, j capacity.Judgement) {
+func Evaluate(cfg capacity.Spec, t *report.Trial, j capacity.Judgement) {
 	res := &report.Result{Ops: t.Ops, Throughput: t.Throughput, ErrorShare: t.ErrorShare}
 	t.SLO = t.SLO[:0]
 	for _, s := range cfg.SLOs {

@@ -143,14 +143,14 @@ func (e *Engine) Open(ctx context.Context, target string, cfg *workload.Config, 
 			fmt.Fprintf(e.Stderr, format+"\n", args...)
 		}
 	}
-	st, err := db.Open(ctx, db.Config{Target: target, Props: cfg.Props, Threads: int(cfg.ThreadCount), Log: logf, Existing: existing})
+	st, err := db.Open(ctx, db.OpenRequest{Target: target, Props: cfg.Props, Threads: int(cfg.ThreadCount), Log: logf, Existing: existing})
 	return st, notOurs(err)
 }
 
-// Execute opens the phase's target, runs the phase and returns its
+// OpenAndRun opens the phase's target, runs the phase and returns its
 // result; on failure after measuring began, the partial result comes back
 // with the error.
-func (e *Engine) Execute(ctx context.Context, p *Phase) (*report.Result, error) {
+func (e *Engine) OpenAndRun(ctx context.Context, p *Phase) (*report.Result, error) {
 	// Everything is validated before the target is touched: a bad document
 	// property must not leave a database file behind.
 	pr, err := Prepare(p)
@@ -199,7 +199,7 @@ func (e *Engine) Run(ctx context.Context, store db.Store, p *Phase, pr *Prepared
 	}
 	// The server's view starts where docbench's counting does: after the
 	// warm-up, with no operation in flight.
-	var before *probe.Point
+	var before *probe.Reading
 	opts.OnMeasure = func() { before = probe.Take(ctx, store) }
 	if p.HdrLog != "" {
 		f, err := os.Create(p.HdrLog)
@@ -226,7 +226,7 @@ func (e *Engine) Run(ctx context.Context, store db.Store, p *Phase, pr *Prepared
 	res.Environment.GoMaxProcs = out.Procs
 	res.Environment.IOMode = out.IOMode
 	res.Workload = report.Workload{Files: p.Files, Properties: p.Props.Map()}
-	res.Options = report.Options{Threads: opts.Threads, TargetRate: opts.Rate, DurationS: opts.Duration.Seconds(),
+	res.Options = report.PhaseOptions{Threads: opts.Threads, TargetRate: opts.Rate, DurationS: opts.Duration.Seconds(),
 		WarmupS: opts.Warmup.Seconds(), Seed: opts.Seed, BatchSize: out.Batch}
 	switch {
 	case opts.MaxErrorShare == 0:

@@ -21,7 +21,7 @@ import (
 // Ladder (a sharded search's part) replaces the search by fixed rungs.
 type Search struct {
 	Phase   *Phase
-	Config  capacity.Config
+	Config  capacity.Spec
 	MaxTime time.Duration // no trial starts that would end after it
 	Trial   time.Duration // a rung's length
 	Ladder  []float64     // ops/s over all shards; nil: search

@@ -39,8 +39,8 @@ const PropertiesFile = "docbench.properties"
 // fileProperties are properties whose value is a file the pods must see.
 var fileProperties = []string{"document.sample", "document.replay", "fieldlengthhistogram", "querymix"}
 
-// Options describe the Job to write.
-type Options struct {
+// JobSpec describe the Job to write.
+type JobSpec struct {
 	Name      string // Job name (also prefixes the ConfigMap and Secret)
 	Namespace string // "" = the namespace kubectl applies to
 	Image     string
@@ -62,12 +62,12 @@ type Options struct {
 }
 
 // SecretName is the name of the Secret holding the target's password.
-func (o *Options) SecretName() string { return o.Name + "-target" }
+func (o *JobSpec) SecretName() string { return o.Name + "-target" }
 
 var dnsLabel = regexp.MustCompile(`^[a-z0-9]([-a-z0-9]*[a-z0-9])?$`)
 
 // Validate reports every problem of o at once.
-func (o *Options) Validate() error {
+func (o *JobSpec) Validate() error {
 	var errs []error
 	if len(o.Name) > 52 || !dnsLabel.MatchString(o.Name) { // the Job controller adds suffixes to pod names
 		errs = append(errs, fmt.Errorf("--name %q: want a DNS label of at most 52 characters (a-z, 0-9, -)", o.Name))
@@ -94,7 +94,7 @@ func (o *Options) Validate() error {
 }
 
 // Manifests writes the ConfigMap and the Job as one YAML stream.
-func Manifests(o Options) ([]byte, error) {
+func Manifests(o JobSpec) ([]byte, error) {
 	if err := o.Validate(); err != nil {
 		return nil, err
 	}
@@ -142,7 +142,7 @@ func (c *configFiles) add(local string) (string, error) {
 
 // podArgs are the arguments of `docbench run` (or capacity) in each pod; the workload
 // files, the -p properties and the files they name go into files.
-func podArgs(o Options, files *configFiles) ([]string, error) {
+func podArgs(o JobSpec, files *configFiles) ([]string, error) {
 	command := o.Command
 	if command == "" {
 		command = "run"
@@ -189,17 +189,17 @@ func podArgs(o Options, files *configFiles) ([]string, error) {
 	return args, nil
 }
 
-func (o *Options) labels() map[string]string {
+func (o *JobSpec) labels() map[string]string {
 	return map[string]string{"app.kubernetes.io/name": "docbench", "app.kubernetes.io/instance": o.Name}
 }
 
-func (o *Options) meta(name string) objectMeta {
+func (o *JobSpec) meta(name string) objectMeta {
 	return objectMeta{Name: name, Namespace: o.Namespace, Labels: o.labels()}
 }
 
 // indexedJob is the Job whose o.Shards pods each run one shard, unprivileged
 // and with a read-only root file system.
-func indexedJob(o Options, cmName string, args []string, env []envVar) job {
+func indexedJob(o JobSpec, cmName string, args []string, env []envVar) job {
 	n := int32(o.Shards)
 	zero := int32(0)
 	no, yes := false, true
@@ -231,7 +231,7 @@ func indexedJob(o Options, cmName string, args []string, env []envVar) job {
 
 // writeManifests writes the comments that say how to apply and collect the
 // run, then the ConfigMap and the Job.
-func writeManifests(o Options, cm configMap, j job, secret bool) ([]byte, error) {
+func writeManifests(o JobSpec, cm configMap, j job, secret bool) ([]byte, error) {
 	var buf bytes.Buffer
 	fmt.Fprintf(&buf, "# docbench: a %d-shard run; every shard starts at %s (apply before then).\n",
 		o.Shards, o.StartAt.UTC().Format(time.RFC3339))

@@ -49,8 +49,8 @@ func Decode(t testing.TB, b []byte) (*corev1.ConfigMap, *batchv1.Job) {
 	return cm, job
 }
 
-func reference() Options {
-	return Options{
+func reference() JobSpec {
+	return JobSpec{
 		Name: "ycsb-a", Namespace: "bench", Image: "ghcr.io/docbench/docbench:v1.0.0",
 		Target:    "postgres://bench:s3cr%40t@db.bench.svc:5432/bench?sslmode=disable",
 		Workloads: []string{"workloada", "testdata/mixed.properties"},

@@ -33,7 +33,7 @@ func mergeCapacity(in []Input, m *report.Result) error {
 			return fmt.Errorf("%w: %s is not a shard of a sharded capacity search (no ladder)", ErrMismatch, x.Source)
 		}
 	}
-	cfg := capacity.Config{MaxErrorShare: first.MaxErrorShare, Precision: first.Precision, Confidence: first.Confidence,
+	cfg := capacity.Spec{MaxErrorShare: first.MaxErrorShare, Precision: first.Precision, Confidence: first.Confidence,
 		MinWindows: first.MinWindows}
 	for _, text := range first.SLO {
 		s, err := engine.ParseSLO(text)

@@ -344,9 +344,9 @@ func addMessage(list []measure.ErrorCount, m measure.ErrorCount) []measure.Error
 // the merged start) holding its middle. Percentiles come from the merged
 // histograms of the second; when a shard's point carries none they are
 // left out and the returned note says so.
-func mergeSeries(in []Input, start time.Time, window time.Duration) ([]report.Point, string) {
+func mergeSeries(in []Input, start time.Time, window time.Duration) ([]report.Second, string) {
 	type cell struct {
-		op     report.PointOp
+		op     report.SecondOp
 		h      *hdr.Histogram
 		exact  bool
 		merged bool
@@ -390,10 +390,10 @@ func mergeSeries(in []Input, start time.Time, window time.Duration) ([]report.Po
 		}
 	}
 	keys := slices.Sorted(maps.Keys(buckets))
-	series := make([]report.Point, 0, len(keys))
+	series := make([]report.Second, 0, len(keys))
 	for _, b := range keys {
 		t := math.Min(float64(b+1), window.Seconds())
-		p := report.Point{T: t, Ops: map[string]report.PointOp{}}
+		p := report.Second{T: t, Ops: map[string]report.SecondOp{}}
 		for name, c := range buckets[b] {
 			if c.exact && c.merged {
 				c.op.P50 = float64(c.h.ValueAtQuantile(50)) / 1e3

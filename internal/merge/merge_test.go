@@ -23,7 +23,7 @@ func shard(k, n int, start time.Time, ms ...int) *report.Result {
 		h := measure.NewHistogram()
 		_ = h.RecordValue(int64(d) * int64(time.Millisecond))
 		all.Merge(h)
-		r.Series = append(r.Series, report.Point{T: float64(i + 1), Ops: map[string]report.PointOp{
+		r.Series = append(r.Series, report.Second{T: float64(i + 1), Ops: map[string]report.SecondOp{
 			"READ": {Count: 1, Max: float64(d) * 1e3, Histogram: report.EncodeHistogram(h)}}})
 	}
 	r.End = start.Add(time.Duration(len(ms)) * time.Second)

@@ -60,8 +60,8 @@ type Check struct {
 	Match    bool    `json:"match"`
 }
 
-// Point is what Take saw at one moment.
-type Point struct {
+// Reading is what Take saw at one moment.
+type Reading struct {
 	Snap       db.Snapshot
 	Err        error
 	ServerCPU  db.Figure // seconds of the server's process tree
@@ -74,7 +74,7 @@ type Point struct {
 
 // TakeAfter takes the point that ends a phase begun at before, with the
 // figures only an interval can give.
-func TakeAfter(ctx context.Context, store db.Store, before *Point) *Point {
+func TakeAfter(ctx context.Context, store db.Store, before *Reading) *Reading {
 	p := Take(ctx, store)
 	if ip, ok := store.(db.IntervalProber); ok && p.Err == nil && before.Err == nil {
 		p.Interval = ip.ProbeInterval(ctx, before.Snap, p.Snap)
@@ -87,8 +87,8 @@ const inProcess = "the engine runs inside docbench: its CPU is the harness's"
 
 // Take snapshots store (when it is a db.Prober) and the CPU of the server's
 // processes and of docbench.
-func Take(ctx context.Context, store db.Store) *Point {
-	p := &Point{}
+func Take(ctx context.Context, store db.Store) *Reading {
+	p := &Reading{}
 	pr, ok := store.(db.Prober)
 	if !ok {
 		p.Err = fmt.Errorf("this backend has no server probe")
@@ -134,7 +134,7 @@ var WriteCounters = []string{"wal_bytes", "redo_bytes", "journal_bytes", "wal_fi
 
 // Build turns two points into the server section. rawDoc is the average
 // raw JSON size of a document of the plan's shape (0: unknown).
-func Build(before, after *Point, c Counts, rawDoc float64) *Server {
+func Build(before, after *Reading, c Counts, rawDoc float64) *Server {
 	if before.Err != nil || after.Err != nil {
 		err := before.Err
 		if err == nil {
@@ -159,7 +159,7 @@ func Build(before, after *Point, c Counts, rawDoc float64) *Server {
 
 // difference is the server section of two points: the counters' change
 // over the phase, the storage before and after, the facts after.
-func difference(before, after *Point) *Server {
+func difference(before, after *Reading) *Server {
 	s := &Server{
 		IntervalS:     after.Time.Sub(before.Time).Seconds(),
 		Counters:      map[string]db.Figure{},
@@ -256,7 +256,7 @@ func (s *Server) perDocument(rawDoc float64) {
 
 // cpuOf is the CPU time of the server and of docbench between two points,
 // per operation, and what their shares say over wall seconds.
-func cpuOf(before, after *Point, ops int64, wall float64) *CPU {
+func cpuOf(before, after *Reading, ops int64, wall float64) *CPU {
 	cpu := &CPU{HarnessS: db.Val(after.HarnessCPU-before.HarnessCPU, db.Second)}
 	switch {
 	case after.Snap.InProcess:

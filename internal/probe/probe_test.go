@@ -36,8 +36,8 @@ func TestBuildAbsentNeverZero(t *testing.T) {
 		s.InProcess = true
 		return s
 	}
-	b := &Point{Snap: snap(db.Missing("no WAL here"), 100), Time: time.Now()}
-	a := &Point{Snap: snap(db.Missing("no WAL here"), 200), Time: time.Now(), HarnessCPU: 1}
+	b := &Reading{Snap: snap(db.Missing("no WAL here"), 100), Time: time.Now()}
+	a := &Reading{Snap: snap(db.Missing("no WAL here"), 200), Time: time.Now(), HarnessCPU: 1}
 	s := Build(b, a, Counts{Ops: 10, Updates: 10}, 5)
 	if f := s.Counters["wal_bytes"]; f.OK() || f.Absent != "no WAL here" {
 		t.Errorf("wal_bytes %+v", f)
@@ -60,7 +60,7 @@ func TestBuildAbsentNeverZero(t *testing.T) {
 	if f := s.PerOp["wal_bytes_per_update"]; !f.OK() || f.Value != 100 {
 		t.Errorf("per update: %+v", f)
 	}
-	if s := Build(&Point{Err: errors.New("no probe")}, a, Counts{}, 0); s.Absent != "no probe" {
+	if s := Build(&Reading{Err: errors.New("no probe")}, a, Counts{}, 0); s.Absent != "no probe" {
 		t.Errorf("absent %+v", s)
 	}
 }
@@ -115,8 +115,8 @@ func TestBuildChecksAndIntervals(t *testing.T) {
 		return s
 	}
 	now := time.Now()
-	b := &Point{Snap: snap(100, 0), Time: now, ServerCPU: db.Val(1, db.Second)}
-	a := &Point{Snap: snap(150, 45), Time: now.Add(2 * time.Second), ServerCPU: db.Val(3, db.Second), HarnessCPU: 1,
+	b := &Reading{Snap: snap(100, 0), Time: now, ServerCPU: db.Val(1, db.Second)}
+	a := &Reading{Snap: snap(150, 45), Time: now.Add(2 * time.Second), ServerCPU: db.Val(3, db.Second), HarnessCPU: 1,
 		Interval: map[string]db.Figure{"wal_fpi": db.Val(20, db.Count), "wal_records": db.Missing("no pg_walinspect")}}
 	s := Build(b, a, Counts{Ops: 100, Inserts: 50, Updates: 50, Exact: true}, 0)
 	want := []Check{{What: "rows inserted", Docbench: 50, Server: 50, Match: true}, {What: "rows updated", Docbench: 50, Server: 45}}

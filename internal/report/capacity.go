@@ -235,7 +235,7 @@ func TrialOf(r *Result) Trial {
 // (all operations together; the short last interval, which holds the
 // drain after the schedule ended, is left out); nil when the series is too
 // short to have thirds.
-func thirds(series []Point) (early, late *Segment) {
+func thirds(series []Second) (early, late *Segment) {
 	for len(series) > 1 && series[len(series)-1].T-series[len(series)-2].T < 0.9 {
 		series = series[:len(series)-1]
 	}
@@ -243,7 +243,7 @@ func thirds(series []Point) (early, late *Segment) {
 	if n == 0 {
 		return nil, nil
 	}
-	seg := func(pts []Point, from float64) *Segment {
+	seg := func(pts []Second, from float64) *Segment {
 		h := measure.NewHistogram()
 		var ops int64
 		for _, p := range pts {

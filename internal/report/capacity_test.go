@@ -10,7 +10,7 @@ import (
 
 func TestTrialThirds(t *testing.T) {
 	// Six seconds of 100 reads: 1 ms in the first two, 9 ms in the last two.
-	r := &Result{RuntimeMS: 6000, Options: Options{Threads: 2, TargetRate: 100}, Operations: 600, Throughput: 100,
+	r := &Result{RuntimeMS: 6000, Options: PhaseOptions{Threads: 2, TargetRate: 100}, Operations: 600, Throughput: 100,
 		Ops: []Op{{Name: "READ", Count: 600, Service: &Latency{Mean: 2000}}}}
 	for s := 1; s <= 6; s++ {
 		h := measure.NewHistogram()
@@ -21,10 +21,10 @@ func TestTrialThirds(t *testing.T) {
 		for range 100 {
 			h.RecordValue(int64(lat))
 		}
-		r.Series = append(r.Series, Point{T: float64(s), Ops: map[string]PointOp{"READ": {Count: 100, Histogram: EncodeHistogram(h)}}})
+		r.Series = append(r.Series, Second{T: float64(s), Ops: map[string]SecondOp{"READ": {Count: 100, Histogram: EncodeHistogram(h)}}})
 	}
 	// The drain after the schedule: a short interval, left out.
-	r.Series = append(r.Series, Point{T: 6.2, Ops: map[string]PointOp{"READ": {Count: 3}}})
+	r.Series = append(r.Series, Second{T: 6.2, Ops: map[string]SecondOp{"READ": {Count: 3}}})
 	tr := TrialOf(r)
 	if tr.Early == nil || tr.Late == nil || tr.Early.Operations != 200 || tr.Late.Operations != 200 {
 		t.Fatalf("thirds: %+v %+v", tr.Early, tr.Late)

@@ -68,7 +68,7 @@ func TestScheduleLag(t *testing.T) {
 
 func result(intended bool) *Result {
 	r := Build(outcome(intended), db.Info{Backend: "postgres", Version: "18.6"}, "postgres://u:secret@h/db")
-	r.Options = Options{Threads: 4, Seed: 1}
+	r.Options = PhaseOptions{Threads: 4, Seed: 1}
 	if intended {
 		r.Options.TargetRate = 1000
 	}

@@ -37,31 +37,31 @@ type Result struct {
 	Stopped string `json:"stopped,omitempty"`
 	// EndedBy names the limit that ended the phase: "operationcount" (a
 	// run), "insertcount" (a load), "duration" or "interrupted".
-	EndedBy     string      `json:"ended_by,omitempty"`
-	Error       string      `json:"error,omitempty"`
-	Target      Target      `json:"target"`
-	Environment Environment `json:"environment"`
-	Workload    Workload    `json:"workload"`
-	Options     Options     `json:"options"`
-	Start       time.Time   `json:"start"`
-	End         time.Time   `json:"end"`
-	RuntimeMS   float64     `json:"runtime_ms"`
+	EndedBy     string       `json:"ended_by,omitempty"`
+	Error       string       `json:"error,omitempty"`
+	Target      Target       `json:"target"`
+	Environment Environment  `json:"environment"`
+	Workload    Workload     `json:"workload"`
+	Options     PhaseOptions `json:"options"`
+	Start       time.Time    `json:"start"`
+	End         time.Time    `json:"end"`
+	RuntimeMS   float64      `json:"runtime_ms"`
 	// Operations counts every operation issued, failed ones included;
 	// Throughput counts only the successful ones.
 	Operations int64   `json:"operations"`
 	Throughput float64 `json:"throughput_ops_per_sec"`
 	// Errors counts failed operations (records of failed batches),
 	// ErrorsPerSec them per second and ErrorShare their share of Operations.
-	Errors       int64   `json:"errors"`
-	ErrorsPerSec    float64 `json:"errors_per_sec"`
-	ErrorShare   float64 `json:"error_share"`
+	Errors        int64   `json:"errors"`
+	ErrorsPerSec  float64 `json:"errors_per_sec"`
+	ErrorShare    float64 `json:"error_share"`
 	MaxErrorShare float64 `json:"max_error_share,omitempty"`
 	// Warmup is what the discarded warm-up did.
 	Warmup *Warmup `json:"warmup,omitempty"`
 	// Thresholds are the pass/fail criteria evaluated on this result.
 	Thresholds []ThresholdResult `json:"thresholds,omitempty"`
 	Ops        []Op              `json:"ops"`
-	Series     []Point           `json:"series"`
+	Series     []Second          `json:"series"`
 	Notes      []string          `json:"notes,omitempty"`
 	Extra      map[string]string `json:"extra,omitempty"`
 	// Server is the server's own view of the phase (internal/probe).
@@ -105,8 +105,8 @@ type Workload struct {
 	Properties map[string]string `json:"properties"`
 }
 
-// Options are the runner settings.
-type Options struct {
+// PhaseOptions are the runner settings.
+type PhaseOptions struct {
 	Threads    int     `json:"threads"`
 	TargetRate float64 `json:"target_ops_per_sec,omitempty"`
 	DurationS  float64 `json:"duration_s,omitempty"`
@@ -145,15 +145,15 @@ type ThresholdResult struct {
 // issued; Errors the failed ones (NotFound those of them that found no
 // record); Throughput counts only the successful ones.
 type Op struct {
-	Name       string   `json:"name"`
-	Count      int64    `json:"count"`
-	Errors     int64    `json:"errors"`
-	NotFound   int64    `json:"not_found,omitempty"`
-	ErrorsPerSec  float64  `json:"errors_per_sec,omitempty"`
-	ErrorShare float64  `json:"error_share,omitempty"`
-	Throughput float64  `json:"throughput_ops_per_sec"`
-	Service    *Latency `json:"service"`
-	Response   *Latency `json:"response,omitempty"`
+	Name         string   `json:"name"`
+	Count        int64    `json:"count"`
+	Errors       int64    `json:"errors"`
+	NotFound     int64    `json:"not_found,omitempty"`
+	ErrorsPerSec float64  `json:"errors_per_sec,omitempty"`
+	ErrorShare   float64  `json:"error_share,omitempty"`
+	Throughput   float64  `json:"throughput_ops_per_sec"`
+	Service      *Latency `json:"service"`
+	Response     *Latency `json:"response,omitempty"`
 	// Failed and FailedResponse time the failed operations (service time,
 	// and response time under a target rate); absent when none failed.
 	Failed         *Latency             `json:"failed,omitempty"`
@@ -205,16 +205,16 @@ func SummarizeLag(h *hdr.Histogram, behind int64) *ScheduleLag {
 // p50 is called out in the notes.
 const lagNoteRatio = 0.1
 
-// Point is one second of the time series.
-type Point struct {
-	T   float64            `json:"t_s"` // seconds since the start of the measured part
-	Ops map[string]PointOp `json:"ops"`
+// Second is one second of the time series.
+type Second struct {
+	T   float64             `json:"t_s"` // seconds since the start of the measured part
+	Ops map[string]SecondOp `json:"ops"`
 }
 
-// PointOp is one operation type within a Point.
+// SecondOp is one operation type within a Second.
 // Percentiles are absent when no operation of the second succeeded (or,
 // in a merged result, when a shard carried no histogram for it).
-type PointOp struct {
+type SecondOp struct {
 	Count  int64   `json:"count"`
 	Errors int64   `json:"errors,omitempty"`
 	P50    float64 `json:"p50_us,omitempty"`
@@ -309,12 +309,12 @@ func Build(o *runner.Outcome, info db.Info, target string) *Result {
 		}
 	}
 	for _, iv := range o.Series {
-		p := Point{T: iv.End.Sub(o.Start).Seconds(), Ops: map[string]PointOp{}}
+		p := Second{T: iv.End.Sub(o.Start).Seconds(), Ops: map[string]SecondOp{}}
 		for i, op := range iv.Ops {
 			if op.Count+op.Errors == 0 {
 				continue
 			}
-			p.Ops[o.Names[i]] = PointOp{Count: op.Count + op.Errors, Errors: op.Errors,
+			p.Ops[o.Names[i]] = SecondOp{Count: op.Count + op.Errors, Errors: op.Errors,
 				P50: us(op.P50), P99: us(op.P99), Max: us(op.Max)}
 		}
 		r.Series = append(r.Series, p)

@@ -36,7 +36,7 @@ func TestStepAllocatesNothing(t *testing.T) {
 			wl, docOps := newDocOps(t, wlName, all)
 			cfg := wl.Config()
 			ctx := context.Background()
-			store, err := db.Open(ctx, db.Config{Target: "null:"})
+			store, err := db.Open(ctx, db.OpenRequest{Target: "null:"})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -81,7 +81,7 @@ func TestMixStepAllocatesNothing(t *testing.T) {
 	wl, docOps := newDocOps(t, "workloadc", map[string]string{"recordcount": "1000", "document.shape": "customer", "querymix": file})
 	cfg := wl.Config()
 	ctx := context.Background()
-	store, err := db.Open(ctx, db.Config{Target: "null:"})
+	store, err := db.Open(ctx, db.OpenRequest{Target: "null:"})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -449,7 +449,7 @@ func (p *execution) collect() (*Outcome, error) {
 	if p.o.Rate > 0 {
 		p.mergeLag()
 	}
-	p.settleEnd()
+	p.conclude()
 	var workerErr error
 	for _, err := range p.errs {
 		if err != nil && !errors.Is(err, context.Canceled) {
@@ -488,9 +488,9 @@ func (p *execution) mergeLag() {
 	}
 }
 
-// settleEnd says why the phase stopped, which limit ended it, and whether
+// conclude says why the phase stopped, which limit ended it, and whether
 // it is complete (before the workers' own errors are counted).
-func (p *execution) settleEnd() {
+func (p *execution) conclude() {
 	out := p.out
 	if r, ok := p.stopReason.Load().(string); ok {
 		out.Stopped = r

@@ -36,7 +36,7 @@ func setupNoRecreate(t testing.TB, target string, props map[string]string) (db.S
 func setupStore(t testing.TB, target string, props map[string]string, recreate bool) (db.Store, *workload.Workload, *DocOps) {
 	t.Helper()
 	wl, docOps := newDocOps(t, "workloada", props)
-	store, err := db.Open(context.Background(), db.Config{Target: target, Props: wl.Config().Props})
+	store, err := db.Open(context.Background(), db.OpenRequest{Target: target, Props: wl.Config().Props})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -306,7 +306,7 @@ func BenchmarkStep(b *testing.B) {
 				b.Fatal(err)
 			}
 			wl, _ := workload.New(cfg, 1)
-			store, _ := db.Open(context.Background(), db.Config{Target: "null:"})
+			store, _ := db.Open(context.Background(), db.OpenRequest{Target: "null:"})
 			sess, _ := store.NewSession(context.Background())
 			shape, _ := document.New(document.Spec{FieldCount: 10, FieldNamePrefix: "field", FieldLengths: wl.FieldLengths()}, 1)
 			docOps, err := NewDocOps(wl, shape, 1)

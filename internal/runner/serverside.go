@@ -18,7 +18,7 @@ import (
 // taken even when ctx is done: an interrupted phase still gets its figures,
 // if the server gives them within interruptedProbe (a table locked by
 // another session holds them as it held the phase).
-func ServerSide(ctx context.Context, store db.Store, before *probe.Point, out *Outcome,
+func ServerSide(ctx context.Context, store db.Store, before *probe.Reading, out *Outcome,
 	wl *workload.Workload, docOps *DocOps) *probe.Server {
 	bound := time.Minute
 	if ctx.Err() != nil {

@@ -25,7 +25,7 @@ func TestServerSide(t *testing.T) {
 		{Run, map[string]string{"recordcount": "200", "operationcount": "300"}, 300, probe.Counts{Ops: 300, Exact: true}},
 	} {
 		store, wl, docOps := setupStore(t, "sqlite:"+path, tc.props, tc.phase == Load)
-		var before *probe.Point
+		var before *probe.Reading
 		out, err := Execute(ctx, store, wl, docOps, Options{Phase: tc.phase, Threads: 2, OnMeasure: func() { before = probe.Take(ctx, store) }})
 		if err != nil || out.Ops != tc.ops {
 			t.Fatalf("%s: %d operations, %v", tc.phase, out.Ops, err)

@@ -48,7 +48,7 @@ const (
 
 // CapacityRun is one search the executor runs.
 type CapacityRun struct {
-	Config  capacity.Config
+	Config  capacity.Spec
 	Trial   time.Duration
 	Warmup  time.Duration
 	MaxTime time.Duration

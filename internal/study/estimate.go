@@ -14,7 +14,7 @@ import (
 )
 
 // DocSizer is an Executor that can tell the mean size of the documents a
-// phase's properties generate, in bytes of JSON; Execute then estimates
+// phase's properties generate, in bytes of JSON; Conduct then estimates
 // the disk and time a study needs before it starts.
 type DocSizer interface {
 	DocBytes(props map[string]string) (float64, error)

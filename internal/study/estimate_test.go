@@ -48,7 +48,7 @@ func TestScaleRefusedWhenTheDiskCannotHoldIt(t *testing.T) {
 	}
 	out := filepath.Join(t.TempDir(), "out")
 	var log strings.Builder
-	m, err := Execute(context.Background(), f, &sizedExecutor{}, Options{Out: out, Log: &log})
+	m, err := Conduct(context.Background(), f, &sizedExecutor{}, RunOptions{Out: out, Log: &log})
 	if err == nil || m != nil {
 		t.Fatalf("ran (manifest %v, err %v)", m, err)
 	}
@@ -73,7 +73,7 @@ func TestScaleRefusedWhenTheDiskCannotHoldIt(t *testing.T) {
 		t.Fatal(err)
 	}
 	log.Reset()
-	if _, err := Execute(context.Background(), f, &sizedExecutor{}, Options{Out: out, Log: &log}); err == nil {
+	if _, err := Conduct(context.Background(), f, &sizedExecutor{}, RunOptions{Out: out, Log: &log}); err == nil {
 		t.Fatal("ran")
 	}
 	if !strings.Contains(log.String(), "2 runs of") || !strings.Contains(log.String(), " and 2 capacity searches counted at their bound of 7m0s") {
@@ -121,7 +121,7 @@ func TestEstimateLoadTime(t *testing.T) {
 		t.Fatal(err)
 	}
 	f.Properties["recordcount"] = "1200000"
-	r, err := prepare(f, &sizedExecutor{}, Options{Out: filepath.Join(t.TempDir(), "out")})
+	r, err := prepare(f, &sizedExecutor{}, RunOptions{Out: filepath.Join(t.TempDir(), "out")})
 	if err != nil {
 		t.Fatal(err)
 	}

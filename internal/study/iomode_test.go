@@ -40,7 +40,7 @@ duration: 200ms
 	dir := t.TempDir()
 	var log strings.Builder
 	ex := &sqlExecutor{}
-	m, err := Execute(context.Background(), f, ex, Options{Out: dir, Log: &log})
+	m, err := Conduct(context.Background(), f, ex, RunOptions{Out: dir, Log: &log})
 	if err != nil {
 		t.Fatalf("%v\n%s", err, log.String())
 	}

@@ -34,8 +34,8 @@ type Executor interface {
 		phase runner.Phase, warmup time.Duration) (*report.Result, error)
 }
 
-// Options control a study run.
-type Options struct {
+// RunOptions control a study run.
+type RunOptions struct {
 	Out          string   // study directory
 	Quick        bool     // shrink to a smoke run
 	ExtraTargets []string // -t targets added to the study's
@@ -362,10 +362,10 @@ func pointID(point []KV) string {
 	return unsafeChars.ReplaceAllString(strings.Join(parts, ","), "_")
 }
 
-// Execute runs the study into opts.Out and writes its statistics and
+// Conduct runs the study into opts.Out and writes its statistics and
 // report. A point a target cannot run is recorded as not applicable and the
 // rest goes on; cancellation stops at once with what was measured kept.
-func Execute(ctx context.Context, f *File, ex Executor, opts Options) (*Manifest, error) {
+func Conduct(ctx context.Context, f *File, ex Executor, opts RunOptions) (*Manifest, error) {
 	r, err := prepare(f, ex, opts)
 	if err != nil {
 		return nil, err // before the study directory exists: nothing left behind
@@ -411,8 +411,8 @@ func Execute(ctx context.Context, f *File, ex Executor, opts Options) (*Manifest
 }
 
 // Validate checks every phase the study would run (with opts's targets and
-// quick mode), touching nothing: Execute does it too, first.
-func Validate(f *File, ex Executor, opts Options) error {
+// quick mode), touching nothing: Conduct does it too, first.
+func Validate(f *File, ex Executor, opts RunOptions) error {
 	_, err := prepare(f, ex, opts)
 	return err
 }
@@ -422,7 +422,7 @@ func Validate(f *File, ex Executor, opts Options) error {
 // load would stop there. Managed servers and database files are left to
 // the run (opening a file would create it). A target that does not open is
 // left to the run too, which says why.
-func CheckTables(ctx context.Context, f *File, ex Executor, opts Options) error {
+func CheckTables(ctx context.Context, f *File, ex Executor, opts RunOptions) error {
 	r, err := prepare(f, ex, opts)
 	if err != nil {
 		return err
@@ -453,7 +453,7 @@ func CheckTables(ctx context.Context, f *File, ex Executor, opts Options) error 
 }
 
 // prepare applies quick mode, settles the targets and validates.
-func prepare(f *File, ex Executor, opts Options) (*studyRun, error) {
+func prepare(f *File, ex Executor, opts RunOptions) (*studyRun, error) {
 	if opts.Quick {
 		f.ApplyQuick()
 	}
@@ -469,7 +469,7 @@ func prepare(f *File, ex Executor, opts Options) (*studyRun, error) {
 type studyRun struct {
 	f       *File
 	ex      Executor
-	opts    Options
+	opts    RunOptions
 	targets []TargetSpec
 	sweep   [][]KV // the points of the sweep, in order
 	m       *Manifest
@@ -884,7 +884,7 @@ func oneLine(err error) string {
 	return db.Redact(strings.Join(strings.Fields(err.Error()), " "))
 }
 
-func writeResult(opts Options, rel string, res *report.Result) error {
+func writeResult(opts RunOptions, rel string, res *report.Result) error {
 	res.Quick = opts.Quick // every file of a quick study says so
 	b, err := report.Marshal(res)
 	if err != nil {

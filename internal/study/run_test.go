@@ -36,7 +36,7 @@ func (e *sqlExecutor) Open(ctx context.Context, target string, p *workload.Prope
 		return nil, err
 	}
 	e.opens++
-	return db.Open(ctx, db.Config{Target: target, Props: cfg.Props})
+	return db.Open(ctx, db.OpenRequest{Target: target, Props: cfg.Props})
 }
 
 func (e *sqlExecutor) Phase(ctx context.Context, store db.Store, target string, files []string, p *workload.Properties,
@@ -104,7 +104,7 @@ duration: 200ms
 	ex := &sqlExecutor{}
 	var log strings.Builder
 	drops := 0
-	m, err := Execute(context.Background(), f, ex, Options{Out: filepath.Join(dir, "out"), Log: &log,
+	m, err := Conduct(context.Background(), f, ex, RunOptions{Out: filepath.Join(dir, "out"), Log: &log,
 		dropCaches: func() string { drops++; return "" }})
 	if err != nil {
 		t.Fatalf("%v\n%s", err, log.String())
@@ -155,7 +155,7 @@ duration: 100ms
 		t.Fatal(err)
 	}
 	var log strings.Builder
-	m, err := Execute(context.Background(), f, &sqlExecutor{}, Options{Out: filepath.Join(dir, "out"), Log: &log})
+	m, err := Conduct(context.Background(), f, &sqlExecutor{}, RunOptions{Out: filepath.Join(dir, "out"), Log: &log})
 	if err != nil {
 		t.Fatalf("%v\n%s", err, log.String())
 	}

@@ -17,7 +17,7 @@ import (
 // driver's. The operations run under a cancellable context, as a run's
 // workers do: a context that can never be done would skip the drivers'
 // watch of it.
-func Bench(b *testing.B, cfg db.Config, stmt string) {
+func Bench(b *testing.B, cfg db.OpenRequest, stmt string) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	store, err := db.Open(ctx, cfg)

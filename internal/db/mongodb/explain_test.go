@@ -77,7 +77,7 @@ func TestExplainPeer(t *testing.T) {
 func TestExplainCommandsAreTheSessions(t *testing.T) {
 	ctx := context.Background()
 	uri := testutil.FreshMongoDatabase(t, testutil.MongoDB(t))
-	co, dbName, _, err := clientOptions(db.Config{Target: uri})
+	co, dbName, _, err := clientOptions(db.OpenRequest{Target: uri})
 	if err != nil {
 		t.Fatal(err)
 	}

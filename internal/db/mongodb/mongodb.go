@@ -73,7 +73,7 @@ func init() {
 }
 
 type store struct {
-	cfg      db.Config
+	cfg      db.OpenRequest
 	client   *mongo.Client
 	database *mongo.Database
 	coll     *mongo.Collection
@@ -86,7 +86,7 @@ var (
 	_ db.ThreadSizer = (*store)(nil)
 )
 
-func open(ctx context.Context, cfg db.Config) (db.Store, error) {
+func open(ctx context.Context, cfg db.OpenRequest) (db.Store, error) {
 	co, dbName, settings, err := clientOptions(cfg)
 	if err != nil {
 		return nil, err
@@ -165,7 +165,7 @@ var unreachable = regexp.MustCompile(`Addr: ([^,]+), Type: \w+, Last error: ([^}
 // clientOptions reads the URI: the driver's options with docbench's
 // default write concern and pool size applied, the database, and the
 // settings to record.
-func clientOptions(cfg db.Config) (*options.ClientOptions, string, map[string]string, error) {
+func clientOptions(cfg db.OpenRequest) (*options.ClientOptions, string, map[string]string, error) {
 	target := cfg.Target
 	if !strings.HasPrefix(target, "mongodb://") && !strings.HasPrefix(target, "mongodb+srv://") {
 		return nil, "", nil, fmt.Errorf("target %q: want mongodb://… or mongodb+srv://… (a MongoDB URI)", db.Redact(target))

@@ -32,7 +32,7 @@ func openPeer(t *testing.T, query string) (*store, string) {
 	if query != "" {
 		u += "&" + query
 	}
-	st, err := db.Open(context.Background(), db.Config{Target: u, Threads: 4})
+	st, err := db.Open(context.Background(), db.OpenRequest{Target: u, Threads: 4})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -292,7 +292,7 @@ func TestBadURI(t *testing.T) {
 		{"mongodb://localhost/db?w=1&journal=maybe", "target mongodb://localhost/db?w=1&journal=maybe: "},
 		{"mongodb:localhost", `target "mongodb:localhost": want mongodb://`},
 	} {
-		_, err := db.Open(ctx, db.Config{Target: c.target})
+		_, err := db.Open(ctx, db.OpenRequest{Target: c.target})
 		if err == nil {
 			t.Errorf("%s: no error", c.target)
 			continue
@@ -331,7 +331,7 @@ func TestDefaultWriteConcernOnTheWire(t *testing.T) {
 		{"", `{"w":1,"j":true}`},
 		{"&w=majority&journal=false", `{"w":"majority","j":false}`},
 	} {
-		co, dbName, _, err := clientOptions(db.Config{Target: base + c.query})
+		co, dbName, _, err := clientOptions(db.OpenRequest{Target: base + c.query})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -368,7 +368,7 @@ func TestDefaultWriteConcernOnTheWire(t *testing.T) {
 func TestUnreachableSaysWhatItAwaits(t *testing.T) {
 	var logged []string
 	start := time.Now()
-	_, err := db.Open(context.Background(), db.Config{Target: "mongodb://u:secret@127.0.0.1:1/db?serverSelectionTimeoutMS=1500",
+	_, err := db.Open(context.Background(), db.OpenRequest{Target: "mongodb://u:secret@127.0.0.1:1/db?serverSelectionTimeoutMS=1500",
 		Log: func(format string, args ...any) { logged = append(logged, fmt.Sprintf(format, args...)) }})
 	took := time.Since(start)
 	if err == nil {
@@ -390,5 +390,5 @@ func TestUnreachableSaysWhatItAwaits(t *testing.T) {
 // the MongoDB wire peer: ns/op includes the round trip (and the peer's
 // work), allocs/op is docbench's and the driver's.
 func BenchmarkSession(b *testing.B) {
-	dbtest.Bench(b, db.Config{Target: testutil.FreshMongoDatabase(b, testutil.MongoDB(b))}, "")
+	dbtest.Bench(b, db.OpenRequest{Target: testutil.FreshMongoDatabase(b, testutil.MongoDB(b))}, "")
 }

@@ -18,7 +18,7 @@ func TestOwnership(t *testing.T) {
 	ctx := context.Background()
 	u := testutil.FreshMongoDatabase(t, testutil.MongoDB(t))
 	var log dbtest.Log
-	opened, err := db.Open(ctx, db.Config{Target: u, Log: log.Logf})
+	opened, err := db.Open(ctx, db.OpenRequest{Target: u, Log: log.Logf})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -12,5 +12,5 @@ import (
 // MariaDB (generated layout): ns/op includes the round trip, allocs/op is
 // docbench's plus database/sql's and the driver's.
 func BenchmarkSession(b *testing.B) {
-	dbtest.Bench(b, db.Config{Target: testutil.FreshMySQLDatabase(b, testutil.MariaDB(b))}, "SELECT data FROM {table} WHERE ycsb_key = ?")
+	dbtest.Bench(b, db.OpenRequest{Target: testutil.FreshMySQLDatabase(b, testutil.MariaDB(b))}, "SELECT data FROM {table} WHERE ycsb_key = ?")
 }

@@ -143,7 +143,7 @@ func detect(version string) dialect {
 }
 
 type store struct {
-	cfg      db.Config
+	cfg      db.OpenRequest
 	sqlDB    *sql.DB
 	managed  *server.MariaDB
 	d        dialect
@@ -241,7 +241,7 @@ func (s *store) SetThreads(_ context.Context, threads int) error {
 	return nil
 }
 
-func open(ctx context.Context, c db.Config) (db.Store, error) {
+func open(ctx context.Context, c db.OpenRequest) (db.Store, error) {
 	mode, err := netio.Setting(func(k string) string { return c.Prop(k, "") }, "mysql", false, netio.Auto)
 	if err != nil {
 		return nil, err

@@ -24,7 +24,7 @@ func TestMain(m *testing.M) { testutil.Main(m) }
 
 func openStore(t *testing.T, url string, props map[string]string) *store {
 	t.Helper()
-	st, err := db.Open(context.Background(), db.Config{Target: url, Props: props})
+	st, err := db.Open(context.Background(), db.OpenRequest{Target: url, Props: props})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -453,7 +453,7 @@ func TestBadTargetsAndOptions(t *testing.T) {
 		"mysql://127.0.0.1/x":                   {"layout": "sideways"},
 		"mariadb://root:pw@127.0.0.1:1/x?a=%zz": nil,
 	} {
-		_, err := db.Open(ctx, db.Config{Target: target, Props: props})
+		_, err := db.Open(ctx, db.OpenRequest{Target: target, Props: props})
 		if err == nil {
 			t.Errorf("Open(%s, %v) succeeded", target, props)
 			continue
@@ -470,7 +470,7 @@ func TestBadTargetsAndOptions(t *testing.T) {
 func TestLocalTarget(t *testing.T) {
 	ctx := context.Background()
 	testutil.MariaDB(t) // skips (or fails in CI) when MariaDB cannot start
-	st, err := db.Open(ctx, db.Config{Target: Local, Props: map[string]string{"server.innodb_flush_log_at_trx_commit": "2"}})
+	st, err := db.Open(ctx, db.OpenRequest{Target: Local, Props: map[string]string{"server.innodb_flush_log_at_trx_commit": "2"}})
 	if err != nil {
 		t.Fatal(err)
 	}

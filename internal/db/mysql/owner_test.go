@@ -15,7 +15,7 @@ func TestOwnership(t *testing.T) {
 		t.Run(srv.name, func(t *testing.T) {
 			url := testutil.FreshMySQLDatabase(t, srv.url(t))
 			var log dbtest.Log
-			opened, err := db.Open(context.Background(), db.Config{Target: url, Log: log.Logf})
+			opened, err := db.Open(context.Background(), db.OpenRequest{Target: url, Log: log.Logf})
 			if err != nil {
 				t.Fatal(err)
 			}

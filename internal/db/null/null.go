@@ -20,7 +20,7 @@ func init() {
 		Forms:   []db.Form{{Form: "null:", Help: "in-process backend that accepts every operation and stores nothing"}},
 		Options: []db.Option{{Name: "null.delay", Default: "0",
 			Help: "every operation sleeps this long (e.g. 200us): a known service time"}},
-		Open: func(_ context.Context, cfg db.Config) (db.Store, error) {
+		Open: func(_ context.Context, cfg db.OpenRequest) (db.Store, error) {
 			d, err := time.ParseDuration(cfg.Prop("null.delay", "0s"))
 			if err != nil || d < 0 {
 				return nil, fmt.Errorf("null.delay=%q: want a duration such as 200us", cfg.Props["null.delay"])

@@ -11,7 +11,7 @@ import (
 
 func TestDelay(t *testing.T) {
 	ctx := context.Background()
-	st, err := db.Open(ctx, db.Config{Target: "null:", Props: map[string]string{"null.delay": "2ms"}})
+	st, err := db.Open(ctx, db.OpenRequest{Target: "null:", Props: map[string]string{"null.delay": "2ms"}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -31,7 +31,7 @@ func TestDelay(t *testing.T) {
 	if info, _ := st.Info(ctx); info.Settings["null.delay"] != "2ms" {
 		t.Errorf("info %+v", info)
 	}
-	if _, err := db.Open(ctx, db.Config{Target: "null:", Props: map[string]string{"null.delay": "soon"}}); err == nil || !strings.Contains(err.Error(), `null.delay="soon"`) {
+	if _, err := db.Open(ctx, db.OpenRequest{Target: "null:", Props: map[string]string{"null.delay": "soon"}}); err == nil || !strings.Contains(err.Error(), `null.delay="soon"`) {
 		t.Errorf("bad delay: %v", err)
 	}
 }

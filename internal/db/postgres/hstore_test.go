@@ -42,7 +42,7 @@ func TestHstoreRefuses(t *testing.T) {
 			k, v, _ := strings.Cut(f, "=")
 			p[k] = v
 		}
-		_, err := db.Open(context.Background(), db.Config{Target: "postgres://127.0.0.1:1/none", Props: p})
+		_, err := db.Open(context.Background(), db.OpenRequest{Target: "postgres://127.0.0.1:1/none", Props: p})
 		if err == nil || !strings.Contains(err.Error(), want) || strings.Contains(err.Error(), "\n") {
 			t.Errorf("%s: %v, want one line with %q", props, err, want)
 		}

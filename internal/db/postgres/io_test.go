@@ -48,7 +48,7 @@ func TestIOModeFollowsThreads(t *testing.T) {
 
 // A value pg.io does not know fails the open, naming the property.
 func TestIOModeBadValue(t *testing.T) {
-	_, err := db.Open(context.Background(), db.Config{Target: "postgres://127.0.0.1:1/x", Props: map[string]string{"pg.io": "kernel"}})
+	_, err := db.Open(context.Background(), db.OpenRequest{Target: "postgres://127.0.0.1:1/x", Props: map[string]string{"pg.io": "kernel"}})
 	if err == nil || !strings.Contains(err.Error(), "pg.io=kernel") {
 		t.Fatalf("pg.io=kernel: %v", err)
 	}

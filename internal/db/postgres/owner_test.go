@@ -21,7 +21,7 @@ func TestOwnership(t *testing.T) {
 		t.Run(layout, func(t *testing.T) {
 			url := testutil.FreshDatabase(t, testutil.Postgres(t, "embedded"))
 			var log dbtest.Log
-			st, err := db.Open(ctx, db.Config{Target: url, Props: map[string]string{"layout": layout}, Log: log.Logf})
+			st, err := db.Open(ctx, db.OpenRequest{Target: url, Props: map[string]string{"layout": layout}, Log: log.Logf})
 			if err != nil {
 				t.Fatal(err)
 			}

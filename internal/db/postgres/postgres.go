@@ -104,7 +104,7 @@ type variant struct {
 	descendant  string // key-at-any-depth operator: jsonpath, jsquery, sqljson
 }
 
-func parseVariant(cfg db.Config) (variant, error) {
+func parseVariant(cfg db.OpenRequest) (variant, error) {
 	v := variant{
 		layout:      cfg.Prop("layout", "column"),
 		doctype:     cfg.Prop("doctype", "jsonb"),
@@ -143,7 +143,7 @@ func parseVariant(cfg db.Config) (variant, error) {
 func (v variant) textual() bool { return v.doctype == "json" || v.doctype == "text" }
 
 type store struct {
-	cfg      db.Config
+	cfg      db.OpenRequest
 	v        variant
 	connCfg  *pgx.ConnConfig
 	admin    *pgx.Conn
@@ -164,7 +164,7 @@ var (
 	_ db.IOModer      = (*session)(nil)
 )
 
-func open(ctx context.Context, cfg db.Config) (db.Store, error) {
+func open(ctx context.Context, cfg db.OpenRequest) (db.Store, error) {
 	v, err := parseVariant(cfg)
 	if err != nil {
 		return nil, err

@@ -23,7 +23,7 @@ var servers = []string{"embedded", "debian"}
 
 func openStore(t *testing.T, url string, props map[string]string) *store {
 	t.Helper()
-	st, err := db.Open(context.Background(), db.Config{Target: url, Props: props})
+	st, err := db.Open(context.Background(), db.OpenRequest{Target: url, Props: props})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -249,7 +249,7 @@ func TestBadTargetsAndOptions(t *testing.T) {
 		"postgres://127.0.0.1:1/x?connect_timeout=2": nil,
 		"postgres://127.0.0.1/x":                     {"layout": "sideways"},
 	} {
-		if _, err := db.Open(ctx, db.Config{Target: target, Props: props}); err == nil {
+		if _, err := db.Open(ctx, db.OpenRequest{Target: target, Props: props}); err == nil {
 			t.Errorf("Open(%s, %v) succeeded", target, props)
 		} else {
 			t.Logf("%s: %v", target, err)
@@ -278,7 +278,7 @@ func BenchmarkSession(b *testing.B) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	url := testutil.FreshDatabase(b, testutil.Postgres(b, "debian"))
-	st, err := db.Open(ctx, db.Config{Target: url})
+	st, err := db.Open(ctx, db.OpenRequest{Target: url})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -353,7 +353,7 @@ func TestBlockingIOCancels(t *testing.T) {
 // TestConnectErrorOneLine: an unreachable server gives one clean line: no
 // stray ":;", each attempt's dial error once.
 func TestConnectErrorOneLine(t *testing.T) {
-	_, err := db.Open(context.Background(), db.Config{Target: "postgres://u:secret@127.0.0.1:1/db?connect_timeout=2"})
+	_, err := db.Open(context.Background(), db.OpenRequest{Target: "postgres://u:secret@127.0.0.1:1/db?connect_timeout=2"})
 	if err == nil {
 		t.Fatal("connected to port 1")
 	}
@@ -368,7 +368,7 @@ func TestConnectErrorOneLine(t *testing.T) {
 // layout=column; the other layouts are refused with one line.
 func TestTextDoctypeNeedsColumnLayout(t *testing.T) {
 	for _, layout := range []string{"document", "relational"} {
-		_, err := parseVariant(db.Config{Props: map[string]string{"doctype": "text", "layout": layout}})
+		_, err := parseVariant(db.OpenRequest{Props: map[string]string{"doctype": "text", "layout": layout}})
 		want := "property doctype=text: the document column of layout=column (layout is " + layout + ")"
 		if err == nil || err.Error() != want {
 			t.Errorf("layout=%s: err = %v, want %s", layout, err, want)

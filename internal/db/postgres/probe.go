@@ -25,7 +25,7 @@ func (s *store) Probe(ctx context.Context) (db.Snapshot, error) {
 	}
 	// Other backends flush their statistics when they exit (sessions have
 	// just closed) or within a second: wait until the counters settle.
-	s.settle(ctx, vnum)
+	s.awaitStats(ctx, vnum)
 
 	var lsn string
 	var pos float64
@@ -63,9 +63,9 @@ func (s *store) Probe(ctx context.Context) (db.Snapshot, error) {
 	return snap, nil
 }
 
-// settle waits (up to two seconds, four before PostgreSQL 15) until the cluster's row and WAL counters
+// awaitStats waits (up to two seconds, four before PostgreSQL 15) until the cluster's row and WAL counters
 // stop moving, so that exited sessions' statistics are in.
-func (s *store) settle(ctx context.Context, vnum int) {
+func (s *store) awaitStats(ctx context.Context, vnum int) {
 	q := "SELECT coalesce(sum(n_tup_ins + n_tup_upd + n_tup_del), 0)::float8 FROM pg_stat_user_tables"
 	if vnum >= 140000 {
 		q = "SELECT coalesce(sum(n_tup_ins + n_tup_upd + n_tup_del), 0)::float8 + (SELECT wal_records FROM pg_stat_wal)::float8 FROM pg_stat_user_tables"

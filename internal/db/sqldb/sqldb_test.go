@@ -32,7 +32,7 @@ func TestTableQuotedAlike(t *testing.T) {
 	for _, tc := range targets {
 		t.Run(tc.name, func(t *testing.T) {
 			ctx := context.Background()
-			st, err := db.Open(ctx, db.Config{Target: tc.target(t), Props: tc.props})
+			st, err := db.Open(ctx, db.OpenRequest{Target: tc.target(t), Props: tc.props})
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -90,7 +90,7 @@ func TestAutoCheckpointHasNoCounters(t *testing.T) {
 }
 
 func TestBackgroundCheckpointNeedsWAL(t *testing.T) {
-	_, err := db.Open(context.Background(), db.Config{Target: "sqlite:" + filepath.Join(t.TempDir(), "t.db"),
+	_, err := db.Open(context.Background(), db.OpenRequest{Target: "sqlite:" + filepath.Join(t.TempDir(), "t.db"),
 		Props: map[string]string{"sqlite.checkpoint": "background", "sqlite.journal_mode": "delete"}})
 	want := "property sqlite.checkpoint=background: needs sqlite.journal_mode=wal (checkpoints are of the WAL), not delete"
 	if err == nil || err.Error() != want {

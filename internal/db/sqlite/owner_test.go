@@ -14,7 +14,7 @@ import (
 func TestOwnership(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "mine.db")
 	var log dbtest.Log
-	st, err := db.Open(context.Background(), db.Config{Target: "sqlite:" + path, Log: log.Logf})
+	st, err := db.Open(context.Background(), db.OpenRequest{Target: "sqlite:" + path, Log: log.Logf})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -64,7 +64,7 @@ func init() {
 }
 
 type store struct {
-	cfg     db.Config
+	cfg     db.OpenRequest
 	doctype string // jsonb or text
 	indexes []string
 	path    string
@@ -109,7 +109,7 @@ var (
 	_ db.SetupRunner = (*store)(nil)
 )
 
-func open(ctx context.Context, cfg db.Config) (db.Store, error) {
+func open(ctx context.Context, cfg db.OpenRequest) (db.Store, error) {
 	path := strings.TrimPrefix(cfg.Target, "sqlite:")
 	path = strings.TrimPrefix(path, "//")
 	if path == "" {

@@ -12,7 +12,7 @@ import (
 
 func openTemp(t *testing.T, props map[string]string) db.Store {
 	t.Helper()
-	st, err := db.Open(context.Background(), db.Config{Target: "sqlite:" + filepath.Join(t.TempDir(), "t.db"), Props: props})
+	st, err := db.Open(context.Background(), db.OpenRequest{Target: "sqlite:" + filepath.Join(t.TempDir(), "t.db"), Props: props})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -96,7 +96,7 @@ func TestInfoReportsDurability(t *testing.T) {
 }
 
 func TestBadOption(t *testing.T) {
-	_, err := db.Open(context.Background(), db.Config{Target: "sqlite:" + filepath.Join(t.TempDir(), "t.db"),
+	_, err := db.Open(context.Background(), db.OpenRequest{Target: "sqlite:" + filepath.Join(t.TempDir(), "t.db"),
 		Props: map[string]string{"sqlite.synchronous": "sometimes"}})
 	if err == nil || err.Error() != `property sqlite.synchronous=sometimes: sqlite accepts off, normal, full, extra` {
 		t.Fatalf("err = %v", err)
@@ -108,7 +108,7 @@ func TestBadOption(t *testing.T) {
 // and the driver's (database/sql allocates per call; docbench's share is
 // what a change here must not grow).
 func BenchmarkSession(b *testing.B) {
-	dbtest.Bench(b, db.Config{Target: "sqlite:" + filepath.Join(b.TempDir(), "b.db"),
+	dbtest.Bench(b, db.OpenRequest{Target: "sqlite:" + filepath.Join(b.TempDir(), "b.db"),
 		Props: map[string]string{"sqlite.synchronous": "off"}}, "SELECT data FROM {table} WHERE ycsb_key = ?")
 }
 
