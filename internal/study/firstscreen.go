@@ -3,6 +3,7 @@ package study
 import (
 	"fmt"
 	"net/url"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -16,10 +17,11 @@ import (
 const maxHeadlines = 12
 
 // Headlines are the first lines of a study's summary, before any table:
-// the plans that contradict their targets, the comparisons, then a line
-// per claim with its verdict.
+// the changes between adjacent server versions (VersionChanges), the
+// plans that contradict their targets, the comparisons, then a line per
+// claim with its verdict.
 func (d *Data) Headlines() []string {
-	out := append(append(d.PlanChecks(), d.Comparisons()...), d.CapacityLines()...)
+	out := append(append(append(d.VersionChanges(), d.PlanChecks()...), d.Comparisons()...), d.CapacityLines()...)
 	for _, f := range d.Findings() {
 		line := strings.ToUpper(f.Verdict) + ": " + f.Says
 		if f.Measured != "" {
@@ -31,6 +33,206 @@ func (d *Data) Headlines() []string {
 		out = append(out, line)
 	}
 	return out
+}
+
+// versionAxis is the swept property whose values are server versions: a
+// study that sweeps it opens with the changes between adjacent versions.
+const versionAxis = "pg.version"
+
+// versionFigure is a figure VersionChanges follows across versions.
+type versionFigure struct{ workload, op, metric string }
+
+// VersionChanges are, when the study sweeps versionAxis, a line per pair
+// of adjacent versions, the newest pair first: for each figure the study
+// charts (a workload's throughput when it charts none of that workload),
+// per target and point of the other sweeps, the change of the median over
+// rounds from the older version to the newer with its significance, as
+// compare judges it (Mann–Whitney U test at α=0.05).
+func (d *Data) VersionChanges() []string {
+	// byRest: the point of each version, by the rest of the point.
+	byRest := map[string]map[string]string{}
+	var rests []string
+	seenVersion := map[string]bool{}
+	var versions []string
+	for pid, kvs := range d.points {
+		v, rest := "", []KV{}
+		for _, kv := range kvs {
+			if kv.Key == versionAxis {
+				v = kv.Value
+			} else {
+				rest = append(rest, kv)
+			}
+		}
+		if v == "" {
+			continue
+		}
+		rid := pointID(rest)
+		if byRest[rid] == nil {
+			byRest[rid] = map[string]string{}
+			rests = append(rests, rid)
+		}
+		byRest[rid][v] = pid
+		if !seenVersion[v] {
+			seenVersion[v] = true
+			versions = append(versions, v)
+		}
+	}
+	if len(versions) < 2 {
+		return nil
+	}
+	sort.Slice(versions, func(i, j int) bool { return versionLess(versions[i], versions[j]) })
+	sort.Strings(rests)
+	figs := d.versionFigures()
+	var out []string
+	for i := len(versions) - 1; i > 0; i-- {
+		older, newer := versions[i-1], versions[i]
+		// untested: the rounds of each figure the U test cannot judge
+		// ("one round each"), by its index in parts.
+		var parts []string
+		untested := map[int]string{}
+		compared := 0
+		for _, fg := range figs {
+			several := len(d.targetsOf(fg.workload)) > 1
+			for _, target := range d.targetsOf(fg.workload) {
+				for _, rid := range rests {
+					label := fg.workload + " " + figureWords(fg.op, fg.metric)
+					if several {
+						label += " on " + target
+					}
+					if rid != "default" {
+						label += " at " + rid
+					}
+					op, np := byRest[rid][older], byRest[rid][newer]
+					ok := seriesKey{target, fg.workload, op, fg.op, fg.metric}
+					nk := seriesKey{target, fg.workload, np, fg.op, fg.metric}
+					ov, nv := d.values[ok], d.values[nk]
+					switch {
+					case len(ov) == 0 && len(nv) == 0:
+						continue // nothing to compare on either version
+					case len(ov) == 0:
+						parts = append(parts, label+": none on "+older+" ("+d.whyNoResult(target, fg.workload, op)+")")
+						continue
+					case len(nv) == 0:
+						parts = append(parts, label+": none on "+newer+" ("+d.whyNoResult(target, fg.workload, np)+")")
+						continue
+					}
+					compared++
+					r := compareSeries(nk, "", ov, nv)
+					part := label + " " + r.change
+					switch {
+					case !r.tested:
+						untested[len(parts)] = roundsEach(r.n1, r.n2)
+					case r.changed:
+						part += fmt.Sprintf(" (significant, p=%.3f)", r.p)
+					default:
+						part += fmt.Sprintf(" (not significant, p=%.3f)", r.p)
+					}
+					parts = append(parts, part)
+				}
+			}
+		}
+		if len(parts) == 0 {
+			continue
+		}
+		head := "PostgreSQL " + newer + " vs " + older
+		// When the test can judge none of the figures, for the same
+		// reason, the line says so once.
+		var hows []string
+		for _, how := range untested {
+			hows = append(hows, how)
+		}
+		sort.Strings(hows)
+		if hows = slices.Compact(hows); len(untested) == compared && len(hows) == 1 {
+			head += " (" + hows[0] + ": cannot tell beyond the noise)"
+		} else {
+			for i, how := range untested {
+				parts[i] += " (" + how + ": cannot tell)"
+			}
+		}
+		out = append(out, head+": "+strings.Join(parts, "; "))
+	}
+	return out
+}
+
+// versionFigures are the figures VersionChanges follows: per workload of
+// the study, the figures its charts draw of it (a chart without a
+// workload draws every workload; a latency without an operation is left
+// out: it is a series per operation), else its throughput.
+func (d *Data) versionFigures() []versionFigure {
+	var out []versionFigure
+	seen := map[versionFigure]bool{}
+	for _, w := range d.File.Workloads {
+		n := 0
+		for _, c := range d.File.Charts {
+			if c.Workload != "" && c.Workload != w.Name {
+				continue
+			}
+			metricName, op, everyOp := chartOp(c.Y)
+			if everyOp {
+				continue
+			}
+			f := versionFigure{w.Name, op, metricName}
+			n++
+			if !seen[f] {
+				seen[f] = true
+				out = append(out, f)
+			}
+		}
+		if n == 0 {
+			f := versionFigure{w.Name, "ALL", "throughput"}
+			if !seen[f] {
+				seen[f] = true
+				out = append(out, f)
+			}
+		}
+	}
+	return out
+}
+
+// targetsOf are the targets with figures of workload wl, in the order
+// they ran.
+func (d *Data) targetsOf(wl string) []string {
+	has := map[string]bool{}
+	for _, r := range d.Rows {
+		if r.Workload == wl {
+			has[r.Target] = true
+		}
+	}
+	var out []string
+	for _, name := range d.targetNames() {
+		if has[name] {
+			out = append(out, name)
+		}
+	}
+	return out
+}
+
+// figureWords names a figure in a line: "throughput", "READ p50".
+func figureWords(op, metricName string) string {
+	switch op {
+	case "ALL", serverOp:
+		return metricName
+	}
+	return op + " " + metricName
+}
+
+// versionLess orders versions by their numbers: 9.6 before 10, 10 before
+// 13.2; what is not a number compares as text.
+func versionLess(a, b string) bool {
+	as, bs := strings.Split(a, "."), strings.Split(b, ".")
+	for i := 0; i < len(as) && i < len(bs); i++ {
+		x, errx := strconv.Atoi(as[i])
+		y, erry := strconv.Atoi(bs[i])
+		switch {
+		case errx != nil || erry != nil:
+			if as[i] != bs[i] {
+				return as[i] < bs[i]
+			}
+		case x != y:
+			return x < y
+		}
+	}
+	return len(as) < len(bs)
 }
 
 // CapacityLines are a line per capacity search of the study: the target,
@@ -172,7 +374,7 @@ func (d *Data) missingFrom(wl, point string) []string {
 	}
 	var out []string
 	for _, name := range d.targetNames() {
-		if anywhere[name] && !here[name] {
+		if anywhere[name] && !here[name] && !d.designedOut(name, wl) {
 			out = append(out, name+": "+d.whyNoResult(name, wl, point))
 		}
 	}
@@ -207,12 +409,24 @@ func (d *Data) targetNames() []string {
 	return names
 }
 
+// designedOut says whether the study leaves target out of workload wl by
+// its own design (the workload's targets:): not a skip, nothing to say.
+func (d *Data) designedOut(target, wl string) bool {
+	for _, w := range d.File.Workloads {
+		if w.Name == wl {
+			return len(w.Targets) > 0 && !contains(w.Targets, target)
+		}
+	}
+	return false
+}
+
 // whyNoResult says why a target has no figure for a workload at a point
 // ("" workload: for any): not applicable, failed, incomplete or not run.
 func (d *Data) whyNoResult(target, wl, point string) string {
 	for _, run := range d.Manifest.Runs {
-		if run.Target != target || (wl != "" && run.Workload != wl && run.Workload != "load") ||
-			(point != "" && pointID(run.Point) != point) {
+		// A run of no workload is a point the target could not run at all.
+		if run.Target != target || (wl != "" && run.Workload != wl && run.Workload != "load" && run.Workload != "") ||
+			(point != "" && pointID(run.Point) != point) || d.designedOut(run.Target, run.Workload) {
 			continue
 		}
 		switch {

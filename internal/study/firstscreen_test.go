@@ -5,6 +5,7 @@ import (
 	"html"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -133,5 +134,154 @@ func TestCapacityCaveatsTravel(t *testing.T) {
 	}
 	if b, _ := os.ReadFile(filepath.Join(dir, "report.html")); !strings.Contains(html.UnescapeString(string(b)), "trial 1 (bracket) at 2,000 ops/s") {
 		t.Errorf("report.html lacks the search's trials")
+	}
+}
+
+// versionsDir writes a study directory of a versions study read back by
+// Read: pg.version swept over 13, 16 and 18, workloada on ycsb only and
+// deepest on two targets, 4 rounds; subscripting is not applicable on 13.
+// Workload A gains 20% from 16 to 18 (rounds apart) and nothing from 13 to
+// 16 (rounds interleaved); deepest-path's READ p50 falls 31% from 16 to 18.
+func versionsDir(t *testing.T) string {
+	t.Helper()
+	dir := t.TempDir()
+	yaml := `name: versions
+targets:
+  - {name: ycsb, target: "postgres:embedded"}
+  - {name: deepest-path, target: "postgres:embedded", properties: {pg.pathop: path}}
+  - {name: deepest-subscript, target: "postgres:embedded", properties: {pg.pathop: subscript}}
+workloads:
+  - {name: workloada, workload: workloada, targets: [ycsb]}
+  - {name: deepest, workload: workloadc, targets: [deepest-path, deepest-subscript]}
+sweep:
+  - {property: pg.version, values: [13, 16, 18]}
+rounds: 4
+charts:
+  - {x: pg.version, y: throughput, workload: workloada}
+  - {x: pg.version, y: "p50:READ", workload: deepest}
+`
+	if err := os.WriteFile(filepath.Join(dir, "study.yaml"), []byte(yaml), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(filepath.Join(dir, "results"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	m := Manifest{Study: "versions", Rounds: 4, Targets: map[string]string{
+		"ycsb": "postgres:embedded", "deepest-path": "postgres:embedded", "deepest-subscript": "postgres:embedded"}}
+	n := 0
+	write := func(target, wl, version string, round int, tput, p50 float64) {
+		n++
+		res := &report.Result{Schema: report.Schema, Complete: true, Throughput: tput,
+			Environment: report.Environment{CPUs: 2},
+			Ops:         []report.Op{{Name: "READ", Throughput: tput, Service: &report.Latency{P50: p50, P99: 4 * p50, Max: 10 * p50}}}}
+		b, err := report.Marshal(res)
+		if err != nil {
+			t.Fatal(err)
+		}
+		file := filepath.Join("results", strconv.Itoa(n)+".json")
+		if err := os.WriteFile(filepath.Join(dir, file), b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		m.Runs = append(m.Runs, Run{Target: target, Workload: wl, Point: []KV{{Key: "pg.version", Value: version}}, Round: round, File: file})
+	}
+	for _, v := range []string{"13", "16", "18"} {
+		pt := []KV{{Key: "pg.version", Value: v}}
+		for round := 1; round <= 4; round++ {
+			jitter := float64(round%2*2 - 1) // -1, +1: rounds interleave
+			tput := map[string]float64{"13": 1000, "16": 1000, "18": 1200}[v] + 10*jitter
+			p50 := map[string]float64{"13": 100, "16": 100, "18": 69}[v] + jitter
+			write("ycsb", "workloada", v, round, tput, 50)
+			m.Runs = append(m.Runs, Run{Target: "ycsb", Workload: "deepest", Point: pt, Round: round,
+				NotApplicable: "workload deepest runs on deepest-path, deepest-subscript only"})
+			for _, tg := range []string{"deepest-path", "deepest-subscript"} {
+				m.Runs = append(m.Runs, Run{Target: tg, Workload: "workloada", Point: pt, Round: round,
+					NotApplicable: "workload workloada runs on ycsb only"})
+			}
+			write("deepest-path", "deepest", v, round, 900, p50)
+			if v == "13" {
+				if round == 1 { // a point the target cannot run is a run of no workload
+					m.Runs = append(m.Runs, Run{Target: "deepest-subscript", Point: pt,
+						NotApplicable: "load: pg.pathop=subscript (jsonb subscripting needs PostgreSQL 14) is not supported by PostgreSQL 13.23"})
+				}
+			} else {
+				write("deepest-subscript", "deepest", v, round, 900, 80+jitter)
+			}
+		}
+	}
+	mb, _ := json.Marshal(m)
+	if err := os.WriteFile(filepath.Join(dir, "runs.json"), mb, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
+// TestVersionChangesOpenTheFirstScreen: a study sweeping pg.version opens
+// with a line per pair of adjacent versions, the newest first, each
+// charted figure's change with the U test's verdict; a version that cannot
+// run a figure says why. The workloads a target does not run by the
+// study's design are not skips: no line, table or note says so.
+func TestVersionChangesOpenTheFirstScreen(t *testing.T) {
+	dir := versionsDir(t)
+	d, err := Read(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := d.FirstScreen()
+	want := []string{
+		"PostgreSQL 18 vs 16: workloada throughput +20.0% (significant, p=0.029); " +
+			"deepest READ p50 on deepest-path -31.0% (significant, p=0.029); " +
+			"deepest READ p50 on deepest-subscript 0 (not significant, p=1.000)",
+		"PostgreSQL 16 vs 13: workloada throughput 0 (not significant, p=1.000); " +
+			"deepest READ p50 on deepest-path 0 (not significant, p=1.000); " +
+			"deepest READ p50 on deepest-subscript: none on 13 (skipped, load: pg.pathop=subscript (jsonb subscripting needs PostgreSQL 14) is not supported by PostgreSQL 13.23)",
+	}
+	if len(got) < 2 || strings.Join(got[:2], "\n") != strings.Join(want, "\n") {
+		t.Errorf("first screen:\n%s\nwant it to open with:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	if err := WriteOutputs(dir); err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{"summary.txt", "summary.md", "report.html"} {
+		b, err := os.ReadFile(filepath.Join(dir, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		s := html.UnescapeString(string(b))
+		if name != "report.html" && !strings.Contains(s, want[0]) {
+			t.Errorf("%s does not open with the version changes:\n%s", name, s)
+		}
+		if strings.Contains(s, "runs on") {
+			t.Errorf("%s says a workload the study leaves out by design was skipped:\n%s", name, s)
+		}
+		if !strings.Contains(s, "jsonb subscripting needs PostgreSQL 14") {
+			t.Errorf("%s lacks the real skip with its reason:\n%s", name, s)
+		}
+	}
+}
+
+// TestVersionChangesOneRound: one round each, the test cannot judge: the
+// line says so once, and the versions compare as numbers (9.6 before 10).
+func TestVersionChangesOneRound(t *testing.T) {
+	d := &Data{File: &File{Name: "v", Rounds: 1, Workloads: []WorkloadSpec{{Name: "workloada", Workload: "workloada"}}},
+		Manifest: &Manifest{Runs: []Run{{Target: "pg", Workload: "workloada"}, {Target: "old", Workload: "workloada"}}},
+		points:   map[string][]KV{}, values: map[seriesKey][]float64{}}
+	for v, tput := range map[string]float64{"9.6": 800, "10": 1000, "18": 1040} {
+		pt := []KV{{Key: "pg.version", Value: v}}
+		d.points[pointID(pt)] = pt
+		d.values[seriesKey{"pg", "workloada", pointID(pt), "ALL", "throughput"}] = []float64{tput}
+		d.Rows = append(d.Rows, report.Row{Target: "pg", Workload: "workloada", Point: pt, Op: "ALL", Metric: "throughput", Median: tput, N: 1})
+	}
+	// A second target that only 9.6 runs: the line says why the others
+	// have no figure of it.
+	pt := []KV{{Key: "pg.version", Value: "9.6"}}
+	d.values[seriesKey{"old", "workloada", pointID(pt), "ALL", "throughput"}] = []float64{500}
+	d.Rows = append(d.Rows, report.Row{Target: "old", Workload: "workloada", Point: pt, Op: "ALL", Metric: "throughput", Median: 500, N: 1})
+	d.Manifest.Runs = append(d.Manifest.Runs, Run{Target: "old", Point: []KV{{Key: "pg.version", Value: "10"}}, NotApplicable: "gone in 10"})
+	got := strings.Join(d.VersionChanges(), "\n")
+	want := "PostgreSQL 18 vs 10 (one round each: cannot tell beyond the noise): workloada throughput on pg +4.0%\n" +
+		"PostgreSQL 10 vs 9.6 (one round each: cannot tell beyond the noise): workloada throughput on pg +25.0%; " +
+		"workloada throughput on old: none on 10 (skipped, gone in 10)"
+	if got != want {
+		t.Errorf("version changes:\n%s\nwant:\n%s", got, want)
 	}
 }

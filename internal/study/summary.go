@@ -261,7 +261,7 @@ func (d *Data) Report() *report.StudyReport {
 			sr.Notes = appendOnce(sr.Notes, fmt.Sprintf("%s %s at %s, round %d: INCOMPLETE run (%s), left out of every figure",
 				run.Target, run.Workload, pointID(run.Point), run.Round, why))
 		}
-		if run.NotApplicable != "" {
+		if run.NotApplicable != "" && !d.designedOut(run.Target, run.Workload) {
 			sr.Notes = appendOnce(sr.Notes, fmt.Sprintf("%s at %s: not applicable: %s", run.Target, pointID(run.Point), run.NotApplicable))
 		}
 		if run.Error != "" {
@@ -304,7 +304,7 @@ func (d *Data) Report() *report.StudyReport {
 	sr.Audit = d.audit()
 	sr.Findings = d.Findings()
 	sr.PlanChecks = d.PlanChecks()
-	sr.Headlines = append(d.Comparisons(), d.CapacityLines()...)
+	sr.Headlines = append(append(d.VersionChanges(), d.Comparisons()...), d.CapacityLines()...)
 	sr.Caveats = d.Caveats()
 	return sr
 }
@@ -381,7 +381,14 @@ func (d *Data) chart(c ChartSpec) (report.Chart, string) {
 		x, _ := strconv.ParseFloat(xl, 64)
 		s.Points = append(s.Points, report.ChartPoint{X: x, XLabel: xl, Y: r.Median, Min: r.Min, Max: r.Max, CILo: r.CILo, CIHi: r.CIHi})
 	}
-	ch.Missing = d.missingTargets(c, metricName, op)
+	for _, m := range d.missingTargets(c, metricName, op) {
+		// A target the chart's workload leaves out by the study's design
+		// is not missing from it.
+		name, _, _ := strings.Cut(m, " is not drawn: ")
+		if c.Workload == "" || !d.designedOut(name, c.Workload) {
+			ch.Missing = append(ch.Missing, m)
+		}
+	}
 	note := ""
 	if len(names) == 0 {
 		note = fmt.Sprintf("chart %q: the results have no figure %s", ch.Title, c.Y)
