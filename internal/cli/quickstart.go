@@ -20,6 +20,7 @@ import (
 	"golang.org/x/term"
 
 	"github.com/docbench/docbench/internal/document"
+	"github.com/docbench/docbench/internal/engine"
 	"github.com/docbench/docbench/internal/report"
 	"github.com/docbench/docbench/internal/study"
 	"github.com/docbench/docbench/internal/workload"
@@ -174,7 +175,7 @@ func quickProps(st *study.File, cmd *cobra.Command, f *quickFlags) error {
 			}
 			p.Set(k, v, src)
 		}
-		if err := (executor{}).Validate(p); err != nil {
+		if err := engine.Validate(p); err != nil {
 			return err
 		}
 	}
@@ -252,7 +253,7 @@ func (a *app) quickstart(ctx context.Context, cmd *cobra.Command, f *quickFlags)
 		quick, st.Properties["recordcount"], strings.Join(names, ", "), st.Duration.D(), st.Warmup.D(), st.Threads, shortSearch(st), f.out)
 	progress := newStatusWriter(a.stderr)
 	qa := &app{stdout: a.stdout, stderr: progress}
-	m, runErr := study.Conduct(ctx, st, executor{qa}, study.RunOptions{Out: f.out, Quick: f.quick, ExtraTargets: f.targets, Log: progress})
+	m, runErr := study.Conduct(ctx, st, study.RunOptions{Out: f.out, Quick: f.quick, ExtraTargets: f.targets, Log: progress, Engine: qa.engine()})
 	progress.Done()
 	if m == nil {
 		return &ExitError{Code: 2, Err: runErr}

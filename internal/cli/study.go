@@ -13,96 +13,12 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/docbench/docbench/internal/db"
-	"github.com/docbench/docbench/internal/document"
-	"github.com/docbench/docbench/internal/engine"
 	"github.com/docbench/docbench/internal/report"
-	"github.com/docbench/docbench/internal/runner"
 	"github.com/docbench/docbench/internal/study"
-	"github.com/docbench/docbench/internal/workload"
 )
 
 // quickUsage is the one description of --quick (study and quickstart).
 const quickUsage = "a smoke run that checks the study works, not figures to quote: one round, 2 s runs, at most the first and last value of each sweep, the study's quick properties (docs/studies.md)"
-
-// executor runs a study's phases through the same path as load and run.
-type executor struct{ a *app }
-
-var (
-	_ study.Executor         = executor{}
-	_ study.CapacityExecutor = executor{}
-)
-
-func (e executor) Validate(props *workload.Properties) error {
-	cfg, err := config(props)
-	if err != nil {
-		return err
-	}
-	_, _, err = buildDocOps(cfg, 1)
-	return err
-}
-
-func (e executor) Open(ctx context.Context, target string, props *workload.Properties) (db.Store, error) {
-	cfg, err := config(props)
-	if err != nil {
-		return nil, err
-	}
-	return e.a.open(ctx, target, cfg, false)
-}
-
-// DocBytes is the mean size of the documents props generate (64 of them,
-// spread over the key space), for the study's disk estimate.
-func (e executor) DocBytes(props map[string]string) (float64, error) {
-	p := workload.NewProperties()
-	for k, v := range props {
-		p.Set(k, v, "study")
-	}
-	cfg, err := config(p)
-	if err != nil {
-		return 0, err
-	}
-	_, docOps, err := buildDocOps(cfg, 1)
-	if err != nil {
-		return 0, err
-	}
-	const n = 64
-	r := document.NewRand()
-	var buf, key []byte
-	total := 0
-	for i := range int64(n) {
-		k := i * max(cfg.RecordCount/n, 1)
-		key = workload.AppendKey(key[:0], k, false, 0)
-		buf = docOps.Shape.AppendDoc(buf[:0], key, k, r)
-		total += len(buf)
-	}
-	return float64(total) / n, nil
-}
-
-func (e executor) Phase(ctx context.Context, store db.Store, target string, files []string, props *workload.Properties,
-	phase runner.Phase, warmup time.Duration) (*report.Result, error) {
-	p := &engine.Phase{Kind: phase, Target: target, Files: files, Props: props, Quiet: true, Recreate: phase == runner.Load, By: "docbench study",
-		Opts: runner.Options{Phase: phase, Seed: 1, Warmup: warmup}}
-	pr, err := engine.Prepare(p)
-	if err != nil {
-		return nil, err
-	}
-	return e.a.engine().Run(ctx, store, p, pr)
-}
-
-// Capacity runs a study's capacity search on an opened store, as
-// `docbench capacity` does, quietly but for its progress lines.
-func (e executor) Capacity(ctx context.Context, store db.Store, target string, files []string, props *workload.Properties,
-	run study.CapacityRun) (*report.Result, error) {
-	props.Set("operationcount", "0", "capacity")
-	s := &engine.Search{Config: run.Config, MaxTime: run.MaxTime, Trial: run.Trial,
-		Phase: &engine.Phase{Kind: runner.Run, Target: target, Files: files, Props: props, Encode: true, Quiet: true,
-			Opts: runner.Options{Phase: runner.Run, Seed: 1, Warmup: run.Warmup, MaxErrorShare: -1}}}
-	pr, err := engine.Prepare(s.Phase)
-	if err != nil {
-		return nil, err
-	}
-	return e.a.engine().CapacityOn(ctx, store, s, pr)
-}
 
 func (a *app) studyCommand() *cobra.Command {
 	var out, scale string
@@ -154,14 +70,14 @@ opt-in target the study declares (with: section), such as --with mariadb or
 			if err := checkOutDir(out, force); err != nil {
 				return err
 			}
-			opts := study.RunOptions{Out: out, Quick: quick, Keep: keep, ExtraTargets: targets, With: withURLs, Log: a.stderr}
-			if err := study.Validate(f, executor{a}, opts); err != nil {
+			opts := study.RunOptions{Out: out, Quick: quick, Keep: keep, ExtraTargets: targets, With: withURLs, Log: a.stderr, Engine: a.engine()}
+			if err := study.Validate(f, opts); err != nil {
 				return &ExitError{Code: exitUsage, Err: err}
 			}
 			if err := a.preflight(cmd.Context(), f, reach); err != nil {
 				return err
 			}
-			if err := study.CheckTables(cmd.Context(), f, executor{a}, opts); err != nil {
+			if err := study.CheckTables(cmd.Context(), f, opts); err != nil {
 				return notOurs(err)
 			}
 			return prof.profiled(func() error { return a.runStudy(cmd.Context(), f, opts) })
@@ -185,7 +101,7 @@ func (a *app) runStudy(ctx context.Context, f *study.File, opts study.RunOptions
 	if f.ScaleName != "" {
 		fmt.Fprintf(a.stderr, "scale %s: %s\n", f.ScaleName, f.Scale[f.ScaleName].Says)
 	}
-	m, err := study.Conduct(ctx, f, executor{a}, opts)
+	m, err := study.Conduct(ctx, f, opts)
 	if m == nil && err != nil {
 		return &ExitError{Code: 2, Err: err} // the study's properties: nothing ran
 	}

@@ -397,3 +397,43 @@ func shardResult(res *report.Result, out *runner.Outcome, s Shard, wl *workload.
 	res.Shard = info
 	report.EncodeSeries(res, out)
 }
+
+// Validate checks a phase's properties — the workload, its documents and
+// operations — without a target.
+func Validate(props *workload.Properties) error {
+	cfg, err := Config(props)
+	if err != nil {
+		return err
+	}
+	_, _, err = Build(cfg, 1)
+	return err
+}
+
+// DocBytes is the mean size, in bytes of JSON, of the documents props
+// generate (64 of them, spread over the key space): a study's disk
+// estimate.
+func DocBytes(props map[string]string) (float64, error) {
+	p := workload.NewProperties()
+	for k, v := range props {
+		p.Set(k, v, "study")
+	}
+	cfg, err := Config(p)
+	if err != nil {
+		return 0, err
+	}
+	_, docOps, err := Build(cfg, 1)
+	if err != nil {
+		return 0, err
+	}
+	const n = 64
+	r := document.NewRand()
+	var buf, key []byte
+	total := 0
+	for i := range int64(n) {
+		k := i * max(cfg.RecordCount/n, 1)
+		key = workload.AppendKey(key[:0], k, false, 0)
+		buf = docOps.Shape.AppendDoc(buf[:0], key, k, r)
+		total += len(buf)
+	}
+	return float64(total) / n, nil
+}

@@ -12,10 +12,9 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/docbench/docbench/internal/capacity"
-	"github.com/docbench/docbench/internal/db"
 	"github.com/docbench/docbench/internal/engine"
 	"github.com/docbench/docbench/internal/report"
-	"github.com/docbench/docbench/internal/workload"
+	"github.com/docbench/docbench/internal/runner"
 )
 
 // CapacitySpec asks a study for each target's sustainable rate at an SLO
@@ -52,12 +51,6 @@ type CapacityRun struct {
 	Trial   time.Duration
 	Warmup  time.Duration
 	MaxTime time.Duration
-}
-
-// CapacityExecutor is an Executor that can also run capacity searches
-// (the CLI's); a study with capacity: needs one.
-type CapacityExecutor interface {
-	Capacity(ctx context.Context, store db.Store, target string, files []string, props *workload.Properties, run CapacityRun) (*report.Result, error)
 }
 
 // capacityKeys are the keys of a study's capacity: mapping.
@@ -166,12 +159,6 @@ func (g *group) runCapacity(ctx context.Context, round int, pt []KV, i int) erro
 		return nil
 	}
 	run := Run{Target: t.Name, Workload: w.Name, Point: pt, Round: round, Capacity: true}
-	ex, ok := g.ex.(CapacityExecutor)
-	if !ok {
-		run.Error = "this executor cannot search capacity"
-		g.m.Runs = append(g.m.Runs, run)
-		return g.save()
-	}
 	props, files, err := f.runProps(t, w, pt, f.Source)
 	if err != nil {
 		return err
@@ -181,7 +168,15 @@ func (g *group) runCapacity(ctx context.Context, round int, pt []KV, i int) erro
 		return err
 	}
 	g.logf("%s %s %s round %d: capacity at %s", t.Name, w.Name, pointID(pt), round, f.Capacity.SLO)
-	res, err := ex.Capacity(ctx, g.store, t.Target, files, props, cr)
+	props.Set("operationcount", "0", "capacity") // every trial runs for its length
+	search := &engine.Search{Config: cr.Config, MaxTime: cr.MaxTime, Trial: cr.Trial,
+		Phase: &engine.Phase{Kind: runner.Run, Target: t.Target, Files: files, Props: props, Encode: true, Quiet: true,
+			Opts: runner.Options{Phase: runner.Run, Seed: 1, Warmup: cr.Warmup, MaxErrorShare: -1}}}
+	var res *report.Result
+	pr, err := engine.Prepare(search.Phase)
+	if err == nil {
+		res, err = g.eng.CapacityOn(ctx, g.store, search, pr)
+	}
 	if res != nil {
 		run.File = filepath.Join("results", unsafeChars.ReplaceAllString(t.Name, "_"), pointID(pt), fmt.Sprintf("%s-capacity-r%d.json", w.Name, round))
 		if werr := writeResult(g.opts, run.File, res); werr != nil {

@@ -11,14 +11,8 @@ import (
 	"time"
 
 	"github.com/docbench/docbench/internal/db"
+	"github.com/docbench/docbench/internal/engine"
 )
-
-// DocSizer is an Executor that can tell the mean size of the documents a
-// phase's properties generate, in bytes of JSON; Conduct then estimates
-// the disk and time a study needs before it starts.
-type DocSizer interface {
-	DocBytes(props map[string]string) (float64, error)
-}
 
 // Rules of the estimate, stated with it: a target's data takes storeFactor
 // times its documents' JSON (table, TOAST, indexes), a PostgreSQL server
@@ -48,12 +42,11 @@ type estimate struct {
 	searchMax time.Duration
 }
 
-// estimate computes the study's needs; it is nil when the executor cannot
-// size documents.
+// estimate computes the study's needs.
 func (r *studyRun) estimate() (*estimate, error) {
-	sizer, ok := r.ex.(DocSizer)
-	if !ok {
-		return nil, nil
+	docBytes := engine.DocBytes
+	if r.opts.docBytes != nil {
+		docBytes = r.opts.docBytes
 	}
 	f := r.f
 	e := &estimate{need: map[string]int64{}, what: map[string][]string{}}
@@ -71,7 +64,7 @@ func (r *studyRun) estimate() (*estimate, error) {
 			if err != nil {
 				return nil, err
 			}
-			size, err := sizer.DocBytes(p.Map())
+			size, err := docBytes(p.Map())
 			if err != nil {
 				return nil, err
 			}

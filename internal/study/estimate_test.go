@@ -8,11 +8,12 @@ import (
 	"testing"
 )
 
-// sizedExecutor is sqlExecutor that also tells a document's size (what
-// the CLI's executor measures on generated documents).
-type sizedExecutor struct{ sqlExecutor }
-
-func (sizedExecutor) DocBytes(map[string]string) (float64, error) { return 1000, nil }
+// sized is opts with every document taken as 1000 bytes of JSON, for the
+// estimate's arithmetic.
+func sized(opts RunOptions) RunOptions {
+	opts.docBytes = func(map[string]string) (float64, error) { return 1000, nil }
+	return opts
+}
 
 const scaledStudy = `name: scaled
 targets:
@@ -48,7 +49,7 @@ func TestScaleRefusedWhenTheDiskCannotHoldIt(t *testing.T) {
 	}
 	out := filepath.Join(t.TempDir(), "out")
 	var log strings.Builder
-	m, err := Conduct(context.Background(), f, &sizedExecutor{}, RunOptions{Out: out, Log: &log})
+	m, err := Conduct(context.Background(), f, sized(RunOptions{Out: out, Log: &log}))
 	if err == nil || m != nil {
 		t.Fatalf("ran (manifest %v, err %v)", m, err)
 	}
@@ -73,7 +74,7 @@ func TestScaleRefusedWhenTheDiskCannotHoldIt(t *testing.T) {
 		t.Fatal(err)
 	}
 	log.Reset()
-	if _, err := Conduct(context.Background(), f, &sizedExecutor{}, RunOptions{Out: out, Log: &log}); err == nil {
+	if _, err := Conduct(context.Background(), f, sized(RunOptions{Out: out, Log: &log})); err == nil {
 		t.Fatal("ran")
 	}
 	if !strings.Contains(log.String(), "2 runs of") || !strings.Contains(log.String(), " and 2 capacity searches counted at their bound of 7m0s") {
@@ -121,7 +122,7 @@ func TestEstimateLoadTime(t *testing.T) {
 		t.Fatal(err)
 	}
 	f.Properties["recordcount"] = "1200000"
-	r, err := prepare(f, &sizedExecutor{}, RunOptions{Out: filepath.Join(t.TempDir(), "out")})
+	r, err := prepare(f, sized(RunOptions{Out: filepath.Join(t.TempDir(), "out")}))
 	if err != nil {
 		t.Fatal(err)
 	}

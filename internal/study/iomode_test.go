@@ -39,8 +39,8 @@ duration: 200ms
 	}
 	dir := t.TempDir()
 	var log strings.Builder
-	ex := &sqlExecutor{}
-	m, err := Conduct(context.Background(), f, ex, RunOptions{Out: dir, Log: &log})
+	opens := 0
+	m, err := Conduct(context.Background(), f, counting(RunOptions{Out: dir, Log: &log}, &opens))
 	if err != nil {
 		t.Fatalf("%v\n%s", err, log.String())
 	}
@@ -68,7 +68,7 @@ duration: 200ms
 			t.Errorf("threads=%s ran %q, want %q", threads, res.Environment.IOMode, want[threads])
 		}
 	}
-	if runs != 3 || ex.opens != 1 {
-		t.Errorf("%d runs on %d opens of the target, want 3 on one", runs, ex.opens)
+	if runs != 3 || opens != 1 {
+		t.Errorf("%d runs on %d opens of the target, want 3 on one", runs, opens)
 	}
 }

@@ -15,24 +15,11 @@ import (
 	"time"
 
 	"github.com/docbench/docbench/internal/db"
+	"github.com/docbench/docbench/internal/engine"
 	"github.com/docbench/docbench/internal/report"
 	"github.com/docbench/docbench/internal/runner"
 	"github.com/docbench/docbench/internal/workload"
 )
-
-// Executor opens targets and runs phases; the CLI provides it, so that a
-// study runs exactly what `docbench load` and `docbench run` run.
-type Executor interface {
-	// Validate checks a phase's properties (workload, documents, operations)
-	// without a database.
-	Validate(props *workload.Properties) error
-	// Open opens target for the validated properties.
-	Open(ctx context.Context, target string, props *workload.Properties) (db.Store, error)
-	// Phase runs one phase on an opened store and returns its result (also
-	// when it failed after measuring began).
-	Phase(ctx context.Context, store db.Store, target string, files []string, props *workload.Properties,
-		phase runner.Phase, warmup time.Duration) (*report.Result, error)
-}
 
 // RunOptions control a study run.
 type RunOptions struct {
@@ -46,9 +33,16 @@ type RunOptions struct {
 	// Keep keeps the study's tables on its targets; by default each is
 	// dropped when the study is done with it.
 	Keep bool
+	// Engine runs the phases and searches (nil: a silent one): its Stderr
+	// takes a search's trial lines.
+	Engine *engine.Engine
 	// dropCaches replaces dropCaches in tests (which must not drop the
-	// page cache of a shared machine).
+	// page cache of a shared machine); opened is told of each target
+	// about to be opened; docBytes replaces engine.DocBytes (a size fixed for the
+	// estimate's arithmetic).
 	dropCaches func() string
+	opened     func(target string)
+	docBytes   func(props map[string]string) (float64, error)
 }
 
 // Run is one entry of runs.json: a phase run and where its result is.
@@ -365,8 +359,8 @@ func pointID(point []KV) string {
 // Conduct runs the study into opts.Out and writes its statistics and
 // report. A point a target cannot run is recorded as not applicable and the
 // rest goes on; cancellation stops at once with what was measured kept.
-func Conduct(ctx context.Context, f *File, ex Executor, opts RunOptions) (*Manifest, error) {
-	r, err := prepare(f, ex, opts)
+func Conduct(ctx context.Context, f *File, opts RunOptions) (*Manifest, error) {
+	r, err := prepare(f, opts)
 	if err != nil {
 		return nil, err // before the study directory exists: nothing left behind
 	}
@@ -412,8 +406,8 @@ func Conduct(ctx context.Context, f *File, ex Executor, opts RunOptions) (*Manif
 
 // Validate checks every phase the study would run (with opts's targets and
 // quick mode), touching nothing: Conduct does it too, first.
-func Validate(f *File, ex Executor, opts RunOptions) error {
-	_, err := prepare(f, ex, opts)
+func Validate(f *File, opts RunOptions) error {
+	_, err := prepare(f, opts)
 	return err
 }
 
@@ -422,8 +416,8 @@ func Validate(f *File, ex Executor, opts RunOptions) error {
 // load would stop there. Managed servers and database files are left to
 // the run (opening a file would create it). A target that does not open is
 // left to the run too, which says why.
-func CheckTables(ctx context.Context, f *File, ex Executor, opts RunOptions) error {
-	r, err := prepare(f, ex, opts)
+func CheckTables(ctx context.Context, f *File, opts RunOptions) error {
+	r, err := prepare(f, opts)
 	if err != nil {
 		return err
 	}
@@ -435,7 +429,7 @@ func CheckTables(ctx context.Context, f *File, ex Executor, opts RunOptions) err
 		if err != nil {
 			return err
 		}
-		st, err := ex.Open(ctx, t.Target, p)
+		st, err := r.open(ctx, t.Target, p)
 		if err != nil {
 			continue
 		}
@@ -453,22 +447,37 @@ func CheckTables(ctx context.Context, f *File, ex Executor, opts RunOptions) err
 }
 
 // prepare applies quick mode, settles the targets and validates.
-func prepare(f *File, ex Executor, opts RunOptions) (*studyRun, error) {
+func prepare(f *File, opts RunOptions) (*studyRun, error) {
 	if opts.Quick {
 		f.ApplyQuick()
 	}
-	r := &studyRun{f: f, ex: ex, opts: opts}
+	if opts.Engine == nil {
+		opts.Engine = &engine.Engine{}
+	}
+	r := &studyRun{f: f, eng: opts.Engine, opts: opts}
 	if err := r.begin(); err != nil {
 		return nil, err
 	}
 	return r, r.validate()
 }
 
+// open opens target for validated properties.
+func (r *studyRun) open(ctx context.Context, target string, props *workload.Properties) (db.Store, error) {
+	cfg, err := engine.Config(props)
+	if err != nil {
+		return nil, err
+	}
+	if r.opts.opened != nil {
+		r.opts.opened(target)
+	}
+	return r.eng.Open(ctx, target, cfg, false)
+}
+
 // studyRun is a study being executed: what it runs, its manifest and its
 // progress.
 type studyRun struct {
 	f       *File
-	ex      Executor
+	eng     *engine.Engine
 	opts    RunOptions
 	targets []TargetSpec
 	sweep   [][]KV // the points of the sweep, in order
@@ -541,7 +550,7 @@ func (r *studyRun) validate() error {
 				}
 				p, _, err := f.runProps(t, &f.Workloads[i], pt, f.Source)
 				if err == nil {
-					err = r.ex.Validate(p)
+					err = engine.Validate(p)
 				}
 				if err != nil {
 					for _, line := range strings.Split(err.Error(), "\n") {
@@ -626,6 +635,19 @@ type group struct {
 	loadRound int    // the round of the last load
 }
 
+// phase runs one phase on the group's store, quietly, through the engine
+// `docbench load` and `run` use.
+func (g *group) phase(ctx context.Context, target string, files []string, props *workload.Properties,
+	kind runner.Phase, warmup time.Duration) (*report.Result, error) {
+	p := &engine.Phase{Kind: kind, Target: target, Files: files, Props: props, Quiet: true, Recreate: kind == runner.Load,
+		By: "docbench study", Opts: runner.Options{Phase: kind, Seed: 1, Warmup: warmup}}
+	pr, err := engine.Prepare(p)
+	if err != nil {
+		return nil, err
+	}
+	return g.eng.Run(ctx, g.store, p, pr)
+}
+
 // runGroup loads one data set on one target and runs every round of its
 // points. Errors a target cannot help (unsupported options, a server that
 // will not start) make the points not applicable; only output errors return.
@@ -637,7 +659,7 @@ func (r *studyRun) runGroup(ctx context.Context, t TargetSpec, points [][]KV) er
 		return err
 	}
 	g.loadProps = loadProps
-	g.store, err = r.ex.Open(ctx, t.Target, loadProps)
+	g.store, err = r.open(ctx, t.Target, loadProps)
 	if err != nil {
 		return skipped(g.notApplicable(oneLine(err)))
 	}
@@ -701,7 +723,7 @@ func (g *group) notApplicable(reason string) error {
 // not applicable (errSkip); an interrupted one is recorded as it is.
 func (g *group) load(ctx context.Context, round int) error {
 	g.logf("%s %s: loading", g.t.Name, pointID(g.points[0]))
-	res, err := g.ex.Phase(ctx, g.store, g.t.Target, []string{g.f.Workloads[0].Workload}, g.loadProps, runner.Load, 0)
+	res, err := g.phase(ctx, g.t.Target, []string{g.f.Workloads[0].Workload}, g.loadProps, runner.Load, 0)
 	run := Run{Target: g.t.Name, Workload: loadWorkload, Point: g.points[0], Round: round}
 	// A round's load figures are its first load's. A reload within the
 	// round (after a workload that inserted) only restores the data: it is
@@ -803,7 +825,7 @@ func (g *group) coldRestart(ctx context.Context, round int) error {
 		g.logf("%s", note)
 	}
 	var err error
-	if g.store, err = g.ex.Open(ctx, g.t.Target, g.loadProps); err != nil {
+	if g.store, err = g.open(ctx, g.t.Target, g.loadProps); err != nil {
 		return g.notApplicable("reopening for a cold round: " + oneLine(err))
 	}
 	if g.throwaway {
@@ -834,7 +856,7 @@ func (g *group) runWorkload(ctx context.Context, round int, pt []KV, i int) erro
 	g.inserted = g.inserted || g.inserting[i]
 	g.done++
 	g.logf("[%d/%d %s] %s %s %s round %d", g.done, g.total, eta(g.started, g.done, g.total), t.Name, w.Name, pointID(pt), round)
-	res, err := g.ex.Phase(ctx, g.store, t.Target, files, props, runner.Run, f.Warmup.D())
+	res, err := g.phase(ctx, t.Target, files, props, runner.Run, f.Warmup.D())
 	run := Run{Target: t.Name, Workload: w.Name, Point: pt, Round: round}
 	if res != nil {
 		report.CheckThresholds(res, f.ThresholdsFor(t, *w))

@@ -6,79 +6,14 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
-	"github.com/docbench/docbench/internal/db"
 	_ "github.com/docbench/docbench/internal/db/all"
-	"github.com/docbench/docbench/internal/document"
-	"github.com/docbench/docbench/internal/report"
-	"github.com/docbench/docbench/internal/runner"
-	"github.com/docbench/docbench/internal/workload"
 )
 
-// sqlExecutor runs a study's phases on real targets through the runner,
-// as the CLI's executor does without its printing; it counts the opens.
-type sqlExecutor struct{ opens int }
-
-func (e *sqlExecutor) config(p *workload.Properties) (*workload.Config, error) {
-	keys, prefixes := db.Known()
-	return workload.ParseConfig(p, workload.Known{Keys: append(keys, document.Keys()...), Prefixes: prefixes})
-}
-
-func (e *sqlExecutor) Validate(p *workload.Properties) error {
-	_, err := e.config(p)
-	return err
-}
-
-func (e *sqlExecutor) Open(ctx context.Context, target string, p *workload.Properties) (db.Store, error) {
-	cfg, err := e.config(p)
-	if err != nil {
-		return nil, err
-	}
-	e.opens++
-	return db.Open(ctx, db.OpenRequest{Target: target, Props: cfg.Props})
-}
-
-func (e *sqlExecutor) Phase(ctx context.Context, store db.Store, target string, files []string, p *workload.Properties,
-	phase runner.Phase, warmup time.Duration) (*report.Result, error) {
-	cfg, err := e.config(p)
-	if err != nil {
-		return nil, err
-	}
-	wl, err := workload.New(cfg, 1)
-	if err != nil {
-		return nil, err
-	}
-	spec, err := document.ParseSpec(cfg.Props, wl.FieldLengths(), cfg.FieldCount, cfg.FieldNamePrefix)
-	if err != nil {
-		return nil, err
-	}
-	shape, err := document.New(spec, 1)
-	if err != nil {
-		return nil, err
-	}
-	docOps, err := runner.NewDocOps(wl, shape, 1)
-	if err != nil {
-		return nil, err
-	}
-	if phase == runner.Load {
-		if err := store.Setup(ctx, docOps.Schema(), true); err != nil {
-			return nil, err
-		}
-	}
-	info, err := store.Info(ctx)
-	if err != nil {
-		return nil, err
-	}
-	out, err := runner.Execute(ctx, store, wl, docOps, runner.Options{Phase: phase, Threads: int(cfg.ThreadCount),
-		Duration: cfg.MaxExecutionTime, Warmup: warmup, Seed: 1})
-	if out == nil {
-		return nil, err
-	}
-	res := report.Build(out, info, target)
-	res.Environment.IOMode = out.IOMode
-	res.Workload = report.Workload{Files: files, Properties: p.Map()}
-	return res, err
+// counting is opts with each target about to be opened counted in opens.
+func counting(opts RunOptions, opens *int) RunOptions {
+	opts.opened = func(string) { *opens++ }
+	return opts
 }
 
 // A cold study reopens the target every round; a workload that inserts
@@ -101,11 +36,11 @@ duration: 200ms
 	if err != nil {
 		t.Fatal(err)
 	}
-	ex := &sqlExecutor{}
+	opens := 0
 	var log strings.Builder
 	drops := 0
-	m, err := Conduct(context.Background(), f, ex, RunOptions{Out: filepath.Join(dir, "out"), Log: &log,
-		dropCaches: func() string { drops++; return "" }})
+	m, err := Conduct(context.Background(), f, counting(RunOptions{Out: filepath.Join(dir, "out"), Log: &log,
+		dropCaches: func() string { drops++; return "" }}, &opens))
 	if err != nil {
 		t.Fatalf("%v\n%s", err, log.String())
 	}
@@ -127,8 +62,8 @@ duration: 200ms
 	if strings.Join(got, "; ") != strings.Join(want, "; ") {
 		t.Errorf("runs:\n got %q\nwant %q", got, want)
 	}
-	if ex.opens != 3 || drops != 1 {
-		t.Errorf("%d opens, %d cache drops; want 3 (lite twice, nowhere) and 1", ex.opens, drops)
+	if opens != 3 || drops != 1 {
+		t.Errorf("%d opens, %d cache drops; want 3 (lite twice, nowhere) and 1", opens, drops)
 	}
 	if m.Planned != 8 || m.Incomplete != "" {
 		t.Errorf("planned %d, incomplete %q", m.Planned, m.Incomplete)
@@ -155,7 +90,7 @@ duration: 100ms
 		t.Fatal(err)
 	}
 	var log strings.Builder
-	m, err := Conduct(context.Background(), f, &sqlExecutor{}, RunOptions{Out: filepath.Join(dir, "out"), Log: &log})
+	m, err := Conduct(context.Background(), f, RunOptions{Out: filepath.Join(dir, "out"), Log: &log})
 	if err != nil {
 		t.Fatalf("%v\n%s", err, log.String())
 	}
