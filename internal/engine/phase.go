@@ -220,7 +220,7 @@ func (e *Engine) Run(ctx context.Context, store db.Store, p *Phase, pr *Prepared
 	if out == nil {
 		return nil, runErr
 	}
-	res := report.Build(out, info, p.Target)
+	res := buildResult(out, info, p.Target)
 	res.Tool = e.Tool
 	res.Environment = report.ReadEnvironment()
 	res.Environment.GoMaxProcs = out.Procs
@@ -240,7 +240,7 @@ func (e *Engine) Run(ctx context.Context, store db.Store, p *Phase, pr *Prepared
 	if p.Shard.Used() {
 		shardResult(res, out, p.Shard, wl)
 	} else if p.Encode {
-		report.EncodeSeries(res, out)
+		encodeSeries(res, out)
 	}
 	if p.Kind == runner.Run {
 		res.Notes = append(res.Notes, docOps.Notes...)
@@ -395,7 +395,7 @@ func shardResult(res *report.Result, out *runner.Outcome, s Shard, wl *workload.
 		info.LoadStart, info.LoadCount = &start, &n
 	}
 	res.Shard = info
-	report.EncodeSeries(res, out)
+	encodeSeries(res, out)
 }
 
 // Validate checks a phase's properties — the workload, its documents and

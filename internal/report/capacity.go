@@ -213,7 +213,7 @@ func NewSegment(h *hdr.Histogram, n int64, secs float64) *Segment {
 }
 
 // TrialOf reads a trial off the result of one run phase whose series
-// carry each second's histograms (EncodeSeries).
+// carry each second's histograms (the engine keeps them).
 func TrialOf(r *Result) Trial {
 	t := Trial{Rate: r.Options.TargetRate, Start: r.Start, DurationS: r.RuntimeMS / 1e3, ScheduledS: r.Options.DurationS, WarmupS: r.Options.WarmupS,
 		Threads: r.Options.Threads, Operations: r.Operations, Errors: r.Errors, ErrorShare: r.ErrorShare,

@@ -3,76 +3,38 @@ package report
 import (
 	"bytes"
 	"encoding/json"
-	"errors"
 	"flag"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
-
-	"github.com/docbench/docbench/internal/db"
-	"github.com/docbench/docbench/internal/measure"
-	"github.com/docbench/docbench/internal/runner"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files")
 
-// outcome builds a phase outcome with known measurements: 1000 READs of
-// 100..1099 µs, 100 UPDATEs of 2 ms and 3 failed ones of 5 ms, over
-// exactly 2 s.
-func outcome(intended bool) *runner.Outcome {
-	names := []string{"READ", "UPDATE", "INSERT", "SCAN", "READ-MODIFY-WRITE"}
-	reg := measure.NewRegistry(names, intended)
-	rec := reg.NewRecorder()
-	for i := range 1000 {
-		d := time.Duration(100+i) * time.Microsecond
-		rec.Record(0, d, d+time.Millisecond, nil)
-	}
-	for range 100 {
-		rec.Record(1, 2*time.Millisecond, 3*time.Millisecond, nil)
-	}
-	for range 3 {
-		rec.Record(1, 5*time.Millisecond, 6*time.Millisecond, errors.New("deadlock detected"))
-	}
-	start := time.Date(2026, 11, 22, 1, 0, 0, 0, time.UTC)
-	o := &runner.Outcome{Phase: runner.Run, Start: start, End: start.Add(2 * time.Second), Names: names,
-		Totals: reg.Totals(), Ops: 1103, Failed: 3, Complete: true, Batch: 1}
-	if intended { // schedule lags of 1..100 µs, 7 operations behind
-		o.ScheduleLag = measure.NewHistogram()
-		for i := range 1103 {
-			_ = o.ScheduleLag.RecordValue(int64(1+i%100) * 1000)
-		}
-		o.Behind = 7
-	}
-	return o
-}
-
-func TestScheduleLag(t *testing.T) {
-	r := result(true)
-	l := r.ScheduleLag
-	if l == nil || l.P50 < 49 || l.P50 > 51 || l.P99 < 98 || l.P99 > 100 || l.Max < 99.9 || l.Behind != 7 {
-		t.Fatalf("schedule lag %+v, want p50 ≈ 50 µs, p99 ≈ 99 µs, max ≈ 100 µs, 7 behind", l)
-	}
-	// READ service p50 is ≈ 600 µs: a 99 µs lag p99 is more than a tenth of it.
-	if len(r.Notes) == 0 || !strings.Contains(r.Notes[len(r.Notes)-1], "schedule lag") {
-		t.Fatalf("no note on a large schedule lag: %q", r.Notes)
-	}
-	if note := lagNote(&ScheduleLag{P99: 20}, r.Ops); note != "" {
-		t.Fatalf("note on a 20 µs lag against 600 µs service: %s", note)
-	}
-	if result(false).ScheduleLag != nil {
-		t.Fatal("a closed-loop result has a schedule lag")
-	}
-}
-
+// result is the result of a run of known measurements (the engine's
+// TestResultFixtures builds it and keeps testdata/result-*.json in step):
+// 1000 READs of 100..1099 µs, 100 UPDATEs of 2 ms and 3 failed ones of
+// 5 ms over exactly 2 s; intended, under a target rate, with schedule lags
+// of 1..100 µs.
 func result(intended bool) *Result {
-	r := Build(outcome(intended), db.Info{Backend: "postgres", Version: "18.6"}, "postgres://u:secret@h/db")
+	name := "result-closed.json"
+	if intended {
+		name = "result-intended.json"
+	}
+	b, err := os.ReadFile(filepath.Join("testdata", name))
+	if err != nil {
+		panic(err)
+	}
+	var r Result
+	if err := json.Unmarshal(b, &r); err != nil {
+		panic(err)
+	}
 	r.Options = PhaseOptions{Threads: 4, Seed: 1}
 	if intended {
 		r.Options.TargetRate = 1000
 	}
-	return r
+	return &r
 }
 
 func golden(t *testing.T, name string, got []byte) {
@@ -89,30 +51,6 @@ func golden(t *testing.T, name string, got []byte) {
 	}
 	if !bytes.Equal(got, want) {
 		t.Errorf("%s differs from the golden file:\n--- got\n%s\n--- want\n%s", name, got, want)
-	}
-}
-
-func TestBuild(t *testing.T) {
-	r := result(false)
-	if r.Target.Target != "postgres://u:***@h/db" {
-		t.Errorf("password not redacted: %s", r.Target.Target)
-	}
-	if r.Throughput != 550 || r.RuntimeMS != 2000 || r.Errors != 3 || r.Ops[1].Throughput != 50 {
-		t.Errorf("throughput %v runtime %v", r.Throughput, r.RuntimeMS)
-	}
-	if len(r.Ops) != 2 || r.Ops[0].Name != "READ" || r.Ops[1].Count != 103 || r.Ops[1].Errors != 3 {
-		t.Fatalf("ops %+v", r.Ops)
-	}
-	read := r.Ops[0].Service
-	// HdrHistogram with 3 significant digits: within 0.1%.
-	if read.P50 < 599 || read.P50 > 600.6 || read.Min < 99.9 || read.Min > 100 || read.Max < 1098.9 || read.Max > 1100.1 {
-		t.Errorf("READ summary %+v", read)
-	}
-	if read.Histogram == "" {
-		t.Error("histogram not encoded")
-	}
-	if r.Ops[0].Response != nil {
-		t.Error("response time without a target rate")
 	}
 }
 
@@ -137,26 +75,6 @@ func TestGoldenYCSB(t *testing.T) {
 		}
 		golden(t, c.name, b.Bytes())
 	}
-}
-
-// TestYCSBBatchedLoad: a batched load prints [INSERT] with one operation
-// per record, as YCSB's JDBC binding counts them, and the batches apart.
-func TestYCSBBatchedLoad(t *testing.T) {
-	names := []string{"INSERT", "INSERT-BATCH"}
-	reg := measure.NewRegistry(names, false)
-	rec := reg.NewRecorder()
-	for range 10 {
-		rec.Record(1, 4*time.Millisecond, 0, nil)
-	}
-	rec.Record(1, 9*time.Millisecond, 0, errors.New("connection reset"))
-	start := time.Date(2026, 11, 22, 1, 0, 0, 0, time.UTC)
-	o := &runner.Outcome{Phase: runner.Load, Start: start, End: start.Add(time.Second), Names: names,
-		Totals: reg.Totals(), Ops: 1100, Failed: 100, Complete: true, Batch: 100}
-	var b bytes.Buffer
-	if err := WriteYCSB(&b, Build(o, db.Info{Backend: "postgres"}, "postgres:embedded")); err != nil {
-		t.Fatal(err)
-	}
-	golden(t, "ycsb-batched.golden", b.Bytes())
 }
 
 func TestGoldenText(t *testing.T) {

@@ -16,7 +16,6 @@ import (
 	"github.com/docbench/docbench/internal/db"
 	"github.com/docbench/docbench/internal/measure"
 	"github.com/docbench/docbench/internal/probe"
-	"github.com/docbench/docbench/internal/runner"
 )
 
 // Schema identifies the results format version.
@@ -201,10 +200,6 @@ func SummarizeLag(h *hdr.Histogram, behind int64) *ScheduleLag {
 		Behind: behind, Histogram: EncodeHistogram(h)}
 }
 
-// lagNoteRatio: a schedule lag p99 above this share of the service time
-// p50 is called out in the notes.
-const lagNoteRatio = 0.1
-
 // Second is one second of the time series.
 type Second struct {
 	T   float64             `json:"t_s"` // seconds since the start of the measured part
@@ -243,85 +238,6 @@ func Summarize(h *hdr.Histogram, encode bool) *Latency {
 	return l
 }
 
-// Build assembles a Result from a phase outcome.
-func Build(o *runner.Outcome, info db.Info, target string) *Result {
-	r := &Result{
-		Schema:   Schema,
-		Phase:    string(o.Phase),
-		Complete: o.Complete,
-		Start:    o.Start.UTC(),
-		End:      o.End.UTC(),
-		Target: Target{Target: db.Redact(target), Backend: info.Backend, Version: info.Version,
-			Settings: info.Settings, Layout: info.Layout},
-		Operations: o.Ops,
-	}
-	r.Stopped = o.Stopped
-	if o.Failure != "" {
-		r.Failed, r.Error = true, o.Failure
-	}
-	el := o.Elapsed()
-	r.RuntimeMS = float64(el) / 1e6
-	r.Errors = o.Failed
-	r.ErrorShare = o.ErrorShare()
-	if el > 0 {
-		r.Throughput = float64(o.Succeeded()) / el.Seconds()
-		r.ErrorsPerSec = float64(o.Failed) / el.Seconds()
-	}
-	if w := o.Warmup; w != nil {
-		r.Warmup = &Warmup{Operations: w.Ops}
-		for i, n := range w.Errors {
-			if n > 0 {
-				r.Warmup.Errors += n
-				r.Warmup.Ops = append(r.Warmup.Ops, WarmupOp{Name: o.Names[i], Errors: n, Messages: w.Messages[i]})
-			}
-		}
-	}
-	for i, name := range o.Names {
-		h := o.Totals.Service[i]
-		n := h.TotalCount() + o.Totals.Errors[i]
-		if n == 0 {
-			continue
-		}
-		op := Op{Name: name, Count: n, Errors: o.Totals.Errors[i], Service: Summarize(h, true),
-			Messages: o.Totals.Messages[i]}
-		if len(o.Totals.NotFound) > i {
-			op.NotFound = o.Totals.NotFound[i]
-		}
-		op.ErrorShare = float64(op.Errors) / float64(n)
-		if el > 0 {
-			op.Throughput = float64(h.TotalCount()) / el.Seconds()
-			op.ErrorsPerSec = float64(op.Errors) / el.Seconds()
-		}
-		if o.Totals.Response != nil {
-			op.Response = Summarize(o.Totals.Response[i], true)
-		}
-		if f := o.Totals.Failed; f != nil && f[i] != nil {
-			op.Failed = Summarize(f[i], true)
-		}
-		if f := o.Totals.FailedResponse; f != nil && f[i] != nil {
-			op.FailedResponse = Summarize(f[i], true)
-		}
-		r.Ops = append(r.Ops, op)
-	}
-	if r.ScheduleLag = SummarizeLag(o.ScheduleLag, o.Behind); r.ScheduleLag != nil {
-		if note := lagNote(r.ScheduleLag, r.Ops); note != "" {
-			r.Notes = append(r.Notes, note)
-		}
-	}
-	for _, iv := range o.Series {
-		p := Second{T: iv.End.Sub(o.Start).Seconds(), Ops: map[string]SecondOp{}}
-		for i, op := range iv.Ops {
-			if op.Count+op.Errors == 0 {
-				continue
-			}
-			p.Ops[o.Names[i]] = SecondOp{Count: op.Count + op.Errors, Errors: op.Errors,
-				P50: us(op.P50), P99: us(op.P99), Max: us(op.Max)}
-		}
-		r.Series = append(r.Series, p)
-	}
-	return r
-}
-
 // CheckWritable reports, before any work is done, why WriteFileAtomic(path)
 // would fail: path is a directory, or its directory does not exist (a
 // mistyped path is said, not created) or cannot take a new file.
@@ -350,23 +266,6 @@ func CheckWritable(path string) error {
 	name := f.Name()
 	f.Close()
 	return os.Remove(name)
-}
-
-// lagNote says when the schedule lag is large compared with the service
-// time of the busiest operation, so "intended" latencies are partly the
-// harness's.
-func lagNote(l *ScheduleLag, ops []Op) string {
-	var busiest *Op
-	for i := range ops {
-		if ops[i].Service != nil && (busiest == nil || ops[i].Count > busiest.Count) {
-			busiest = &ops[i]
-		}
-	}
-	if busiest == nil || l.P99 <= lagNoteRatio*busiest.Service.P50 {
-		return ""
-	}
-	return fmt.Sprintf("the harness's own schedule lag (p99 %.1f µs) is large against the %s service time (p50 %.1f µs): "+
-		"it is part of every \"intended\" latency, not the target's; a busy client machine or more workers than cores causes it", l.P99, busiest.Name, busiest.Service.P50)
 }
 
 // Redact hides passwords in every field of r that may quote a target:

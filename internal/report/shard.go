@@ -8,8 +8,6 @@ import (
 	"time"
 
 	hdr "github.com/HdrHistogram/hdrhistogram-go"
-
-	"github.com/docbench/docbench/internal/runner"
 )
 
 // Shard says which shard of a sharded phase a result is, where it ran and
@@ -70,25 +68,6 @@ type ShardSummary struct {
 	// time: near 1 per thread-saturated core means the client was busy.
 	ClientCores *float64 `json:"client_cores,omitempty"`
 	Clock       Clock    `json:"clock"`
-}
-
-// EncodeSeries adds each second's histogram to r's series (PointOp.Histogram),
-// so that a merge of shard results computes exact per-second percentiles.
-// r must have been built from o.
-func EncodeSeries(r *Result, o *runner.Outcome) {
-	if len(r.Series) != len(o.Series) {
-		return
-	}
-	for i, iv := range o.Series {
-		for j, enc := range iv.Encoded {
-			p, ok := r.Series[i].Ops[o.Names[j]]
-			if !ok || enc == "" {
-				continue
-			}
-			p.Histogram = enc
-			r.Series[i].Ops[o.Names[j]] = p
-		}
-	}
 }
 
 // EncodeHistogram encodes h as results carry it: HdrHistogram's V2
