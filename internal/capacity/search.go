@@ -571,10 +571,10 @@ func (s *Search) nextRate() (Stage, float64, bool) {
 	// Bisect the band to the precision. Once a rate in it stayed
 	// undecided, the noise, not the bisection, sets the band's width: only
 	// the gap below the undecided rates (the holding edge: the figure a
-	// reader takes) is narrowed, to twice the precision.
+	// reader takes) is narrowed, to four times the precision.
 	gaps, want := [][2]float64{{lo, hi}}, s.cfg.Precision
 	if len(und) > 0 {
-		gaps, want = [][2]float64{{lo, und[0]}}, 2*s.cfg.Precision
+		gaps, want = [][2]float64{{lo, und[0]}}, 4*s.cfg.Precision
 	}
 	// A holding edge near the failing one is confirmed before the gap above
 	// it is narrowed: when it does not hold again, that narrowing was
