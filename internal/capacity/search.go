@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 )
@@ -277,7 +278,7 @@ func Judge(cfg Spec, rate float64, o Observation) Judgement {
 		why = append(why, fmt.Sprintf("errors %s > %s", pct(o.ErrorShare), pct(cfg.MaxErrorShare)))
 	}
 	if issued := cmp.Or(o.Issued, o.Throughput); rate > 0 && issued < (1-shortfall)*rate {
-		why = append(why, fmt.Sprintf("issued %.0f ops/s, < %.0f%% of the rate: the target fell behind", issued, (1-shortfall)*100))
+		why = append(why, fmt.Sprintf("issued %s ops/s, < %.0f%% of the rate: the target fell behind", grouped(issued), (1-shortfall)*100))
 	}
 	j.Trending = trend(cfg, o)
 	j.Pass = len(why) == 0
@@ -297,7 +298,7 @@ func trend(cfg Spec, o Observation) string {
 	}
 	var out []string
 	if e.Throughput > 0 && l.Throughput < (1-trendThroughput)*e.Throughput {
-		out = append(out, fmt.Sprintf("throughput fell from %.0f to %.0f ops/s", e.Throughput, l.Throughput))
+		out = append(out, fmt.Sprintf("throughput fell from %s to %s ops/s", grouped(e.Throughput), grouped(l.Throughput)))
 	}
 	if !math.IsNaN(e.P99) && !math.IsNaN(l.P99) && l.P99 > trendP99*e.P99 && l.P99 > trendFloor*tightest(cfg.SLOs) {
 		out = append(out, fmt.Sprintf("p99 rose from %s to %s", formatUS(e.P99), formatUS(l.P99)))
@@ -690,7 +691,7 @@ func (cfg *Spec) decide(r *rate, level float64) Decision {
 		sched += cmp.Or(o.ScheduledS, 1)
 	}
 	if issued := ops / sched; issued < (1-shortfall)*r.Rate {
-		r.Evidence = fmt.Sprintf("issued %.0f ops/s, under %.0f%% of the rate: the target fell behind", issued, (1-shortfall)*100)
+		r.Evidence = fmt.Sprintf("issued %s ops/s, under %.0f%% of the rate: the target fell behind", grouped(issued), (1-shortfall)*100)
 		return Fails
 	}
 	decided := Holds
@@ -879,7 +880,7 @@ func (s *Search) finish(limit, absent string) {
 	if r := s.find(hi); r != nil && r.Generator != "" && (v.Holds > 0 || limit == "no passing rate") {
 		// What failed above the rate was the client, not the server.
 		v.Limit = "generator"
-		v.GeneratorLimited = fmt.Sprintf("at %.0f ops/s: %s", hi, r.Generator)
+		v.GeneratorLimited = fmt.Sprintf("at %s ops/s: %s", grouped(hi), r.Generator)
 	}
 	for _, r := range s.rates {
 		if r.Decision != Pending {
@@ -907,12 +908,27 @@ func (s *Search) undecided() []float64 {
 func rateList(rs []float64) string {
 	var parts []string
 	for _, r := range rs {
-		parts = append(parts, fmt.Sprintf("%.0f", r))
+		parts = append(parts, grouped(r))
 	}
 	if len(parts) == 1 {
 		return parts[0] + " ops/s was"
 	}
 	return strings.Join(parts, ", ") + " ops/s were"
+}
+
+// grouped is v rounded to a whole number with its thousands grouped
+// ("9,668"), as the reports print rates.
+func grouped(v float64) string {
+	d := strconv.FormatFloat(math.Round(v), 'f', 0, 64)
+	neg := strings.HasPrefix(d, "-")
+	d = strings.TrimPrefix(d, "-")
+	for i := len(d) - 3; i > 0; i -= 3 {
+		d = d[:i] + "," + d[i:]
+	}
+	if neg {
+		d = "-" + d
+	}
+	return d
 }
 
 // Done reports whether the search has ended.

@@ -526,3 +526,11 @@ func TestSLOQuantile(t *testing.T) {
 		}
 	}
 }
+
+func TestGrouped(t *testing.T) {
+	for v, want := range map[float64]string{0: "0", 999: "999", 1000: "1,000", 9668.4: "9,668", 1234567: "1,234,567", -4500: "-4,500"} {
+		if got := grouped(v); got != want {
+			t.Errorf("grouped(%g) = %q, want %q", v, got, want)
+		}
+	}
+}

@@ -52,7 +52,7 @@ func (a *app) quickstartCommand() *cobra.Command {
 		Long: `quickstart runs the built-in study quickstart on postgres:embedded, SQLite and every -t
 target, in about two minutes on two cores: the load, workload C (reads), workload A at
 500 ops/s on every target (latency from the intended start), then a short capacity
-search of workload A at p99<5ms (10 s trials, a band as wide as 25 %, at most 35 s per
+search of workload A at p99<5ms (10 s trials, a band as wide as 25 %, at most 45 s per
 target; docbench capacity searches longer). The search runs last on each target: no
 workload runs on the table its updates grew.
 

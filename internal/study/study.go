@@ -433,7 +433,9 @@ func (f *File) validate(root *yaml.Node, fail func(int, string, ...any)) {
 		runs[n] = true
 	}
 	if len(f.Targets) == 0 {
-		runs["postgres"], runs["sqlite"] = true, true
+		for _, t := range DefaultTargets() {
+			runs[t.Name] = true
+		}
 	}
 	for key, w := range f.With {
 		runs[key] = true
