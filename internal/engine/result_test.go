@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"errors"
 	"flag"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -14,6 +13,7 @@ import (
 	"github.com/docbench/docbench/internal/measure"
 	"github.com/docbench/docbench/internal/report"
 	"github.com/docbench/docbench/internal/runner"
+	"github.com/docbench/docbench/internal/testutil"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files and the report's result fixtures")
@@ -73,18 +73,7 @@ func golden(t *testing.T, path string, got []byte) {
 	if !strings.Contains(path, string(filepath.Separator)) {
 		path = filepath.Join("testdata", path)
 	}
-	if *update {
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test -update to create it)", err)
-	}
-	if !bytes.Equal(got, want) {
-		t.Errorf("%s differs from the golden file:\n--- got\n%s\n--- want\n%s", path, got, want)
-	}
+	testutil.Golden(t, path, got, *update)
 }
 
 func TestScheduleLag(t *testing.T) {

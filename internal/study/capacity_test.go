@@ -93,13 +93,28 @@ func TestCapacityLowerBound(t *testing.T) {
 // carries its band, confidence and confirmation in words, round by round.
 func TestCapacityCaveatInResults(t *testing.T) {
 	dir := t.TempDir()
-	yaml := "name: cap\ntargets: [{name: s, target: \"sqlite:x.db\"}]\nworkloads: [{name: w, workload: workloadc}]\n" +
-		"capacity: {slo: \"p99<5ms\"}\n"
+	writeCapacityStudy(t, dir, "name: cap\ntargets: [{name: s, target: \"sqlite:x.db\"}]\nworkloads: [{name: w, workload: workloadc}]\n"+
+		"capacity: {slo: \"p99<5ms\"}\n",
+		&report.Result{Schema: report.Schema, Phase: "capacity", Complete: true, Capacity: &report.Capacity{SLO: []string{"p99<5ms"},
+			Confidence: 0.95, Rate: 9700, LowestFail: 10700, Limit: "noise", Band: &report.CapacityBand{Holds: 9700, Fails: 10700, Undecided: []float64{10200}}}})
+	csvb, err := os.ReadFile(filepath.Join(dir, "results.csv"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "round 1: holds 9,700 ops/s at p99<5ms (95% confidence); fails at 10,700; 9,700–10,700 is within this target's noise (10,200 undecided); not confirmed by a last look"
+	if !strings.HasSuffix(strings.SplitN(string(csvb), "\n", 2)[0], ",quick,caveat") || !strings.Contains(string(csvb), want) {
+		t.Errorf("results.csv:\n%s\nwant the caveat %q", csvb, want)
+	}
+}
+
+// writeCapacityStudy writes a study directory of one capacity search: its
+// study file, the search's result as a run of target s, workload w, and
+// the outputs made of them.
+func writeCapacityStudy(t *testing.T, dir, yaml string, res *report.Result) {
+	t.Helper()
 	if err := os.WriteFile(filepath.Join(dir, "study.yaml"), []byte(yaml), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	res := &report.Result{Schema: report.Schema, Phase: "capacity", Complete: true, Capacity: &report.Capacity{SLO: []string{"p99<5ms"},
-		Confidence: 0.95, Rate: 9700, LowestFail: 10700, Limit: "noise", Band: &report.CapacityBand{Holds: 9700, Fails: 10700, Undecided: []float64{10200}}}}
 	b, err := report.Marshal(res)
 	if err != nil {
 		t.Fatal(err)
@@ -117,13 +132,5 @@ func TestCapacityCaveatInResults(t *testing.T) {
 	}
 	if err := WriteOutputs(dir); err != nil {
 		t.Fatal(err)
-	}
-	csvb, err := os.ReadFile(filepath.Join(dir, "results.csv"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	want := "round 1: holds 9,700 ops/s at p99<5ms (95% confidence); fails at 10,700; 9,700–10,700 is within this target's noise (10,200 undecided); not confirmed by a last look"
-	if !strings.HasSuffix(strings.SplitN(string(csvb), "\n", 2)[0], ",quick,caveat") || !strings.Contains(string(csvb), want) {
-		t.Errorf("results.csv:\n%s\nwant the caveat %q", csvb, want)
 	}
 }

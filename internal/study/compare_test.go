@@ -2,12 +2,12 @@ package study
 
 import (
 	"flag"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/docbench/docbench/internal/report"
+	"github.com/docbench/docbench/internal/testutil"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files in testdata")
@@ -37,23 +37,7 @@ func compareData(dir, ver string, recordcount string, ss ...series) *Data {
 // golden compares got with testdata/name (-update rewrites it).
 func golden(t *testing.T, name, got string) {
 	t.Helper()
-	path := filepath.Join("testdata", name)
-	if *update {
-		if err := os.MkdirAll("testdata", 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (go test -update writes it)", err)
-	}
-	if got != string(want) {
-		t.Errorf("output differs from %s (go test -update rewrites it):\n%s", path, got)
-	}
+	testutil.Golden(t, filepath.Join("testdata", name), []byte(got), *update)
 }
 
 func compareOutput(t *testing.T, old, cur *Data, o CompareOptions) string {

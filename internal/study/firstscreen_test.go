@@ -94,32 +94,11 @@ func TestExtraTargetName(t *testing.T) {
 // has its trials.
 func TestCapacityCaveatsTravel(t *testing.T) {
 	dir := t.TempDir()
-	yaml := "name: cap\ntargets: [{name: s, target: \"sqlite:x.db\"}]\nworkloads: [{name: w, workload: workloada}]\n" +
-		"capacity: {slo: \"p99<5ms\", trial: 5s, precision: 25%, max_time: 25s}\n"
-	if err := os.WriteFile(filepath.Join(dir, "study.yaml"), []byte(yaml), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	res := &report.Result{Schema: report.Schema, Phase: "capacity", Complete: true, Capacity: &report.Capacity{SLO: []string{"p99<5ms"},
-		Confidence: 0.95, Precision: 0.25, Rate: 1000, LowestFail: 2000, Limit: "max-time", GeneratorLimited: "the client's CPU was busy",
-		Band: &report.CapacityBand{Holds: 1000, Fails: 2000}, Trials: []report.Trial{{N: 1, Stage: "bracket", Rate: 2000, Verdict: "p99<5ms: 9ms"}}}}
-	b, err := report.Marshal(res)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.MkdirAll(filepath.Join(dir, "results"), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(dir, "results", "cap.json"), b, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	m := Manifest{Study: "cap", Rounds: 1, Runs: []Run{{Target: "s", Workload: "w", Round: 1, File: "results/cap.json", Capacity: true}}}
-	mb, _ := json.Marshal(m)
-	if err := os.WriteFile(filepath.Join(dir, "runs.json"), mb, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	if err := WriteOutputs(dir); err != nil {
-		t.Fatal(err)
-	}
+	writeCapacityStudy(t, dir, "name: cap\ntargets: [{name: s, target: \"sqlite:x.db\"}]\nworkloads: [{name: w, workload: workloada}]\n"+
+		"capacity: {slo: \"p99<5ms\", trial: 5s, precision: 25%, max_time: 25s}\n",
+		&report.Result{Schema: report.Schema, Phase: "capacity", Complete: true, Capacity: &report.Capacity{SLO: []string{"p99<5ms"},
+			Confidence: 0.95, Precision: 0.25, Rate: 1000, LowestFail: 2000, Limit: "max-time", GeneratorLimited: "the client's CPU was busy",
+			Band: &report.CapacityBand{Holds: 1000, Fails: 2000}, Trials: []report.Trial{{N: 1, Stage: "bracket", Rate: 2000, Verdict: "p99<5ms: 9ms"}}}})
 	for _, name := range []string{"summary.txt", "summary.md", "report.html", "results.csv"} {
 		b, err := os.ReadFile(filepath.Join(dir, name))
 		if err != nil {
