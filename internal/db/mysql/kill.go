@@ -11,7 +11,7 @@ import (
 )
 
 // killer stops statements on the server: KILL QUERY on a connection of its
-// own, opened on the first cancel and kept for the store's next ones.
+// own, opened with the first session (prepare) and kept for the store's cancels.
 type killer struct {
 	mu   sync.Mutex
 	conn *sql.Conn
@@ -38,6 +38,21 @@ func (k *killer) kill(ctx context.Context, sqlDB *sql.DB, id int64) error {
 		k.conn = nil
 	}
 	return err
+}
+
+// prepare opens the kill connection ahead of the first cancel, so that a
+// cancel costs the server one round trip, not a connection's setup, within
+// the grace a cancelled statement gives it (netio.CancelGrace); under load
+// the setup alone could outlast it and the deadline break the session's
+// connection. A failure is left to kill, which tries again.
+func (k *killer) prepare(ctx context.Context, sqlDB *sql.DB) {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	if k.conn == nil {
+		if c, err := sqlDB.Conn(ctx); err == nil {
+			k.conn = c
+		}
+	}
 }
 
 // close closes the kill connection, if one was opened.

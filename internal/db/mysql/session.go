@@ -100,6 +100,7 @@ func (s *store) NewSession(ctx context.Context) (db.Session, error) {
 		return nil, fmt.Errorf("target %s: %v", db.Redact(s.cfg.Target), oneLine(err))
 	}
 	ss.Watch.OnCancel(func(ctx context.Context) error { return s.killer.kill(ctx, s.sqlDB, id) })
+	s.killer.prepare(ctx, s.sqlDB)
 	ss.readAll = "data"
 	if s.layout == layoutGenerated {
 		ss.readAll = "JSON_REMOVE(data, '$.YCSB_KEY')"
