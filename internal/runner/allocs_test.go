@@ -36,14 +36,7 @@ func TestStepAllocatesNothing(t *testing.T) {
 			wl, docOps := newDocOps(t, wlName, all)
 			cfg := wl.Config()
 			ctx := context.Background()
-			store, err := db.Open(ctx, db.OpenRequest{Target: "null:"})
-			if err != nil {
-				t.Fatal(err)
-			}
-			sess, err := store.NewSession(ctx)
-			if err != nil {
-				t.Fatal(err)
-			}
+			sess := nullSession(t)
 			reg := measure.NewRegistry(opNames(docOps, false), true)
 			w := &worker{sess: sess, wl: wl, th: wl.NewThread(0), docOps: docOps, rec: reg.NewRecorder(), drng: document.NewRand()}
 			w.prepare()
@@ -81,14 +74,7 @@ func TestMixStepAllocatesNothing(t *testing.T) {
 	wl, docOps := newDocOps(t, "workloadc", map[string]string{"recordcount": "1000", "document.shape": "customer", "querymix": file})
 	cfg := wl.Config()
 	ctx := context.Background()
-	store, err := db.Open(ctx, db.OpenRequest{Target: "null:"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	sess, err := store.NewSession(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
+	sess := nullSession(t)
 	names := opNames(docOps, false)
 	reg := measure.NewRegistry(names, true)
 	w := &worker{sess: sess, wl: wl, th: wl.NewThread(0), docOps: docOps, rec: reg.NewRecorder(), drng: document.NewRand(), mixOp: mixIndex(docOps, names)}
@@ -109,4 +95,19 @@ func TestMixStepAllocatesNothing(t *testing.T) {
 			t.Errorf("%s: not recorded (names %v)", want, names)
 		}
 	}
+}
+
+// nullSession is a session of the null: backend, which does nothing: what
+// is measured around it is docbench's own cost.
+func nullSession(t *testing.T) db.Session {
+	t.Helper()
+	store, err := db.Open(context.Background(), db.OpenRequest{Target: "null:"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sess, err := store.NewSession(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return sess
 }
