@@ -25,7 +25,7 @@ set -uo pipefail
 out=${1:-record-results}
 cd "$(dirname "$0")/.."
 mkdir -p "$out"
-go build -o "$out/docbench" ./cmd/docbench || exit 1
+go build -buildvcs=auto -o "$out/docbench" ./cmd/docbench || exit 1
 
 # declares NAME OPTION: whether studies/NAME.yaml declares the opt-in target OPTION.
 declares() { awk '/^with:/{w=1; next} /^[a-z]/{w=0} w && $1 == "'"$2"':" {f=1} END {exit !f}' "studies/$1.yaml"; }

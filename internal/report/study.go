@@ -118,5 +118,8 @@ type Finding struct {
 	Chart     string `json:"chart,omitempty"`     // the chart that shows it
 	Verdict   string `json:"verdict"`             // reproduced, not reproduced, inconclusive, not measurable here
 	Measured  string `json:"measured,omitempty"`  // the figures measured here
+	// Figures are the numbers the verdict rests on, as Measured prints
+	// them: each side's median, then a ratio claim's ratio.
+	Figures []string `json:"figures,omitempty"`
 	Why       string `json:"why,omitempty"`       // the reason of an inconclusive or unmeasurable verdict
 }

@@ -888,6 +888,7 @@ func (d *Data) ratioVerdict(c *Claim, a, b report.Row, upper []float64, fd *repo
 	}
 	r := a.Median / b.Median
 	fd.Measured = fmt.Sprintf("%s / %s = %s / %s = %.3g×", ra, rb, figure(a), figure(b), r)
+	fd.Figures = []string{plainNumber(a.Median), plainNumber(b.Median), fmt.Sprintf("%.3g", r)}
 	alo, ahi, basis, okA := openBounds(a, upper[0])
 	blo, bhi, _, okB := openBounds(b, upper[1])
 	if !okA || !okB || blo <= 0 {
@@ -942,11 +943,12 @@ func (d *Data) ratioVerdict(c *Claim, a, b report.Row, upper []float64, fd *repo
 // orderVerdict judges an order claim; upper is how far up a side's figure
 // may lie (openBounds).
 func (d *Data) orderVerdict(c *Claim, rows []report.Row, upper []float64, fd *report.Finding) {
-	var parts []string
+	var parts, figures []string
 	all, medians, certain, wrong := true, true, true, false
 	basis := ""
 	for i, r := range rows {
 		parts = append(parts, c.resolve(c.Order[i]).String()+" "+figure(r))
+		figures = append(figures, plainNumber(r.Median))
 		_, _, b, ok := bounds(r)
 		all = all && ok
 		if basis == "" || b != basis && ok && !hasCI(r) {
@@ -971,7 +973,7 @@ func (d *Data) orderVerdict(c *Claim, rows []report.Row, upper []float64, fd *re
 			certain = false
 		}
 	}
-	fd.Measured = strings.Join(parts, "; ")
+	fd.Measured, fd.Figures = strings.Join(parts, "; "), figures
 	// Each step of the order needs the claim's minimum effect: its
 	// smallest step by the medians (e), and the most any step's bounds
 	// allow (reach, the smallest over steps).

@@ -2,9 +2,12 @@ package study
 
 import (
 	"bytes"
+	"compress/gzip"
 	"encoding/csv"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io"
 	"math"
 	"os"
 	"path/filepath"
@@ -217,8 +220,18 @@ func (d *Data) noteAbsent(target string, res *report.Result) {
 	}
 }
 
+// readResult reads one result file of a study directory, or its gzip
+// form (path + ".gz", as the shipped record keeps them) when path is absent.
 func readResult(path string) (*report.Result, error) {
 	b, err := os.ReadFile(path)
+	if errors.Is(err, os.ErrNotExist) {
+		b, err = readGzip(path + ".gz")
+		if err == nil {
+			path += ".gz"
+		} else if errors.Is(err, os.ErrNotExist) {
+			err = fmt.Errorf("%s: no such result file (nor %s.gz)", path, filepath.Base(path))
+		}
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -230,6 +243,23 @@ func readResult(path string) (*report.Result, error) {
 		return nil, fmt.Errorf("%s: not a docbench result (schema %q)", path, r.Schema)
 	}
 	return &r, nil
+}
+
+func readGzip(path string) ([]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	z, err := gzip.NewReader(f)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	b, err := io.ReadAll(z)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return b, nil
 }
 
 // row finds the statistics of one series.

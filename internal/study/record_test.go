@@ -1,0 +1,278 @@
+package study
+
+import (
+	"bufio"
+	"bytes"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/docbench/docbench/internal/report"
+)
+
+// The record shipped beside docs/reproductions.md: record/NAME is a study
+// directory (NAME is the study, NAME-source its --scale source run) whose
+// result files are gzipped.
+const (
+	recordDir     = "../../record"
+	reproductions = "../../docs/reproductions.md"
+)
+
+// docSection is one study's section of docs/reproductions.md: the record
+// directories its "Record:" paragraph names (the first is the one its
+// verdicts are of), that paragraph, and its table's rows.
+type docSection struct {
+	study   string
+	records []string
+	line    string
+	rows    []docRow
+}
+
+type docRow struct {
+	lineNo                      int
+	claim, ours, verdict, cells string
+}
+
+var (
+	recordLink = regexp.MustCompile(`\]\(\.\./record/([^/)]+)/summary\.md\)`)
+	boldText   = regexp.MustCompile(`\*\*([^*]+)\*\*`)
+	digitComma = regexp.MustCompile(`(\d),(\d{3})`)
+)
+
+func readReproductions(t *testing.T) []*docSection {
+	t.Helper()
+	f, err := os.Open(reproductions)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	var out []*docSection
+	var cur *docSection
+	inClaims, inRecord := false, false
+	sc := bufio.NewScanner(f)
+	for n := 1; sc.Scan(); n++ {
+		line := sc.Text()
+		if inRecord && line != "" { // the Record paragraph goes on
+			cur.line += " " + line
+			continue
+		}
+		inRecord = false
+		switch {
+		case strings.HasPrefix(line, "## "):
+			inClaims, cur = line == "## Claims and verdicts", nil
+		case inClaims && strings.HasPrefix(line, "### "):
+			cur = &docSection{study: strings.TrimSpace(strings.TrimPrefix(line, "### "))}
+			out = append(out, cur)
+		case cur != nil && strings.HasPrefix(line, "Record: "):
+			cur.line, inRecord = line, true
+			for _, m := range recordLink.FindAllStringSubmatch(line, -1) {
+				cur.records = append(cur.records, m[1])
+			}
+		case cur != nil && strings.HasPrefix(line, "| ") && !strings.HasPrefix(line, "| claim |") && !strings.HasPrefix(line, "|---"):
+			cells := strings.Split(strings.Trim(line, "| "), " | ")
+			if len(cells) != 5 {
+				t.Fatalf("%s:%d: a claim row has 5 cells (claim, source's figure, ours, verdict, why), this one %d", reproductions, n, len(cells))
+			}
+			v := cells[3]
+			if m := boldText.FindStringSubmatch(v); m != nil {
+				v = m[1]
+			}
+			cur.rows = append(cur.rows, docRow{lineNo: n, claim: plainClaim(cells[0]), ours: cells[2], verdict: v, cells: line})
+		}
+	}
+	if err := sc.Err(); err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// plainClaim is a claim as its study says it: the document's markup taken off.
+func plainClaim(s string) string {
+	return strings.TrimSpace(strings.NewReplacer("`", "", "**", "").Replace(s))
+}
+
+// hasFigure says whether text (a cell of the document) holds the number
+// fig as a whole number: thousands separators aside, not as a part of a
+// longer number.
+func hasFigure(text, fig string) bool {
+	text = digitComma.ReplaceAllString(digitComma.ReplaceAllString(text, "$1$2"), "$1$2")
+	re := regexp.MustCompile(`(?:^|[^\d.])` + regexp.QuoteMeta(fig) + `(?:$|[^\d.]|\.(?:$|[^\d]))`)
+	return re.MatchString(text)
+}
+
+// TestShippedRecord holds docs/reproductions.md to the record shipped with
+// it: every record directory re-renders to the summary.md and
+// findings.json it ships, its claims are still those of the built-in
+// study, and in each section backed by a record every verdict and every
+// figure a verdict rests on is the one the record's files give.
+func TestShippedRecord(t *testing.T) {
+	entries, err := os.ReadDir(recordDir)
+	if err != nil {
+		t.Fatalf("the shipped record: %v", err)
+	}
+	findings := map[string][]report.Finding{}
+	manifests := map[string]*Manifest{}
+	for _, e := range entries {
+		if !e.IsDir() {
+			continue
+		}
+		name := e.Name()
+		src := filepath.Join(recordDir, name)
+		t.Run(name, func(t *testing.T) {
+			fds, m := checkRecordDir(t, src)
+			findings[name], manifests[name] = fds, m
+		})
+	}
+	backed := map[string]bool{}
+	for _, sec := range readReproductions(t) {
+		if len(sec.records) == 0 {
+			continue
+		}
+		for _, r := range sec.records {
+			m := manifests[r]
+			if m == nil {
+				t.Errorf("%s: section %s names record/%s, which is not a shipped study directory", reproductions, sec.study, r)
+				continue
+			}
+			backed[r] = true
+			if m.Study != sec.study {
+				t.Errorf("%s: section %s names record/%s, a run of %s", reproductions, sec.study, r, m.Study)
+			}
+			if want := strconv.Itoa(m.Rounds) + " rounds"; !strings.Contains(sec.line, want) {
+				t.Errorf("%s: section %s: its Record line does not say record/%s's %q", reproductions, sec.study, r, want)
+			}
+			scale := "full length"
+			if m.Scale != "" {
+				scale = "--scale " + m.Scale
+			}
+			if !strings.Contains(sec.line, scale) {
+				t.Errorf("%s: section %s: its Record line does not say record/%s ran at %q", reproductions, sec.study, r, scale)
+			}
+		}
+		checkSection(t, sec, findings[sec.records[0]])
+	}
+	for name := range manifests {
+		if !backed[name] {
+			t.Errorf("record/%s is shipped but no section of %s names it on its Record line", name, reproductions)
+		}
+	}
+}
+
+// checkRecordDir re-renders a copy of a shipped study directory and
+// compares its summary.md and findings.json with the shipped ones; it
+// returns the record's findings.
+func checkRecordDir(t *testing.T, src string) ([]report.Finding, *Manifest) {
+	t.Helper()
+	tmp := t.TempDir()
+	err := filepath.WalkDir(src, func(p string, de fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(src, p)
+		if de.IsDir() {
+			return os.MkdirAll(filepath.Join(tmp, rel), 0o755)
+		}
+		b, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		return os.WriteFile(filepath.Join(tmp, rel), b, 0o644)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := WriteOutputs(tmp); err != nil {
+		t.Fatalf("docbench report on %s: %v", src, err)
+	}
+	for _, name := range []string{"summary.md", "findings.json"} {
+		want, err := os.ReadFile(filepath.Join(src, name))
+		if err != nil {
+			t.Errorf("%s: the record ships its %s: %v", src, name, err)
+			continue
+		}
+		got, _ := os.ReadFile(filepath.Join(tmp, name))
+		if !bytes.Equal(got, want) {
+			t.Errorf("%s/%s differs from what its result files give now (docbench report %s shows the new one)", src, name, src)
+		}
+	}
+	d, err := Read(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err := Load(d.Manifest.Study)
+	if err != nil {
+		t.Fatalf("%s: a run of %q, not a built-in study: %v", src, d.Manifest.Study, err)
+	}
+	current := map[string]string{}
+	for i := range f.Claims {
+		current[f.Claims[i].Says] = f.Claims[i].threshold()
+	}
+	for i := range d.File.Claims {
+		c := &d.File.Claims[i]
+		th, ok := current[c.Says]
+		switch {
+		case !ok:
+			t.Errorf("%s: its claim %q is no longer one of the built-in %s study's: record the study again", src, c.Says, d.Manifest.Study)
+		case th != c.threshold():
+			t.Errorf("%s: the claim %q is now judged by %q, the record by %q: record the study again", src, c.Says, th, c.threshold())
+		}
+	}
+	return d.Findings(), d.Manifest
+}
+
+// checkSection holds a section's rows to the record's findings: each
+// finding has its row, with the record's verdict and the figures it
+// rests on; a row without a recorded finding is a claim of the study
+// waiting for the next record.
+func checkSection(t *testing.T, sec *docSection, fds []report.Finding) {
+	t.Helper()
+	rows := map[string]docRow{}
+	for _, r := range sec.rows {
+		rows[r.claim] = r
+	}
+	recorded := map[string]bool{}
+	for _, f := range fds {
+		recorded[f.Says] = true
+		r, ok := rows[f.Says]
+		if !ok {
+			t.Errorf("%s: section %s has no row for the recorded claim %q", reproductions, sec.study, f.Says)
+			continue
+		}
+		if r.verdict != f.Verdict {
+			t.Errorf("%s:%d: %q is %q in the document, %q by the record", reproductions, r.lineNo, f.Says, r.verdict, f.Verdict)
+		}
+		for _, fig := range f.Figures {
+			if !hasFigure(r.ours, fig) {
+				t.Errorf("%s:%d: %q: the record gives %s (%s), which the row's figures do not show", reproductions, r.lineNo, f.Says, fig, f.Measured)
+			}
+		}
+	}
+	for _, r := range sec.rows {
+		if !recorded[r.claim] && r.verdict != "to be recorded" {
+			t.Errorf("%s:%d: %q is not in record/%s: its verdict is \"to be recorded\", not %q", reproductions, r.lineNo, r.claim, sec.records[0], r.verdict)
+		}
+	}
+}
+
+func TestHasFigure(t *testing.T) {
+	for _, c := range []struct {
+		text, fig string
+		want      bool
+	}{
+		{"READ p50 145.3 µs vs 321.8 µs = **2.2×**", "145.3", true},
+		{"READ p50 145.3 µs", "145", false},
+		{"64,812 vs 78,944 reads/s", "64812", true},
+		{"1,164,812 reads/s", "64812", false},
+		{"0.82× (0.75–0.85)", "0.82", true},
+		{"10.82×", "0.82", false},
+		{"ratio 2.", "2", true},
+	} {
+		if got := hasFigure(c.text, c.fig); got != c.want {
+			t.Errorf("hasFigure(%q, %q) = %v", c.text, c.fig, got)
+		}
+	}
+}
