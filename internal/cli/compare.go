@@ -25,6 +25,19 @@ comparison (durability, key index, secondary indexes, compression, memory,
 clients). With --strict a difference in durability class or key-index class
 makes the command fail.
 
+Between two results (the same workload on PostgreSQL 13 and 18, say), it
+also tests what changed beyond the noise of the runs themselves: a run has
+one value of each figure, so the samples are its windows — consecutive,
+non-overlapping stretches of its per-second series, 2 s or longer (at most
+30 windows; slow operations come in bursts that spill over a second's edge,
+so neighbouring seconds are not independent). For throughput and each
+operation's p99 it prints the median over each side's windows, the change,
+the Mann-Whitney U test's p-value and the windows ("~" when not
+significant at α=0.05). A window's p99 is its seconds' histograms merged
+when the result keeps them (merged shards), else its worst second's:
+percentiles are never averaged. With fewer than 4 windows on a side it
+says it cannot tell.
+
 Given two study directories, compare opens with what changed beyond the
 noise, benchstat's way: the series whose rounds the Mann-Whitney U test finds
 different at α=0.05, the largest change first (at most 10), each with its

@@ -45,8 +45,10 @@ func ReadResult(path string) (*Result, error) {
 }
 
 // WriteCompare prints results side by side (throughput, latency per
-// operation, server-side figures) and the fairness audit of their targets;
-// names[i] says where rs[i] came from. It returns the audit's findings.
+// operation, server-side figures), between two results what changed
+// beyond the noise of their windows (writeSignificance), and the fairness
+// audit of their targets; names[i] says where rs[i] came from. It returns
+// the audit's findings.
 func WriteCompare(w io.Writer, names []string, rs []*Result) []probe.Finding {
 	fmt.Fprintf(w, "docbench compare · %d results\n", len(rs))
 	for i, r := range rs {
@@ -65,6 +67,9 @@ func WriteCompare(w io.Writer, names []string, rs []*Result) []probe.Finding {
 	}
 	fmt.Fprintln(w)
 	writeCompareTable(w, rs)
+	if len(rs) == 2 {
+		writeSignificance(w, rs[0], rs[1])
+	}
 	return writeAudit(w, rs)
 }
 
