@@ -144,6 +144,12 @@ func Build(before, after *Reading, c Counts, rawDoc float64) *Server {
 	}
 	s := difference(before, after)
 	s.writesPerOp(c)
+	s.readsPerOp(c)
+	if c.Updates > 0 {
+		if v, ok := s.Counters["rows_hot_updated"]; ok {
+			s.perOp("rows_hot_updated_per_update", v, c.Updates, "share")
+		}
+	}
 	// Figures over the interval (they may refine the counters above).
 	maps.Copy(s.Counters, after.Interval)
 	for _, k := range []string{"wal_fpi", "wal_records", "wal_fpi_bytes"} {
@@ -211,6 +217,23 @@ func (s *Server) writesPerOp(c Counts) {
 			s.perOp(k+"_per_update", v, c.Updates, db.Bytes)
 		case c.Inserts > 0 && c.Updates == 0:
 			s.perOp(k+"_per_insert", v, c.Inserts, db.Bytes)
+		}
+	}
+}
+
+// ReadCounters are the buffer counters a read touches (PostgreSQL's
+// heap, TOAST relation with its index, and indexes).
+var ReadCounters = []string{"heap_buffers", "toast_buffers", "index_buffers"}
+
+// readsPerOp divides the buffer counters by the phase's reads when it did
+// nothing but read.
+func (s *Server) readsPerOp(c Counts) {
+	if c.Reads == 0 || c.Reads != c.Ops {
+		return
+	}
+	for _, k := range ReadCounters {
+		if v, ok := s.Counters[k]; ok {
+			s.perOp(k+"_per_read", v, c.Reads, v.Unit)
 		}
 	}
 }

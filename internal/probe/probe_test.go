@@ -65,6 +65,42 @@ func TestBuildAbsentNeverZero(t *testing.T) {
 	}
 }
 
+// TestBuildPerReadAndHOT: buffer counters per read only in a phase that
+// did nothing but read; HOT updates per update.
+func TestBuildPerReadAndHOT(t *testing.T) {
+	snap := func(heap, toast, hot float64) *Reading {
+		s := db.NewSnapshot()
+		s.Counters["heap_buffers"] = db.Val(heap, db.Pages)
+		s.Counters["toast_buffers"] = db.Val(toast, db.Pages)
+		s.Counters["index_buffers"] = db.Missing("no index counters")
+		s.Counters["rows_hot_updated"] = db.Val(hot, db.Count)
+		s.InProcess = true
+		return &Reading{Snap: s, Time: time.Now()}
+	}
+	b, a := snap(100, 1000, 5), snap(120, 1070, 5)
+	s := Build(b, a, Counts{Ops: 20, Reads: 20}, 0)
+	if f := s.PerOp["heap_buffers_per_read"]; !f.OK() || f.Value != 1 || f.Unit != db.Pages {
+		t.Errorf("heap_buffers_per_read %+v, want 1 page", f)
+	}
+	if f := s.PerOp["toast_buffers_per_read"]; !f.OK() || f.Value != 3.5 {
+		t.Errorf("toast_buffers_per_read %+v, want 3.5", f)
+	}
+	if f := s.PerOp["index_buffers_per_read"]; f.OK() || f.Absent != "no index counters" {
+		t.Errorf("index_buffers_per_read %+v, want absent with the counter's reason", f)
+	}
+	if _, ok := s.PerOp["rows_hot_updated_per_update"]; ok {
+		t.Errorf("HOT per update in a phase without updates: %+v", s.PerOp)
+	}
+	// Reads beside other operations (or failures): no figure per read.
+	s = Build(b, snap(120, 1070, 17), Counts{Ops: 20, Reads: 8, Updates: 12}, 0)
+	if f, ok := s.PerOp["toast_buffers_per_read"]; ok {
+		t.Errorf("toast_buffers_per_read %+v in a phase that also updated", f)
+	}
+	if f := s.PerOp["rows_hot_updated_per_update"]; !f.OK() || f.Value != 1 {
+		t.Errorf("rows_hot_updated_per_update %+v, want 1 (12 of 12)", f)
+	}
+}
+
 func TestTreeCPU(t *testing.T) {
 	if _, err := TreeCPU(1); err != nil {
 		t.Skipf("no /proc: %v", err)

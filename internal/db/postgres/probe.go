@@ -6,6 +6,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/jackc/pgx/v5"
+
 	"github.com/docbench/docbench/internal/db"
 	"github.com/docbench/docbench/internal/probe"
 )
@@ -115,7 +117,8 @@ SELECT c.oid::regclass::text, c.relname = $2 AS main,
        coalesce(t.n_tup_hot_upd, 0)::float8, coalesce(t.n_live_tup, 0)::float8,
        coalesce(io.heap_blks_read, 0)::float8, coalesce(io.heap_blks_hit, 0)::float8,
        coalesce(io.toast_blks_read, 0)::float8, coalesce(io.toast_blks_hit, 0)::float8,
-       coalesce(io.idx_blks_read, 0)::float8, coalesce(io.idx_blks_hit, 0)::float8
+       coalesce(io.idx_blks_read, 0)::float8, coalesce(io.idx_blks_hit, 0)::float8,
+       coalesce(io.tidx_blks_read, 0)::float8, coalesce(io.tidx_blks_hit, 0)::float8
 FROM pg_class c
 JOIN pg_namespace n ON n.oid = c.relnamespace
 LEFT JOIN pg_stat_user_tables t ON t.relid = c.oid
@@ -137,7 +140,7 @@ func (s *store) probeTables(ctx context.Context, snap *db.Snapshot) error {
 	for rows.Next() {
 		var name string
 		var main bool
-		var v [16]float64
+		var v [18]float64
 		dst := []any{&name, &main}
 		for i := range v {
 			dst = append(dst, &v[i])
@@ -163,9 +166,14 @@ func (s *store) probeTables(ctx context.Context, snap *db.Snapshot) error {
 			add(k, "child_rows_deleted", v[7], db.Count)
 		}
 		add(g, "total_bytes", v[4], db.Bytes)
-		for i, n := range []string{"heap_blks_read", "heap_blks_hit", "toast_blks_read", "toast_blks_hit", "idx_blks_read", "idx_blks_hit"} {
+		for i, n := range []string{"heap_blks_read", "heap_blks_hit", "toast_blks_read", "toast_blks_hit", "idx_blks_read", "idx_blks_hit", "tidx_blks_read", "tidx_blks_hit"} {
 			add(k, n, v[10+i], db.Pages)
 		}
+		// Buffers touched, found in shared buffers or read: the heap's, the
+		// TOAST relation's with its index, and the indexes'.
+		add(k, "heap_buffers", v[10]+v[11], db.Pages)
+		add(k, "toast_buffers", v[12]+v[13]+v[16]+v[17], db.Pages)
+		add(k, "index_buffers", v[14]+v[15], db.Pages)
 	}
 	if err := rows.Err(); err != nil {
 		return fmt.Errorf("postgres probe: %w", err)
@@ -259,8 +267,14 @@ func (s *store) probeToast(ctx context.Context, snap *db.Snapshot) error {
 		FROM (SELECT data FROM ` + s.table + ` LIMIT ` + fmt.Sprint(toastSample) + `) d`
 	var n, ext, comp, compInline, stored, raw float64
 	var extN, compInlineN *float64
-	if err := s.admin.QueryRow(ctx, q).Scan(&n, &extN, &comp, &compInlineN, &stored, &raw); err != nil {
+	note, err := s.uncounted(ctx, func(tx pgx.Tx) error {
+		return tx.QueryRow(ctx, q).Scan(&n, &extN, &comp, &compInlineN, &stored, &raw)
+	})
+	if err != nil {
 		return fmt.Errorf("postgres probe (TOAST): %w", err)
+	}
+	if note != "" {
+		snap.Facts["probe_sample"] = note
 	}
 	g["doc_sample"] = db.Val(n, db.Count)
 	if n == 0 {
@@ -295,4 +309,28 @@ func (s *store) probeToast(ctx context.Context, snap *db.Snapshot) error {
 	g["doc_compressed_inline_share"] = db.Val(compInline/n, "share")
 	g["doc_inline_share"] = db.Val((n-ext-compInline)/n, "share")
 	return nil
+}
+
+// uncounted runs f, a read of the table's documents, in a transaction
+// with track_counts off, so that the buffers it touches are not counted in
+// the next phase's figures (a snapshot's sample comes after its counters).
+// Only a superuser may turn track_counts off: without it, f runs counted,
+// and uncounted says so.
+func (s *store) uncounted(ctx context.Context, f func(pgx.Tx) error) (string, error) {
+	tx, err := s.admin.Begin(ctx)
+	if err != nil {
+		return "", err
+	}
+	defer func() { _ = tx.Rollback(ctx) }()
+	if _, err := tx.Exec(ctx, "SAVEPOINT docbench_probe"); err != nil {
+		return "", err
+	}
+	note := ""
+	if _, err := tx.Exec(ctx, "SET LOCAL track_counts = off"); err != nil {
+		if _, err := tx.Exec(ctx, "ROLLBACK TO SAVEPOINT docbench_probe"); err != nil {
+			return "", err
+		}
+		note = "the TOAST sample's reads are in the next phase's buffer counters (SET track_counts = off: " + oneLine(err) + ")"
+	}
+	return note, f(tx)
 }
