@@ -17,9 +17,10 @@ var examples = map[string]string{
   docbench quickstart -t mysql://root:pw@127.0.0.1:3306/bench -p document.shape=customer`,
 	"docbench study": `  docbench study document-size --quick
   docbench study partial-update --out results/partial -t postgres://bench@db1/bench
-  docbench study my-study.yaml --force --out results/mine`,
+  docbench study my-study.yaml --force --out results/mine
+  docbench study quickstart --pg-versions 13,16,18`,
 	"docbench report":  `  docbench report docbench-results/document-size-20261123-081500`,
-	"docbench compare": "  docbench compare pg.json sqlite.json --strict\n  docbench compare results/before results/after\n  docbench compare results/before results/after --all",
+	"docbench compare": "  docbench compare pg.json sqlite.json --strict\n  docbench compare pg13.json pg18.json\n  docbench compare results/before results/after\n  docbench compare results/before results/after --all",
 	"docbench doc": `  docbench doc --key 0
   docbench doc -p document.shape=customer --key 42 --compact
   docbench doc -p document.shape=blog --paths`,

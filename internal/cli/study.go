@@ -14,6 +14,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/docbench/docbench/internal/report"
+	"github.com/docbench/docbench/internal/server"
 	"github.com/docbench/docbench/internal/study"
 )
 
@@ -21,12 +22,12 @@ import (
 const quickUsage = "a smoke run that checks the study works, not figures to quote: one round, 2 s runs, at most the first and last value of each sweep, the study's quick properties (docs/studies.md)"
 
 func (a *app) studyCommand() *cobra.Command {
-	var out, scale string
+	var out, scale, pgVersions string
 	var quick, force, keep bool
 	var targets, with []string
 	var prof profileFlags
 	cmd := &cobra.Command{
-		Use:   "study FILE|NAME [--quick | --scale PROFILE] [--with NAME[=URL]]... [--out DIR] [-t TARGET]...",
+		Use:   "study FILE|NAME [--quick | --scale PROFILE] [--with NAME[=URL]]... [--pg-versions V,V...] [--out DIR] [-t TARGET]...",
 		Short: "Run a study (a matrix of targets, workloads, sweeps and rounds) and write its report",
 		Long: "Runs a study file, or a built-in study: " + strings.Join(study.Names(), ", ") + `.
 Built-in studies run on postgres:embedded and SQLite plus every target named with -t.
@@ -35,12 +36,31 @@ round), results.csv, summary.md and report.html. --scale source runs a study at 
 source's own sizes (a profile in its scale: section); before it starts, the study prints
 the disk and time it expects and refuses when the disks cannot hold it. --with adds an
 opt-in target the study declares (with: section), such as --with mariadb or
---with mongodb=mongodb://host/db; claims on one that is not given are "not measurable here".`,
+--with mongodb=mongodb://host/db; claims on one that is not given are "not measurable here".
+
+--pg-versions 10,13,18 reruns the study on those PostgreSQL versions: each
+postgres:embedded target with no version of its own becomes one target per
+version, named NAME@VERSION (postgres@13, postgres@18), so charts and
+compare show a figure across versions; the other targets, and those added
+with -t, run once. A claim on such a target is judged on each version
+alone ("(PostgreSQL 13)" after its words), and the first screen opens with
+the changes between adjacent versions and the claims whose verdict a
+version changes. What a version lacks is not measurable there, with the
+version it needs.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			f, err := study.Load(args[0])
 			if err != nil {
 				return &ExitError{Code: 2, Err: err}
+			}
+			if cmd.Flags().Changed("pg-versions") {
+				vs, err := pgVersionList(pgVersions)
+				if err == nil {
+					f, err = f.ForPGVersions(vs)
+				}
+				if err != nil {
+					return &ExitError{Code: 2, Err: fmt.Errorf("--pg-versions %s: %v", pgVersions, err)}
+				}
 			}
 			if scale != "" {
 				if quick {
@@ -92,7 +112,31 @@ opt-in target the study declares (with: section), such as --with mariadb or
 	fl.StringArrayVarP(&targets, "target", "t", nil, "also run on this target (repeatable); NAME=TARGET names it in the report, else it is named as written")
 	fl.StringVar(&scale, "scale", "", "run at the study's scale profile PROFILE (e.g. source: the source's own sizes)")
 	fl.StringArrayVar(&with, "with", nil, "add the study's opt-in target NAME, at URL or its default (repeatable; e.g. mariadb, mongodb=URL)")
+	fl.StringVar(&pgVersions, "pg-versions", "", "rerun the study on these PostgreSQL versions (e.g. 10,13,18): each postgres:embedded target becomes NAME@VERSION")
 	return cmd
+}
+
+// pgVersionList reads --pg-versions: versions docbench knows, each once
+// (13 and 13.23.0 are the same).
+func pgVersionList(arg string) ([]string, error) {
+	var out []string
+	seen := map[string]string{}
+	for _, v := range strings.Split(arg, ",") {
+		v = strings.TrimSpace(v)
+		if v == "" {
+			return nil, fmt.Errorf("want versions separated by commas, such as 10,13,18")
+		}
+		full, err := server.ResolvePostgresVersion(v)
+		if err != nil {
+			return nil, err
+		}
+		if prev, ok := seen[full]; ok {
+			return nil, fmt.Errorf("%s and %s are the same version (%s)", prev, v, full)
+		}
+		seen[full] = v
+		out = append(out, v)
+	}
+	return out, nil
 }
 
 func (a *app) runStudy(ctx context.Context, f *study.File, opts study.RunOptions) error {

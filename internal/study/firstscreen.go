@@ -49,6 +49,9 @@ type versionFigure struct{ workload, op, metric string }
 // rounds from the older version to the newer with its significance, as
 // compare judges it (Mann–Whitney U test at α=0.05).
 func (d *Data) VersionChanges() []string {
+	if d.File.versions != nil {
+		return d.targetVersionChanges() // a study rerun across versions (pg_versions)
+	}
 	// byRest: the point of each version, by the rest of the point.
 	byRest := map[string]map[string]string{}
 	var rests []string
@@ -86,11 +89,7 @@ func (d *Data) VersionChanges() []string {
 	var out []string
 	for i := len(versions) - 1; i > 0; i-- {
 		older, newer := versions[i-1], versions[i]
-		// untested: the rounds of each figure the U test cannot judge
-		// ("one round each"), by its index in parts.
-		var parts []string
-		untested := map[int]string{}
-		compared := 0
+		var pairs []versionPair
 		for _, fg := range figs {
 			several := len(d.targetsOf(fg.workload)) > 1
 			for _, target := range d.targetsOf(fg.workload) {
@@ -102,56 +101,79 @@ func (d *Data) VersionChanges() []string {
 					if rid != "default" {
 						label += " at " + rid
 					}
-					op, np := byRest[rid][older], byRest[rid][newer]
-					ok := seriesKey{target, fg.workload, op, fg.op, fg.metric}
-					nk := seriesKey{target, fg.workload, np, fg.op, fg.metric}
-					ov, nv := d.values[ok], d.values[nk]
-					switch {
-					case len(ov) == 0 && len(nv) == 0:
-						continue // nothing to compare on either version
-					case len(ov) == 0:
-						parts = append(parts, label+": none on "+older+" ("+d.whyNoResult(target, fg.workload, op)+")")
-						continue
-					case len(nv) == 0:
-						parts = append(parts, label+": none on "+newer+" ("+d.whyNoResult(target, fg.workload, np)+")")
-						continue
-					}
-					compared++
-					r := compareSeries(nk, "", ov, nv)
-					part := label + " " + r.change
-					switch {
-					case !r.tested:
-						untested[len(parts)] = roundsEach(r.n1, r.n2)
-					case r.changed:
-						part += fmt.Sprintf(" (significant, p=%.3f)", r.p)
-					default:
-						part += fmt.Sprintf(" (not significant, p=%.3f)", r.p)
-					}
-					parts = append(parts, part)
+					pairs = append(pairs, versionPair{label,
+						seriesKey{target, fg.workload, byRest[rid][older], fg.op, fg.metric},
+						seriesKey{target, fg.workload, byRest[rid][newer], fg.op, fg.metric}})
 				}
 			}
 		}
-		if len(parts) == 0 {
-			continue
+		if line := d.versionLine(older, newer, pairs); line != "" {
+			out = append(out, line)
 		}
-		head := "PostgreSQL " + newer + " vs " + older
-		// When the test can judge none of the figures, for the same
-		// reason, the line says so once.
-		var hows []string
-		for _, how := range untested {
-			hows = append(hows, how)
-		}
-		sort.Strings(hows)
-		if hows = slices.Compact(hows); len(untested) == compared && len(hows) == 1 {
-			head += " (" + hows[0] + ": cannot tell beyond the noise)"
-		} else {
-			for i, how := range untested {
-				parts[i] += " (" + how + ": cannot tell)"
-			}
-		}
-		out = append(out, head+": "+strings.Join(parts, "; "))
 	}
 	return out
+}
+
+// versionPair is a figure of VersionChanges: its label and its series on
+// the older version and on the newer.
+type versionPair struct {
+	label         string
+	before, after seriesKey
+}
+
+// versionLine is the line of two adjacent versions: each pair's change of
+// the median over rounds with its significance, or why a version has
+// none; "" when neither version has any of the figures.
+func (d *Data) versionLine(older, newer string, pairs []versionPair) string {
+	// untested: the rounds of each figure the U test cannot judge
+	// ("one round each"), by its index in parts.
+	var parts []string
+	untested := map[int]string{}
+	compared := 0
+	for _, p := range pairs {
+		ov, nv := d.values[p.before], d.values[p.after]
+		switch {
+		case len(ov) == 0 && len(nv) == 0:
+			continue // nothing to compare on either version
+		case len(ov) == 0:
+			parts = append(parts, p.label+": none on "+older+" ("+d.whyNoResult(p.before.target, p.before.workload, p.before.point)+")")
+			continue
+		case len(nv) == 0:
+			parts = append(parts, p.label+": none on "+newer+" ("+d.whyNoResult(p.after.target, p.after.workload, p.after.point)+")")
+			continue
+		}
+		compared++
+		r := compareSeries(p.after, "", ov, nv)
+		part := p.label + " " + r.change
+		switch {
+		case !r.tested:
+			untested[len(parts)] = roundsEach(r.n1, r.n2)
+		case r.changed:
+			part += fmt.Sprintf(" (significant, p=%.3f)", r.p)
+		default:
+			part += fmt.Sprintf(" (not significant, p=%.3f)", r.p)
+		}
+		parts = append(parts, part)
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	head := "PostgreSQL " + newer + " vs " + older
+	// When the test can judge none of the figures, for the same
+	// reason, the line says so once.
+	var hows []string
+	for _, how := range untested {
+		hows = append(hows, how)
+	}
+	sort.Strings(hows)
+	if hows = slices.Compact(hows); len(untested) == compared && len(hows) == 1 {
+		head += " (" + hows[0] + ": cannot tell beyond the noise)"
+	} else {
+		for i, how := range untested {
+			parts[i] += " (" + how + ": cannot tell)"
+		}
+	}
+	return head + ": " + strings.Join(parts, "; ")
 }
 
 // versionFigures are the figures VersionChanges follows: per workload of

@@ -28,6 +28,7 @@
 //	with:                         # opt-in targets: --with mariadb, --with mongodb=URL
 //	  mariadb: {target: "mariadb:local", properties: {secondaryindex: author}}
 //	  mongodb: {properties: {secondaryindex: author}}   # no default: the URL is required
+//	pg_versions: [13, 18]         # --pg-versions: postgres:embedded targets once per version (versions.go)
 //
 // Precedence of properties: workload file < study properties < workload
 // properties < target properties < the point's swept values.
@@ -92,6 +93,12 @@ type File struct {
 	// Capacity asks for each target's sustainable rate at an SLO
 	// (capacity.go).
 	Capacity *CapacitySpec `yaml:"capacity"`
+	// PGVersions reruns the study on these PostgreSQL versions
+	// (--pg-versions): each target whose server pg.version chooses
+	// becomes one target per version (versions.go).
+	PGVersions []string `yaml:"pg_versions"`
+	// versions is what PGVersions made of the study (nil without it).
+	versions *versionPlan
 
 	// Source is the file name or built-in name it was read from.
 	Source string `yaml:"-"`
@@ -214,7 +221,7 @@ func Load(nameOrPath string) (*File, error) {
 
 // known lists the keys each mapping of a study file may have.
 var known = map[string][]string{
-	"":          {"name", "title", "cites", "reported", "targets", "workloads", "properties", "sweep", "rounds", "warmup", "duration", "threads", "protocol", "charts", "quick", "scale", "with", "claims", "plans", "thresholds", "capacity", "floor", "max_rounds"},
+	"":          {"name", "title", "cites", "reported", "targets", "workloads", "properties", "sweep", "rounds", "warmup", "duration", "threads", "protocol", "charts", "quick", "scale", "with", "claims", "plans", "thresholds", "capacity", "floor", "max_rounds", "pg_versions"},
 	"capacity":  capacityKeys,
 	"claims":    {"says", "source", "seed", "chart", "y", "workload", "target", "a", "b", "ratio", "order", "effect", "control"},
 	"floor":     {"says", "y", "target", "workload", "point"},
@@ -268,6 +275,9 @@ func Parse(source string, data []byte) (*File, error) {
 	f.validateCapacity(root.Content[0], fail)
 	if len(errs) > 0 {
 		return nil, errors.Join(errs...)
+	}
+	if err := f.multiplyVersions(); err != nil {
+		return nil, fmt.Errorf("%s: pg_versions: %v", pos.at(lineOf(root.Content[0], "pg_versions", -1), 0), err)
 	}
 	return f, nil
 }
