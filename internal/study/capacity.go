@@ -158,7 +158,7 @@ func (g *group) runCapacity(ctx context.Context, round int, pt []KV, i int) erro
 	if !f.capacityAt(t.Name, pt, i) || ctx.Err() != nil {
 		return nil
 	}
-	run := Run{Target: t.Name, Workload: w.Name, Point: pt, Round: round, Capacity: true}
+	run := Run{Target: t.Name, Workload: w.Name, Point: pt, Round: round, Capacity: true, AddedFor: g.addedFor}
 	props, files, err := f.runProps(t, w, pt, f.Source)
 	if err != nil {
 		return err

@@ -7,6 +7,7 @@ import (
 	"io"
 	"math"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -801,15 +802,79 @@ func moreRounds(n int, s, g float64) int {
 }
 
 // spreadText is the verdict's reason when the rounds' spread is
-// comparable to the effect.
-func (d *Data) spreadText(n, more int) string {
-	bound := d.File.MaxRounds
-	if bound == 0 {
-		bound = defaultMaxRounds
+// comparable to the effect: the rounds it needs, or, once the runner
+// added rounds for claim c (MoreRounds), after how many.
+func (d *Data) spreadText(c *Claim, n, more int) string {
+	bound := d.File.maxRounds()
+	if d.addedFor(c) {
+		if n >= bound {
+			return fmt.Sprintf("spread comparable to effect after %d rounds (bound %d)", n, bound)
+		}
+		return fmt.Sprintf("spread comparable to effect after %d rounds, %d more rounds needed (bound %d)", n, more, bound)
 	}
 	out := fmt.Sprintf("spread comparable to effect, %d more rounds needed (bound %d)", more, bound)
 	if n+more > bound {
 		out += fmt.Sprintf("; %d rounds exceed the study's bound: the effect is too small for it to decide", n+more)
+	}
+	return out
+}
+
+// spreadMore reads the rounds a verdict's reason (spreadText) asks for.
+var spreadMore = regexp.MustCompile(`spread comparable to effect(?: after \d+ rounds)?, (\d+) more rounds needed`)
+
+// maxRounds is the study's bound on the rounds of a series.
+func (f *File) maxRounds() int {
+	if f.MaxRounds > 0 {
+		return f.MaxRounds
+	}
+	return defaultMaxRounds
+}
+
+// addedFor reports whether the runner added rounds for claim c.
+func (d *Data) addedFor(c *Claim) bool {
+	if d.Manifest == nil {
+		return false
+	}
+	for _, run := range d.Manifest.Runs {
+		if slices.Contains(run.AddedFor, c.Says) {
+			return true
+		}
+	}
+	return false
+}
+
+// MoreRounds lists, in the study's order, the claims that more rounds of
+// their series could decide.
+func (d *Data) MoreRounds() []RoundsWanted {
+	var out []RoundsWanted
+	for i, fd := range d.Findings() {
+		m := spreadMore.FindStringSubmatch(fd.Why)
+		if fd.Verdict != Inconclusive || m == nil {
+			continue
+		}
+		c := &d.File.Claims[i]
+		w := RoundsWanted{Says: c.Says}
+		w.More, _ = strconv.Atoi(m[1])
+		sides := c.Order
+		if len(sides) == 0 {
+			sides = []Side{c.A, c.B}
+		}
+		var rows []report.Row
+		for _, s := range sides {
+			if r, err := d.find(c.resolve(s).y(c.Y), c.resolve(s)); err == nil {
+				rows = append(rows, r)
+			}
+		}
+		if fr, ok := d.floorRow(c); ok {
+			rows = append(rows, fr)
+		}
+		for _, r := range rows {
+			s := Series{Target: r.Target, Workload: r.Workload, Point: r.Point, Capacity: r.Metric == CapacityMetric}
+			if !slices.ContainsFunc(w.Series, func(x Series) bool { return x.id() == s.id() }) {
+				w.Series = append(w.Series, s)
+			}
+		}
+		out = append(out, w)
 	}
 	return out
 }
@@ -935,7 +1000,7 @@ func (d *Data) ratioVerdict(c *Claim, a, b report.Row, upper []float64, fd *repo
 			return
 		}
 		if more := moreRounds(min(a.N, b.N), max(sa, sb), math.Abs(math.Log(r))); more > 0 {
-			fd.Verdict, fd.Why = Inconclusive, d.spreadText(min(a.N, b.N), more)
+			fd.Verdict, fd.Why = Inconclusive, d.spreadText(c, min(a.N, b.N), more)
 		}
 	}
 }
@@ -1007,7 +1072,7 @@ func (d *Data) orderVerdict(c *Claim, rows []report.Row, upper []float64, fd *re
 		fd.Verdict = Inconclusive
 		fd.Why = fmt.Sprintf("effect %s under the minimum %s by the medians; the %s reach %s", percent(e), percent(minE), basis, percent(reach))
 	case certain && more > 0:
-		fd.Verdict, fd.Why = Inconclusive, d.spreadText(n, more)
+		fd.Verdict, fd.Why = Inconclusive, d.spreadText(c, n, more)
 	case certain:
 		fd.Verdict = Reproduced
 		fd.Why = "by the " + basis

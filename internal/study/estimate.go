@@ -40,6 +40,9 @@ type estimate struct {
 	// most searchMax long (counted in time at that bound).
 	searches  int
 	searchMax time.Duration
+	// added is the most the rounds added for claims can take (more.go),
+	// up to max_rounds.
+	added time.Duration
 }
 
 // estimate computes the study's needs.
@@ -109,6 +112,25 @@ func (r *studyRun) estimate() (*estimate, error) {
 		e.searchMax = cr.MaxTime
 		e.time += time.Duration(e.searches) * cr.MaxTime
 	}
+	added, err := r.addedEstimate(func(t TargetSpec, pt []KV) (time.Duration, error) {
+		p, _, err := f.props(t, &f.Workloads[0], pt, f.Source)
+		if err != nil {
+			return 0, err
+		}
+		size, err := docBytes(p.Map())
+		if err != nil {
+			return 0, err
+		}
+		docs := 0.0
+		if v, ok := p.Get("recordcount"); ok {
+			docs, _ = strconv.ParseFloat(v, 64)
+		}
+		return time.Duration((docs/loadDocRate + size*docs/loadByteRate) * float64(time.Second)), nil
+	}, e.searchMax)
+	if err != nil {
+		return nil, err
+	}
+	e.added = added
 	return e, nil
 }
 
@@ -181,9 +203,21 @@ func (e *estimate) check(r *studyRun) error {
 	if e.searches > 0 {
 		searches = fmt.Sprintf(" and %d capacity searches counted at their bound of %s", e.searches, e.searchMax)
 	}
-	r.logf("estimate: %s of documents in the largest data set; disk %s; about %s (%d runs of %s%s, loads at an assumed %d documents/s plus %d MB/s; %.1f× the documents' JSON per target, and 2× in WAL up to 1 GiB for PostgreSQL)",
-		gib(e.bytes), strings.Join(parts, ", "), e.time.Round(time.Minute), r.total, (r.f.Warmup.D() + r.f.Duration.D()), searches, loadDocRate, loadByteRate>>20, storeFactor)
+	added := ""
+	if e.added > 0 {
+		added = fmt.Sprintf(", and up to %s more if claims' spread asks for rounds up to max_rounds (%d)", roundTime(e.added), r.f.maxRounds())
+	}
+	r.logf("estimate: %s of documents in the largest data set; disk %s; about %s (%d runs of %s%s, loads at an assumed %d documents/s plus %d MB/s; %.1f× the documents' JSON per target, and 2× in WAL up to 1 GiB for PostgreSQL)%s",
+		gib(e.bytes), strings.Join(parts, ", "), e.time.Round(time.Minute), r.total, (r.f.Warmup.D() + r.f.Duration.D()), searches, loadDocRate, loadByteRate>>20, storeFactor, added)
 	return errors.Join(errs...)
+}
+
+// roundTime rounds d to minutes, or to seconds under a minute.
+func roundTime(d time.Duration) time.Duration {
+	if d < time.Minute {
+		return d.Round(time.Second)
+	}
+	return d.Round(time.Minute)
 }
 
 func scaleWords(f *File) string {

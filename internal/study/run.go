@@ -59,6 +59,9 @@ type Run struct {
 	ThresholdsFailed []string `json:"thresholds_failed,omitempty"`
 	// Capacity marks a capacity search (the study's capacity:).
 	Capacity bool `json:"capacity,omitempty"`
+	// AddedFor names the claims a run beyond the study's rounds was added
+	// for: their rounds' spread was comparable to their effect (more.go).
+	AddedFor []string `json:"added_for,omitempty"`
 }
 
 // ThresholdFailures counts the runs that missed a threshold.
@@ -391,6 +394,9 @@ func Conduct(ctx context.Context, f *File, opts RunOptions) (*Manifest, error) {
 			break
 		}
 	}
+	if runErr == nil {
+		runErr = r.addRounds(ctx)
+	}
 	m.Finished = time.Now().UTC()
 	if err := r.save(); err != nil {
 		return m, err
@@ -633,6 +639,11 @@ type group struct {
 	inserted  bool   // since the last load
 	throwaway bool   // the server loses its data on a restart
 	loadRound int    // the round of the last load
+	first     int    // the first round this group runs (after its load)
+	// pick, for rounds added for claims, picks the series that run
+	// (nil: all); addedFor are the claims the runs recorded are added for.
+	pick     *batch
+	addedFor []string
 }
 
 // phase runs one phase on the group's store, quietly, through the engine
@@ -652,8 +663,15 @@ func (g *group) phase(ctx context.Context, target string, files []string, props 
 // points. Errors a target cannot help (unsupported options, a server that
 // will not start) make the points not applicable; only output errors return.
 func (r *studyRun) runGroup(ctx context.Context, t TargetSpec, points [][]KV) error {
+	return r.runRounds(ctx, t, points, 1, r.f.Rounds, nil)
+}
+
+// runRounds is runGroup for rounds first to last; with pick, only the
+// series it picks run (rounds added for claims, more.go).
+func (r *studyRun) runRounds(ctx context.Context, t TargetSpec, points [][]KV, first, last int, pick *batch) error {
 	f := r.f
-	g := &group{studyRun: r, t: t, points: points}
+	g := &group{studyRun: r, t: t, points: points, first: first, pick: pick}
+	g.addedFor = pick.claims(t.Name, points)
 	loadProps, _, err := f.props(t, &f.Workloads[0], points[0], f.Source)
 	if err != nil {
 		return err
@@ -673,14 +691,14 @@ func (r *studyRun) runGroup(ctx context.Context, t TargetSpec, points [][]KV) er
 		g.store.Close()
 	}()
 	g.dir = filepath.Join("results", unsafeChars.ReplaceAllString(t.Name, "_"), pointID(points[0]))
-	if err := g.reload(ctx, 1); err != nil {
+	if err := g.reload(ctx, first); err != nil {
 		return skipped(err)
 	}
 	if err := g.findInserts(); err != nil {
 		return err
 	}
 	g.throwaway = db.IsEphemeral(t.Target, loadProps.Map())
-	for round := 1; round <= f.Rounds; round++ {
+	for round := first; round <= last; round++ {
 		if err := g.round(ctx, round); err != nil {
 			return skipped(err)
 		}
@@ -708,6 +726,9 @@ func (g *group) drop() {
 // notApplicable records every point of the group as not applicable; it
 // returns errSkip, or the manifest's write error.
 func (g *group) notApplicable(reason string) error {
+	if g.pick != nil {
+		return g.addFailed(reason) // the planned rounds stand
+	}
 	for _, pt := range g.points {
 		g.m.Runs = append(g.m.Runs, Run{Target: g.t.Name, Point: pt, NotApplicable: db.Redact(reason)})
 	}
@@ -724,7 +745,7 @@ func (g *group) notApplicable(reason string) error {
 func (g *group) load(ctx context.Context, round int) error {
 	g.logf("%s %s: loading", g.t.Name, pointID(g.points[0]))
 	res, err := g.phase(ctx, g.t.Target, []string{g.f.Workloads[0].Workload}, g.loadProps, runner.Load, 0)
-	run := Run{Target: g.t.Name, Workload: loadWorkload, Point: g.points[0], Round: round}
+	run := Run{Target: g.t.Name, Workload: loadWorkload, Point: g.points[0], Round: round, AddedFor: g.addedFor}
 	// A round's load figures are its first load's. A reload within the
 	// round (after a workload that inserted) only restores the data: it is
 	// not a second figure of the round, and its result is not kept.
@@ -786,12 +807,18 @@ func (g *group) findInserts() error {
 // (errSkip included) ends the group.
 func (g *group) round(ctx context.Context, round int) error {
 	switch {
-	case g.f.Protocol == "cold" && round > 1:
+	case g.f.Protocol == "cold" && round > g.first:
 		if err := g.coldRestart(ctx, round); err != nil {
 			return err
 		}
-	case round > 1 && g.inserts:
+	case round > g.first && g.inserts:
 		if err := g.reload(ctx, round); err != nil {
+			return err
+		}
+		g.inserted = false
+	}
+	if g.pick.load(g.t.Name, g.points, round-g.first) && g.loadRound != round {
+		if err := g.reload(ctx, round); err != nil { // a load's own series
 			return err
 		}
 		g.inserted = false
@@ -801,14 +828,23 @@ func (g *group) round(ctx context.Context, round int) error {
 			if ctx.Err() != nil {
 				return errSkip
 			}
-			if err := g.runWorkload(ctx, round, pt, i); err != nil {
-				return err
+			run, search := g.pick.picks(g.t.Name, g.f.Workloads[i].Name, pt, round-g.first)
+			if g.pick != nil {
+				g.addedFor = g.pick.why(g.t.Name, g.f.Workloads[i].Name, pt)
 			}
-			if err := g.runCapacity(ctx, round, pt, i); err != nil {
-				return err
+			if run {
+				if err := g.runWorkload(ctx, round, pt, i); err != nil {
+					return err
+				}
+			}
+			if search {
+				if err := g.runCapacity(ctx, round, pt, i); err != nil {
+					return err
+				}
 			}
 		}
 	}
+	g.addedFor = g.pick.claims(g.t.Name, g.points)
 	return nil
 }
 
@@ -857,7 +893,7 @@ func (g *group) runWorkload(ctx context.Context, round int, pt []KV, i int) erro
 	g.done++
 	g.logf("[%d/%d %s] %s %s %s round %d", g.done, g.total, eta(g.started, g.done, g.total), t.Name, w.Name, pointID(pt), round)
 	res, err := g.phase(ctx, t.Target, files, props, runner.Run, f.Warmup.D())
-	run := Run{Target: t.Name, Workload: w.Name, Point: pt, Round: round}
+	run := Run{Target: t.Name, Workload: w.Name, Point: pt, Round: round, AddedFor: g.addedFor}
 	if res != nil {
 		report.CheckThresholds(res, f.ThresholdsFor(t, *w))
 		for _, tr := range res.Thresholds {
