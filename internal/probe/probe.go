@@ -145,11 +145,7 @@ func Build(before, after *Reading, c Counts, rawDoc float64) *Server {
 	s := difference(before, after)
 	s.writesPerOp(c)
 	s.readsPerOp(c)
-	if c.Updates > 0 {
-		if v, ok := s.Counters["rows_hot_updated"]; ok {
-			s.perOp("rows_hot_updated_per_update", v, c.Updates, "share")
-		}
-	}
+	s.hotShare()
 	// Figures over the interval (they may refine the counters above).
 	maps.Copy(s.Counters, after.Interval)
 	for _, k := range []string{"wal_fpi", "wal_records", "wal_fpi_bytes"} {
@@ -235,6 +231,23 @@ func (s *Server) readsPerOp(c Counts) {
 		if v, ok := s.Counters[k]; ok {
 			s.perOp(k+"_per_read", v, c.Reads, v.Unit)
 		}
+	}
+}
+
+// hotShare sets the share of the server's row updates that were HOT
+// (heap-only: no index entry written), both counted by the server: a
+// session's statistics reach the server late (PostgreSQL flushes them at
+// most once a second), so the warm-up's last updates may count in the
+// phase, but as updates and HOT updates alike.
+func (s *Server) hotShare() {
+	hot, ok := s.Counters["rows_hot_updated"]
+	upd := s.Counters["rows_updated"]
+	switch {
+	case !ok:
+	case !hot.OK():
+		s.PerOp["hot_update_share"] = hot
+	case upd.OK() && upd.Value > 0:
+		s.PerOp["hot_update_share"] = db.Val(hot.Value/upd.Value, "share")
 	}
 }
 

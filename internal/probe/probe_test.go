@@ -66,7 +66,7 @@ func TestBuildAbsentNeverZero(t *testing.T) {
 }
 
 // TestBuildPerReadAndHOT: buffer counters per read only in a phase that
-// did nothing but read; HOT updates per update.
+// did nothing but read; the share of HOT updates.
 func TestBuildPerReadAndHOT(t *testing.T) {
 	snap := func(heap, toast, hot float64) *Reading {
 		s := db.NewSnapshot()
@@ -74,6 +74,7 @@ func TestBuildPerReadAndHOT(t *testing.T) {
 		s.Counters["toast_buffers"] = db.Val(toast, db.Pages)
 		s.Counters["index_buffers"] = db.Missing("no index counters")
 		s.Counters["rows_hot_updated"] = db.Val(hot, db.Count)
+		s.Counters["rows_updated"] = db.Val(2*hot, db.Count)
 		s.InProcess = true
 		return &Reading{Snap: s, Time: time.Now()}
 	}
@@ -88,16 +89,26 @@ func TestBuildPerReadAndHOT(t *testing.T) {
 	if f := s.PerOp["index_buffers_per_read"]; f.OK() || f.Absent != "no index counters" {
 		t.Errorf("index_buffers_per_read %+v, want absent with the counter's reason", f)
 	}
-	if _, ok := s.PerOp["rows_hot_updated_per_update"]; ok {
-		t.Errorf("HOT per update in a phase without updates: %+v", s.PerOp)
+	if _, ok := s.PerOp["hot_update_share"]; ok {
+		t.Errorf("HOT share in a phase without updates: %+v", s.PerOp)
 	}
 	// Reads beside other operations (or failures): no figure per read.
-	s = Build(b, snap(120, 1070, 17), Counts{Ops: 20, Reads: 8, Updates: 12}, 0)
+	// HOT: 12 of the server's 16 row updates (docbench counted 10: the
+	// share is the server's own).
+	a = snap(120, 1070, 17)
+	a.Snap.Counters["rows_updated"] = db.Val(26, db.Count)
+	s = Build(b, a, Counts{Ops: 20, Reads: 10, Updates: 10}, 0)
 	if f, ok := s.PerOp["toast_buffers_per_read"]; ok {
 		t.Errorf("toast_buffers_per_read %+v in a phase that also updated", f)
 	}
-	if f := s.PerOp["rows_hot_updated_per_update"]; !f.OK() || f.Value != 1 {
-		t.Errorf("rows_hot_updated_per_update %+v, want 1 (12 of 12)", f)
+	if f := s.PerOp["hot_update_share"]; !f.OK() || f.Value != 0.75 {
+		t.Errorf("hot_update_share %+v, want 0.75 (12 of 16)", f)
+	}
+	// A server without HOT (no such counter) has no share.
+	delete(b.Snap.Counters, "rows_hot_updated")
+	delete(a.Snap.Counters, "rows_hot_updated")
+	if f, ok := Build(b, a, Counts{Ops: 10, Updates: 10}, 0).PerOp["hot_update_share"]; ok {
+		t.Errorf("hot_update_share %+v without a HOT counter", f)
 	}
 }
 

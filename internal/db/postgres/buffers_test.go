@@ -133,8 +133,8 @@ func TestHOTPerUpdate(t *testing.T) {
 			})
 			after := probe.TakeAfter(ctx, st, before)
 			srv := probe.Build(before, after, probe.Counts{Ops: n, Updates: n, Exact: true}, 0)
-			if f := srv.PerOp["rows_hot_updated_per_update"]; !f.OK() || !c.hot(f.Value) {
-				t.Errorf("layout=%s: rows_hot_updated_per_update = %+v, want %s HOT", c.layout, f, c.want)
+			if f := srv.PerOp["hot_update_share"]; !f.OK() || !c.hot(f.Value) {
+				t.Errorf("layout=%s: hot_update_share = %+v, want %s HOT", c.layout, f, c.want)
 			}
 		})
 	}
