@@ -167,6 +167,9 @@ func TestAddedRounds(t *testing.T) {
 	if err != nil || !strings.Contains(string(summary), "spread comparable to effect after 4 rounds (bound 4)") {
 		t.Errorf("summary.txt does not say after how many rounds (%v):\n%s", err, summary)
 	}
+	if md, err := os.ReadFile(filepath.Join(out, "summary.md")); err != nil || !strings.Contains(string(md), "Medians over 2 rounds, up to 4 where rounds were added for claims") {
+		t.Errorf("summary.md does not say rounds were added (%v)", err)
+	}
 	var fj struct{ Findings []report.Finding }
 	if b, err := os.ReadFile(filepath.Join(out, "findings.json")); err != nil || json.Unmarshal(b, &fj) != nil || len(fj.Findings) != 1 ||
 		fj.Findings[0].Verdict != Inconclusive || !strings.Contains(fj.Findings[0].Measured, "min–max across 4 rounds") {

@@ -646,7 +646,17 @@ func (d *Data) markdown(rep *report.StudyReport) []byte {
 	}
 	spread := f.Rounds > 1
 	if spread {
-		fmt.Fprintf(&b, "Medians over %d rounds; [min–max] across rounds.\n\n", f.Rounds)
+		added := 0
+		for _, run := range d.Manifest.Runs {
+			if len(run.AddedFor) > 0 {
+				added = max(added, run.Round)
+			}
+		}
+		if added > 0 {
+			fmt.Fprintf(&b, "Medians over %d rounds, up to %d where rounds were added for claims (runs.json's added_for); [min–max] across rounds.\n\n", f.Rounds, added)
+		} else {
+			fmt.Fprintf(&b, "Medians over %d rounds; [min–max] across rounds.\n\n", f.Rounds)
+		}
 	}
 	if sc := d.Manifest.Scale; sc != "" {
 		fmt.Fprintf(&b, "**Scale `%s`** (`--scale %s`): %s.\n\n", sc, sc, f.Scale[sc].Says)
