@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/docbench/docbench/internal/report"
 	"github.com/docbench/docbench/internal/testutil"
 )
 
@@ -38,13 +39,13 @@ func TestStudyWithOptInTargets(t *testing.T) {
 	dir := t.TempDir()
 	file := filepath.Join(dir, "optin.yaml")
 	os.WriteFile(file, []byte(optInStudy), 0o644)
-	findings := func(out string) []map[string]string {
+	findings := func(out string) []report.Finding {
 		t.Helper()
 		b, err := os.ReadFile(filepath.Join(out, "findings.json"))
 		if err != nil {
 			t.Fatal(err)
 		}
-		var f struct{ Findings []map[string]string }
+		var f struct{ Findings []report.Finding }
 		if err := json.Unmarshal(b, &f); err != nil {
 			t.Fatal(err)
 		}
@@ -57,10 +58,10 @@ func TestStudyWithOptInTargets(t *testing.T) {
 		t.Fatalf("exit %d\n%s", code, stderr)
 	}
 	fds := findings(out)
-	if fds[0]["verdict"] != "not measurable here" || !strings.Contains(fds[0]["why"], "storageSize 0") {
+	if fds[0].Verdict != "not measurable here" || !strings.Contains(fds[0].Why, "storageSize 0") {
 		t.Errorf("table size against the peer: %v", fds[0])
 	}
-	if fds[1]["verdict"] == "not measurable here" {
+	if fds[1].Verdict == "not measurable here" {
 		t.Errorf("load throughput on MariaDB: %v", fds[1])
 	}
 
@@ -69,7 +70,7 @@ func TestStudyWithOptInTargets(t *testing.T) {
 		t.Fatalf("exit %d\n%s", code, stderr)
 	}
 	for i, opt := range []string{"--with mongodb=URL", "--with mariadb)"} {
-		if fd := findings(out)[i]; fd["verdict"] != "not measurable here" || !strings.Contains(fd["why"], "opt-in target and this run had none (add it with "+opt) {
+		if fd := findings(out)[i]; fd.Verdict != "not measurable here" || !strings.Contains(fd.Why, "opt-in target and this run had none (add it with "+opt) {
 			t.Errorf("without --with: %v", fd)
 		}
 	}
