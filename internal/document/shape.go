@@ -260,13 +260,18 @@ func complexRoot(spec Spec) *node {
 }
 
 // arrayFields are document.arrays arrays of document.arraylength elements:
-// {"id": element number, "val": a word} objects, or words.
+// {"id": element number, "val": a word} objects, words, or the element
+// numbers themselves (1…n, as Bartunov and Glukhov's arrays).
 func arrayFields(spec Spec) []*node {
 	var out []*node
 	for i := range spec.Arrays {
 		val := &node{kind: kEnum, vals: quotedWords, cdf: wordsZipf, categorical: true}
 		item := val
-		if spec.ArrayItems != ItemsScalar {
+		switch spec.ArrayItems {
+		case ItemsScalar:
+		case ItemsSequence:
+			item = &node{kind: kSeq}
+		default:
 			val.name = "val"
 			item = &node{kind: kObject, fields: []*node{{kind: kSeq, name: "id"}, val}}
 		}

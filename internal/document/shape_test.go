@@ -274,6 +274,20 @@ func TestArrays(t *testing.T) {
 	if p := pathByName(s.Paths(), "array0"); !p.Array || p.Items != TypeString || p.Depth != 1 {
 		t.Errorf("array0: %+v", p)
 	}
+	// The sequence: every array 1…n, each value at one position.
+	s = newShape(t, map[string]string{"document.arrays": "1", "document.arrayitems": "sequence", "document.arraylength": "5"}, constLen(5), 1)
+	for k := range int64(3) {
+		var m map[string]any
+		if err := json.Unmarshal(s.AppendDoc(nil, nil, k, r), &m); err != nil {
+			t.Fatal(err)
+		}
+		if got := fmt.Sprint(m["array0"]); got != "[1 2 3 4 5]" {
+			t.Fatalf("document %d: array0 %s, want [1 2 3 4 5]", k, got)
+		}
+	}
+	if p := pathByName(s.Paths(), "array0"); !p.Array || p.Items != TypeInteger {
+		t.Errorf("array0 of a sequence: %+v", p)
+	}
 }
 
 func pathByName(ps []PathInfo, name string) PathInfo {
@@ -618,7 +632,7 @@ func TestParseSpec(t *testing.T) {
 		{map[string]string{"document.replay": sample, "document.size": "1000"}, []string{`document.size="1000": does not apply to document.replay`}},
 		{map[string]string{"document.keyfield": "id"}, []string{`document.keyfield="id": applies only to document.replay`}},
 		{map[string]string{"document.dept": "3"}, []string{`document.dept="3": unknown property`}},
-		{map[string]string{"document.arrayitems": "list"}, []string{`document.arrayitems="list": unknown value (want object, scalar)`, `has no effect without document.arrays`}},
+		{map[string]string{"document.arrayitems": "list"}, []string{`document.arrayitems="list": unknown value (want object, scalar, sequence)`, `has no effect without document.arrays`}},
 	} {
 		_, err := ParseSpec(tc.props, nil, 10, "field")
 		if err == nil {

@@ -25,8 +25,9 @@ const (
 
 // Array item kinds (document.arrayitems).
 const (
-	ItemsObject = "object"
-	ItemsScalar = "scalar"
+	ItemsObject   = "object"
+	ItemsScalar   = "scalar"
+	ItemsSequence = "sequence" // 1, 2, …, n: every array alike, each value at one position
 )
 
 // Spec is the parsed document.* configuration. Field comments name the
@@ -43,7 +44,7 @@ type Spec struct {
 	// flat and complex only
 	Arrays      int    // document.arrays (0): top-level arrays array0…arrayN-1
 	ArrayLength Dist   // document.arraylength (10): elements per array, a number or a distribution
-	ArrayItems  string // document.arrayitems (object): {"id":…,"val":…} objects, or scalar words
+	ArrayItems  string // document.arrayitems (object): {"id":…,"val":…} objects, scalar words, or the sequence 1…n
 
 	Size int // document.size (0: natural size): serialized size in bytes, ±5%
 
@@ -176,7 +177,7 @@ func ParseSpec(props map[string]string, fieldLengths Lengths, fieldCount int, pr
 			p.fail("document.arraylength", "has no effect without document.arrays")
 		}
 	}
-	s.ArrayItems = p.enum("document.arrayitems", ItemsObject, ItemsObject, ItemsScalar)
+	s.ArrayItems = p.enum("document.arrayitems", ItemsObject, ItemsObject, ItemsScalar, ItemsSequence)
 	if _, ok := props["document.arrayitems"]; ok && s.Arrays == 0 {
 		p.fail("document.arrayitems", "has no effect without document.arrays")
 	}
