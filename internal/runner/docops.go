@@ -146,7 +146,7 @@ func NewDocOps(wl *workload.Workload, shape document.Shape, seed uint64) (*DocOp
 	} else if d.QueryProp > 0 {
 		o.queryName = db.QueryOp(mustKind(d.QueryKind))
 		spec := querySpec{name: o.queryName, kind: d.QueryKind, path: d.QueryPath, form: d.QueryForm, value: d.QueryValue,
-			limit: d.QueryLimit, offset: d.QueryOffset, aggPath: d.QueryAggPath, fn: d.QueryFunc}
+			limit: d.QueryLimit, offset: d.QueryOffset, aggPath: d.QueryAggPath, fn: d.QueryFunc, fields: d.QueryFields}
 		var err error
 		if o.queries, err = o.prepareQueries(wl, seed, spec); err != nil {
 			return nil, err
@@ -317,13 +317,20 @@ func (o *DocOps) prepareQueries(wl *workload.Workload, seed uint64, d querySpec)
 		return []db.Query{{Kind: kind, Path: d.path, AggPath: d.aggPath, Func: d.fn}}, nil
 	}
 	var values [][]byte
-	if d.value != "" {
+	at := ""
+	if kind == db.QueryArray && (d.value == workload.QueryValueFirst || d.value == workload.QueryValueLast) {
+		at = d.value
+	}
+	if d.value != "" && at == "" {
 		values = [][]byte{jsonValue(d.value)}
 		o.Notes = append(o.Notes, fmt.Sprintf("%s looks for %s=%s only (query.value)", d.name, d.path, values[0]))
 	} else {
 		var err error
-		if values, err = o.sampleValues(wl, seed, d.path, kind == db.QueryArray); err != nil {
+		if values, err = o.sampleValues(wl, seed, d.path, kind == db.QueryArray, at); err != nil {
 			return nil, err
+		}
+		if at != "" {
+			o.Notes = append(o.Notes, fmt.Sprintf("%s looks for the %s elements of %s in the documents (query.value=%s): %d value(s)", d.name, at[1:], d.path, at, len(values)))
 		}
 	}
 	root := arrayRoot(o.paths, d.path)
@@ -415,8 +422,9 @@ func wrapFragment(path string, frag []byte) []byte {
 }
 
 // sampleValues generates documents spread over the loaded keys and collects
-// the distinct JSON values found at path (elements, for an array).
-func (o *DocOps) sampleValues(wl *workload.Workload, seed uint64, path string, elements bool) ([][]byte, error) {
+// the distinct JSON values found at path (elements, for an array; with at
+// @first or @last, only each array's first or last element).
+func (o *DocOps) sampleValues(wl *workload.Workload, seed uint64, path string, elements bool, at string) ([][]byte, error) {
 	start, n := wl.Keyspace() // the same values on every shard
 	if n <= 0 {
 		n = max(o.cfg.RecordCount, 1)
@@ -441,8 +449,12 @@ func (o *DocOps) sampleValues(wl *workload.Workload, seed uint64, path string, e
 		if err := json.Unmarshal(buf, &v); err != nil {
 			return nil, fmt.Errorf("document of key %s: %w", key, err)
 		}
-		found := valuesAt(v, strings.Split(path, "."), elements)
-		examined += len(found)
+		found := valuesAt(v, strings.Split(path, "."), elements && at == "")
+		n := len(found)
+		if at != "" {
+			found, n = arrayEnds(found, at == workload.QueryValueLast)
+		}
+		examined += n
 		for _, x := range found {
 			b, _ := json.Marshal(x)
 			if x == nil || seen[string(b)] {
@@ -467,6 +479,26 @@ func jsonValue(v string) []byte {
 	}
 	b, _ := json.Marshal(v)
 	return b
+}
+
+// arrayEnds returns the first (or last) element of each array among vs and
+// how many elements those arrays hold.
+func arrayEnds(vs []any, last bool) ([]any, int) {
+	var out []any
+	n := 0
+	for _, v := range vs {
+		a, ok := v.([]any)
+		if !ok || len(a) == 0 {
+			continue
+		}
+		n += len(a)
+		if last {
+			out = append(out, a[len(a)-1])
+		} else {
+			out = append(out, a[0])
+		}
+	}
+	return out, n
 }
 
 // valuesAt walks a decoded document along segs, descending into every

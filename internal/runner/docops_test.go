@@ -2,6 +2,7 @@ package runner
 
 import (
 	"context"
+	"encoding/json"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -240,5 +241,66 @@ func TestQueryValueFindsTheRareTerm(t *testing.T) {
 	n, err := s.(db.Querier).Query(context.Background(), &docOps.queries[0])
 	if err != nil || n != want || want < 25 || want > 80 {
 		t.Errorf("found %d documents (%v); the generator planted it in %d of 5000 (≈ 50)", n, err, want)
+	}
+}
+
+// TestQueryValueFirstAndLast: query.value=@first or @last looks for the
+// first or last element of the arrays; with document.arrayitems=sequence
+// that is one value at one position in every document, which every
+// PostgreSQL array operator and SQLite find in every document, returning
+// the field query.fields names.
+func TestQueryValueFirstAndLast(t *testing.T) {
+	pg := testutil.FreshDatabase(t, testutil.Postgres(t, "embedded"))
+	targets := map[string]string{"sqlite": "sqlite:" + filepath.Join(t.TempDir(), "ends.db")}
+	for _, op := range []string{"contains", "jsonpath_match", "jsonpath_exists", "exists"} {
+		targets["postgres/"+op] = pg
+	}
+	for name, target := range targets {
+		for at, want := range map[string]string{workload.QueryValueFirst: "1", workload.QueryValueLast: "7"} {
+			t.Run(name+"/"+at, func(t *testing.T) {
+				props := map[string]string{"recordcount": "40", "batchsize": "40", "fieldcount": "1",
+					"document.arrays": "1", "document.arrayitems": "sequence", "document.arraylength": "7",
+					"queryproportion": "1", "readproportion": "0", "updateproportion": "0",
+					"querykind": "array", "query.path": "array0", "query.value": at, "query.limit": "0", "query.fields": "field0"}
+				if op, ok := strings.CutPrefix(name, "postgres/"); ok {
+					props["pg.arrayop"] = op
+				}
+				store, wl, docOps := setup(t, target, props)
+				if _, err := Execute(context.Background(), store, wl, docOps, Options{Phase: Load, Threads: 1}); err != nil {
+					t.Fatal(err)
+				}
+				if len(docOps.queries) != 1 || string(docOps.queries[0].Value) != want || strings.Join(docOps.queries[0].Fields, ",") != "field0" {
+					t.Fatalf("queries %+v: want the one value %s, returning field0 (query.fields)", docOps.queries, want)
+				}
+				s, err := store.NewSession(context.Background())
+				if err != nil {
+					t.Fatal(err)
+				}
+				defer s.Close()
+				if n, err := s.(db.Querier).Query(context.Background(), &docOps.queries[0]); err != nil || n != 40 {
+					t.Errorf("found %d of 40 documents (%v)", n, err)
+				}
+			})
+		}
+	}
+	// On arrays of words, @last gives the last words of the sampled documents.
+	_, docOps := newDocOps(t, "workloadc", map[string]string{"recordcount": "100", "fieldcount": "1",
+		"document.arrays": "1", "document.arrayitems": "scalar", "document.arraylength": "5",
+		"queryproportion": "1", "readproportion": "0", "querykind": "array", "query.path": "array0", "query.value": "@last"})
+	last := map[string]bool{}
+	r := document.NewRand()
+	for k := range int64(100) {
+		var doc struct{ Array0 []any }
+		buf := docOps.Shape.AppendDoc(nil, nil, k, r)
+		if err := json.Unmarshal(buf, &doc); err != nil {
+			t.Fatal(err)
+		}
+		b, _ := json.Marshal(doc.Array0[len(doc.Array0)-1])
+		last[string(b)] = true
+	}
+	for _, q := range docOps.queries {
+		if !last[string(q.Value)] {
+			t.Errorf("@last looks for %s, the last element of no document", q.Value)
+		}
 	}
 }

@@ -36,7 +36,7 @@ func (o *DocOps) prepareStatement(wl *workload.Workload, seed uint64) error {
 			if err := o.checkPath("statement.params", arg); err != nil {
 				return err
 			}
-			values, err := o.sampleValues(wl, seed, arg, false)
+			values, err := o.sampleValues(wl, seed, arg, false, "")
 			if err != nil {
 				return err
 			}

@@ -27,7 +27,7 @@ func props(t *testing.T, kv ...string) *Properties {
 func TestDocOps(t *testing.T) {
 	p := NewProperties()
 	for _, kv := range []string{"readfields=10%", "updatepath=address.zip", "queryproportion=0.1", "querykind=range",
-		"query.path=review_date", "query.limit=20", "secondaryindex=review_date, product_group", "readproportion=0.9", "updateproportion=0"} {
+		"query.path=review_date", "query.limit=20", "query.fields=a.b, c", "secondaryindex=review_date, product_group", "readproportion=0.9", "updateproportion=0"} {
 		if err := p.ParseOverride(kv); err != nil {
 			t.Fatal(err)
 		}
@@ -38,6 +38,7 @@ func TestDocOps(t *testing.T) {
 	}
 	d := cfg.Doc
 	if d.ReadFieldsPct != 10 || d.UpdateMode != UpdatePartial || d.QueryKind != "range" || d.QueryLimit != 20 ||
+		!reflect.DeepEqual(d.QueryFields, []string{"a.b", "c"}) ||
 		!reflect.DeepEqual(d.SecondaryIndex, []string{"review_date", "product_group"}) {
 		t.Fatalf("%+v", d)
 	}
@@ -49,6 +50,7 @@ func TestDocOps(t *testing.T) {
 		"querykind=join":      "query kind",
 		"query.form=document": "query.form",
 		"query.form=whole":    "query form",
+		"query.value=@last":   `query.value="@last": names an array's last element: querykind=array only (querykind is field)`,
 	} {
 		p := NewProperties()
 		p.ParseOverride(kv)

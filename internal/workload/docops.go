@@ -10,22 +10,23 @@ import (
 // secondary queries. Paths are dotted ("address.zip"); whether they exist
 // in the document shape is checked when the run is planned.
 type DocOps struct {
-	ReadFields     int     // readfields=N: N top-level fields per read (0: YCSB's readallfields)
-	ReadFieldsPct  float64 // readfields=P%: that share of the top-level fields (0 when not a percentage)
-	ReadPath       string  // readpath: read only this path (@deepest: the deepest leaf)
-	UpdateMode     string  // updatemode: merge (YCSB's, default), partial, replace
-	UpdateFields   int     // updatefields=N: fields per update (0: YCSB's writeallfields)
-	UpdatePath     string  // updatepath: update only this path (implies partial unless updatemode says otherwise; @deepest: the deepest leaf)
-	QueryProp      float64 // queryproportion: share of secondary queries
-	QueryKind      string  // querykind: field, contains, array, range, aggregate, descendant
-	QueryPath      string  // query.path: the path the predicate or the grouping is on
-	QueryForm      string  // query.form: path (predicate on the value at the path) or document (whole-document containment); contains queries only
-	QueryValue     string  // query.value: the one value queries look for (a JSON value, or text as a string), instead of values found in the documents
-	QueryLimit     int     // query.limit: page size of range queries
-	QueryOffset    int     // query.offset: rows skipped by range queries
-	QueryAggPath   string  // query.aggpath: path averaged/summed by aggregate queries
-	QueryFunc      string  // query.func: avg, sum or count
-	QueryMix       *Mix    // querymix: named queries with their proportions (QueryProp is their sum)
+	ReadFields     int      // readfields=N: N top-level fields per read (0: YCSB's readallfields)
+	ReadFieldsPct  float64  // readfields=P%: that share of the top-level fields (0 when not a percentage)
+	ReadPath       string   // readpath: read only this path (@deepest: the deepest leaf)
+	UpdateMode     string   // updatemode: merge (YCSB's, default), partial, replace
+	UpdateFields   int      // updatefields=N: fields per update (0: YCSB's writeallfields)
+	UpdatePath     string   // updatepath: update only this path (implies partial unless updatemode says otherwise; @deepest: the deepest leaf)
+	QueryProp      float64  // queryproportion: share of secondary queries
+	QueryKind      string   // querykind: field, contains, array, range, aggregate, descendant
+	QueryPath      string   // query.path: the path the predicate or the grouping is on
+	QueryForm      string   // query.form: path (predicate on the value at the path) or document (whole-document containment); contains queries only
+	QueryValue     string   // query.value: the one value queries look for (a JSON value, or text as a string), instead of values found in the documents; @first/@last: the arrays' first/last elements
+	QueryLimit     int      // query.limit: page size of range queries
+	QueryOffset    int      // query.offset: rows skipped by range queries
+	QueryFields    []string // query.fields: the paths a query returns (a projection), comma-separated; nil: the whole document
+	QueryAggPath   string   // query.aggpath: path averaged/summed by aggregate queries
+	QueryFunc      string   // query.func: avg, sum or count
+	QueryMix       *Mix     // querymix: named queries with their proportions (QueryProp is their sum)
 	SecondaryIndex []string
 
 	// Micro statements: SQL of the user's, measured as an operation of its
@@ -42,6 +43,14 @@ const (
 	UpdateMerge   = "merge"
 	UpdatePartial = "partial"
 	UpdateReplace = "replace"
+)
+
+// Positional values of query.value for querykind=array: the element at
+// that end of the sampled documents' arrays (with document.arrayitems=
+// sequence, one value at one position in every document).
+const (
+	QueryValueFirst = "@first"
+	QueryValueLast  = "@last"
 )
 
 // Query forms (query.form) of containment queries. Path: the predicate is on
@@ -98,9 +107,18 @@ func (c *configParser) docOps(cfg *Config) {
 	d.QueryValue = c.str("query.value", "")
 	if d.QueryValue != "" && (d.QueryKind == "aggregate" || d.QueryKind == "range") {
 		c.fail("query.value", "querykind=%s takes no value", d.QueryKind)
+	} else if (d.QueryValue == QueryValueFirst || d.QueryValue == QueryValueLast) && d.QueryKind != "array" {
+		c.fail("query.value", "names an array's %s element: querykind=array only (querykind is %s)", d.QueryValue[1:], d.QueryKind)
 	}
 	d.QueryLimit = int(c.int("query.limit", 10, 0, 1<<30))
 	d.QueryOffset = int(c.int("query.offset", 0, 0, 1<<30))
+	if v := c.str("query.fields", ""); v != "" {
+		for _, f := range strings.Split(v, ",") {
+			if f = strings.TrimSpace(f); f != "" {
+				d.QueryFields = append(d.QueryFields, f)
+			}
+		}
+	}
 	d.QueryAggPath = c.str("query.aggpath", "")
 	d.QueryFunc = c.enum("query.func", "avg", "aggregate function", "avg", "sum", "count")
 	if d.QueryProp > 0 && d.QueryPath == "" {
