@@ -6,8 +6,9 @@
 # else running, since every figure is a throughput or a latency.
 #
 # usage: bench/record.sh [RESULTS_DIR=record-results]
-#   WITH_MARIADB=0       leave out --with mariadb (index-strategy, partial-update);
-#                        by default it is given, which needs a local MariaDB install
+#   WITH_MARIADB=0       leave out --with mariadb and --with mariadb-async (the studies
+#                        that declare them); by default they are given, which needs a
+#                        local MariaDB install
 #   MONGODB_URL=mongodb://host/db
 #                        add --with mongodb=URL to the studies that declare it (a real
 #                        mongod); without it their MongoDB claims are not measurable here
@@ -35,6 +36,7 @@ run() { # run DIR STUDY [ARGS...]
   local dir=$1 study=$2; shift 2
   local args=("$@")
   if [ "${WITH_MARIADB:-1}" != 0 ] && declares "$study" mariadb; then args+=(--with mariadb); fi
+  if [ "${WITH_MARIADB:-1}" != 0 ] && declares "$study" mariadb-async; then args+=(--with mariadb-async); fi
   if [ -n "${MONGODB_URL:-}" ] && declares "$study" mongodb; then args+=(--with "mongodb=$MONGODB_URL"); fi
   echo "== $(date -u +%FT%TZ) docbench study $study ${args[*]} --out $out/$dir" | tee -a "$out/times.txt"
   local start=$SECONDS rc=0

@@ -59,6 +59,9 @@ func readReproductions(t *testing.T) []*docSection {
 		line := sc.Text()
 		if inRecord && line != "" { // the Record paragraph goes on
 			cur.line += " " + line
+			for _, m := range recordLink.FindAllStringSubmatch(line, -1) {
+				cur.records = append(cur.records, m[1])
+			}
 			continue
 		}
 		inRecord = false
@@ -283,6 +286,48 @@ func TestHasFigure(t *testing.T) {
 	} {
 		if got := hasFigure(c.text, c.fig); got != c.want {
 			t.Errorf("hasFigure(%q, %q) = %v", c.text, c.fig, got)
+		}
+	}
+}
+
+// TestReproductionsListEveryClaim holds docs/reproductions.md to the
+// built-in studies: each study with claims has its section, each claim its
+// row (the claim as the study says it), and each row is a claim of its
+// study, on a version when the row says "(PostgreSQL N)".
+func TestReproductionsListEveryClaim(t *testing.T) {
+	sections := map[string]*docSection{}
+	for _, sec := range readReproductions(t) {
+		sections[sec.study] = sec
+	}
+	onVersion := regexp.MustCompile(` \(PostgreSQL [0-9.]+\)$`)
+	for _, name := range Names() {
+		f, err := Load(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(f.Claims) == 0 {
+			continue
+		}
+		sec := sections[name]
+		if sec == nil {
+			t.Errorf("%s: no section for the built-in study %s and its %d claims", reproductions, name, len(f.Claims))
+			continue
+		}
+		rows := map[string]bool{}
+		for _, r := range sec.rows {
+			rows[r.claim] = true
+		}
+		says := map[string]bool{}
+		for _, c := range f.Claims {
+			says[c.Says] = true
+			if !rows[c.Says] {
+				t.Errorf("%s: section %s has no row for the claim %q", reproductions, name, c.Says)
+			}
+		}
+		for _, r := range sec.rows {
+			if !says[onVersion.ReplaceAllString(r.claim, "")] {
+				t.Errorf("%s:%d: %q is not a claim of the %s study (a row's claim is the study's words)", reproductions, r.lineNo, r.claim, name)
+			}
 		}
 	}
 }
