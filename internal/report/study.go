@@ -121,5 +121,5 @@ type Finding struct {
 	// Figures are the numbers the verdict rests on, as Measured prints
 	// them: each side's median, then a ratio claim's ratio.
 	Figures []string `json:"figures,omitempty"`
-	Why       string `json:"why,omitempty"`       // the reason of an inconclusive or unmeasurable verdict
+	Why     string   `json:"why,omitempty"` // the reason of an inconclusive or unmeasurable verdict
 }
