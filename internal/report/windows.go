@@ -119,7 +119,7 @@ func writeSignificance(w io.Writer, a, b *Result) {
 	wa, exactA := windowsOf(a.Series, wl)
 	wb, exactB := windowsOf(b.Series, wl)
 	fmt.Fprintln(w)
-	if !canTestWindows(len(wa), len(wb)) {
+	if !CanTest(len(wa), len(wb)) {
 		fmt.Fprintf(w, "beyond the noise: cannot tell: windows of %d s: %d of A, %d of B (the U test needs 4 on each side: runs of at least %d s)\n",
 			wl, len(wa), len(wb), 4*wl)
 		return
@@ -163,7 +163,7 @@ func writeSignificance(w io.Writer, a, b *Result) {
 // line is the row's cells: the medians, the change ("~" first when not
 // significant), the p-value and the windows, or why it is not tested.
 func (r windowRow) line() string {
-	if !canTestWindows(len(r.a), len(r.b)) {
+	if !CanTest(len(r.a), len(r.b)) {
 		return fmt.Sprintf("%s\t%s\t%s\t\t\t%d / %d (too few with operations)\t", r.name, median(r.a, r.digits), median(r.b, r.digits), len(r.a), len(r.b))
 	}
 	sa := benchmath.NewSample(append([]float64(nil), r.a...), &benchmath.DefaultThresholds)
@@ -199,10 +199,11 @@ func windowCount(n1, n2 int) string {
 	return fmt.Sprintf("%d and %d windows", n1, n2)
 }
 
-// canTestWindows says whether the U test can find a difference between
-// n1 and n2 windows at all: whether two samples of those sizes that do
-// not overlap reach α (4 on each side do; 3 do not).
-func canTestWindows(n1, n2 int) bool {
+// CanTest says whether the Mann–Whitney U test can find a difference
+// between samples of n1 and n2 values (windows, rounds) at all: whether two
+// samples of those sizes that do not overlap reach α (4 on each side do;
+// 3 do not).
+func CanTest(n1, n2 int) bool {
 	if n1 == 0 || n2 == 0 {
 		return false
 	}

@@ -221,27 +221,9 @@ func compareSeries(k seriesKey, unit string, ov, nv []float64) compareRow {
 		r.effect = math.Abs(pct)
 		r.change = fmt.Sprintf("%+.1f%%", pct)
 	}
-	r.tested = canTest(len(ov), len(nv))
+	r.tested = report.CanTest(len(ov), len(nv))
 	r.changed = r.tested && c.P <= c.Alpha
 	return r
-}
-
-// canTest says whether the U test can find a difference between n1 and n2
-// rounds at all: whether two samples of those sizes that do not overlap
-// reach α (4 rounds on each side do; 3 do not).
-func canTest(n1, n2 int) bool {
-	if n1 == 0 || n2 == 0 {
-		return false
-	}
-	a, b := make([]float64, n1), make([]float64, n2)
-	for i := range a {
-		a[i] = float64(i)
-	}
-	for i := range b {
-		b[i] = float64(n1 + i)
-	}
-	c := benchmath.AssumeNothing.Compare(benchmath.NewSample(a, &benchmath.DefaultThresholds), benchmath.NewSample(b, &benchmath.DefaultThresholds))
-	return c.P <= c.Alpha
 }
 
 // withRange prints a median and, over several rounds, the range across

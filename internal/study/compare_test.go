@@ -184,8 +184,8 @@ func TestCanTest(t *testing.T) {
 		n1, n2 int
 		want   bool
 	}{{1, 1, false}, {2, 6, false}, {3, 3, false}, {3, 4, false}, {3, 5, true}, {4, 4, true}, {6, 6, true}, {0, 6, false}} {
-		if got := canTest(c.n1, c.n2); got != c.want {
-			t.Errorf("canTest(%d, %d) = %t, want %t", c.n1, c.n2, got, c.want)
+		if got := report.CanTest(c.n1, c.n2); got != c.want {
+			t.Errorf("CanTest(%d, %d) = %t, want %t", c.n1, c.n2, got, c.want)
 		}
 	}
 }
