@@ -183,6 +183,16 @@ type IOModer interface {
 	IOMode() string
 }
 
+// StatsFlusher is a Session whose server takes its counters late
+// (PostgreSQL: a backend reports them at most once a second, or twice a
+// second before 15, and not while idle). After the warm-up the runner
+// calls FlushStats on every session, at once, before the measured part's
+// server figures are taken: the warm-up's operations are then counted in
+// the warm-up, not in the measured part.
+type StatsFlusher interface {
+	FlushStats(ctx context.Context) error
+}
+
 // Settler is a Store that brings the loaded table to the steady state a
 // run expects (PostgreSQL: VACUUM (ANALYZE)), as pgbench's initialization
 // does. The load phase calls it once, after taking its own figures; a run

@@ -235,10 +235,8 @@ func (s *Server) readsPerOp(c Counts) {
 }
 
 // hotShare sets the share of the server's row updates that were HOT
-// (heap-only: no index entry written), both counted by the server: a
-// session's statistics reach the server late (PostgreSQL flushes them at
-// most once a second), so the warm-up's last updates may count in the
-// phase, but as updates and HOT updates alike.
+// (heap-only: no index entry written), both counted by the server, so
+// that counters reaching the server late would move both alike.
 func (s *Server) hotShare() {
 	hot, ok := s.Counters["rows_hot_updated"]
 	upd := s.Counters["rows_updated"]

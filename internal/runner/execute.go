@@ -282,6 +282,23 @@ func (p *execution) warmUp(ctx context.Context) {
 	}
 }
 
+// flushStats has every session's server report the warm-up's counters
+// (db.StatsFlusher), all at once, so that the measured part's server
+// figures start after them. A session that cannot is left as it is: its
+// figures are then as late as the server makes them.
+func (p *execution) flushStats(ctx context.Context) {
+	if p.out.Warmup == nil || ctx.Err() != nil || p.out.Failure != "" {
+		return
+	}
+	var wg sync.WaitGroup
+	for _, s := range p.sessions {
+		if f, ok := s.(db.StatsFlusher); ok {
+			wg.Go(func() { _ = f.FlushStats(ctx) })
+		}
+	}
+	wg.Wait()
+}
+
 // awaitWarmup returns when the warm-up's time is up, ctx is done, a worker
 // panicked, or the warm-up's operations kept failing.
 func (p *execution) awaitWarmup(ctx context.Context) {

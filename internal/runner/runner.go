@@ -248,6 +248,7 @@ func Execute(ctx context.Context, store db.Store, wl *workload.Workload, docOps 
 	}
 	p.out.Began = time.Now()
 	p.warmUp(ctx)
+	p.flushStats(ctx)
 	if p.o.OnMeasure != nil && ctx.Err() == nil && p.out.Failure == "" {
 		p.o.OnMeasure()
 	}

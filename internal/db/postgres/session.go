@@ -524,3 +524,25 @@ func (s *session) Close() error {
 	s.watch.Close()
 	return s.conn.Close(context.Background())
 }
+
+// FlushStats has the server take this session's counters now
+// (db.StatsFlusher). From PostgreSQL 15 a backend reports them when it goes
+// idle, at most once a second: pg_stat_force_next_flush() makes the end of
+// its own statement report them. Before 15 it sends them to the collector
+// at the end of a transaction at least half a second after the last: one
+// statement after that long sends them.
+func (s *session) FlushStats(ctx context.Context) error {
+	if serverMajor(s.conn) >= 15 {
+		_, err := s.conn.Exec(ctx, "SELECT pg_stat_force_next_flush()")
+		return err
+	}
+	select {
+	case <-time.After(510 * time.Millisecond):
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+	_, err := s.conn.Exec(ctx, "SELECT 1")
+	return err
+}
+
+var _ db.StatsFlusher = (*session)(nil)
