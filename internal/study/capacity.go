@@ -134,10 +134,10 @@ func (f *File) quickCapacity() {
 }
 
 // capacityAt reports whether the study searches capacity after workload i
-// at point pt.
+// at point pt (never on a target the workload does not run on).
 func (f *File) capacityAt(target string, pt []KV, i int) bool {
 	c := f.Capacity
-	if c == nil || f.Workloads[i].Name != c.Workload || len(c.Targets) > 0 && !slices.Contains(c.Targets, target) {
+	if c == nil || f.Workloads[i].Name != c.Workload || len(c.Targets) > 0 && !slices.Contains(c.Targets, target) || !f.runsOn(i, target) {
 		return false
 	}
 	if len(c.Point) == 0 {

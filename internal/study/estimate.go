@@ -35,6 +35,7 @@ type estimate struct {
 	need  map[string]int64 // bytes by directory whose file system holds them
 	what  map[string][]string
 	time  time.Duration
+	runs  int   // the runs of the study's rounds (studyRun.planned)
 	bytes int64 // documents' JSON of the largest data set
 	// searches is how many capacity searches the study runs, each at
 	// most searchMax long (counted in time at that bound).
@@ -52,8 +53,8 @@ func (r *studyRun) estimate() (*estimate, error) {
 		docBytes = r.opts.docBytes
 	}
 	f := r.f
-	e := &estimate{need: map[string]int64{}, what: map[string][]string{}}
-	runs := time.Duration(r.total) * (f.Warmup.D() + f.Duration.D())
+	e := &estimate{need: map[string]int64{}, what: map[string][]string{}, runs: r.planned()}
+	runs := time.Duration(e.runs) * (f.Warmup.D() + f.Duration.D())
 	var loadBytes, loadDocs int64
 	for _, t := range r.targets {
 		groups, err := r.groups(t)
@@ -63,7 +64,7 @@ func (r *studyRun) estimate() (*estimate, error) {
 		dir, wal := dataDir(t, r.opts.Out)
 		var peak, largest int64
 		for _, pts := range groups {
-			p, _, err := f.props(t, &f.Workloads[0], pts[0], f.Source)
+			p, _, err := f.loadProps(t, pts[0])
 			if err != nil {
 				return nil, err
 			}
@@ -113,7 +114,7 @@ func (r *studyRun) estimate() (*estimate, error) {
 		e.time += time.Duration(e.searches) * cr.MaxTime
 	}
 	added, err := r.addedEstimate(func(t TargetSpec, pt []KV) (time.Duration, error) {
-		p, _, err := f.props(t, &f.Workloads[0], pt, f.Source)
+		p, _, err := f.loadProps(t, pt)
 		if err != nil {
 			return 0, err
 		}
@@ -135,10 +136,13 @@ func (r *studyRun) estimate() (*estimate, error) {
 }
 
 // loadsPerGroup is how many times target t's group at point pt loads:
-// every round when a workload inserts (rounds start from the same data),
-// else once.
+// every round when a workload t runs inserts (rounds start from the same
+// data), else once.
 func (r *studyRun) loadsPerGroup(t TargetSpec, pt []KV) int {
 	for i := range r.f.Workloads {
+		if !r.f.runsOn(i, t.Name) {
+			continue
+		}
 		p, _, err := r.f.props(t, &r.f.Workloads[i], pt, r.f.Source)
 		if err != nil {
 			continue
@@ -208,7 +212,7 @@ func (e *estimate) check(r *studyRun) error {
 		added = fmt.Sprintf(", and up to %s more if claims' spread asks for rounds up to max_rounds (%d)", roundTime(e.added), r.f.maxRounds())
 	}
 	r.logf("estimate: %s of documents in the largest data set; disk %s; about %s (%d runs of %s%s, loads at an assumed %d documents/s plus %d MB/s; %.1f× the documents' JSON per target, and 2× in WAL up to 1 GiB for PostgreSQL)%s",
-		gib(e.bytes), strings.Join(parts, ", "), e.time.Round(time.Minute), r.total, (r.f.Warmup.D() + r.f.Duration.D()), searches, loadDocRate, loadByteRate>>20, storeFactor, added)
+		gib(e.bytes), strings.Join(parts, ", "), e.time.Round(time.Minute), e.runs, (r.f.Warmup.D() + r.f.Duration.D()), searches, loadDocRate, loadByteRate>>20, storeFactor, added)
 	return errors.Join(errs...)
 }
 

@@ -135,3 +135,52 @@ func TestEstimateLoadTime(t *testing.T) {
 		t.Errorf("estimated %.1f s, want 240 s per document and 35.8 s per byte", got)
 	}
 }
+
+// TestEstimateCountsWorkloadTargets: a workload that names its targets
+// runs on them only, and the estimate, runs.json's planned_runs and the
+// progress line count the runs the study makes (studyRun.planned), as
+// capacityAt searches only where its workload runs.
+func TestEstimateCountsWorkloadTargets(t *testing.T) {
+	f, err := Parse("only.yaml", []byte(`name: only
+title: a workload on one of two targets
+targets:
+  - {name: a, target: "sqlite:a.db"}
+  - {name: b, target: "sqlite:b.db"}
+properties: {recordcount: 50}
+workloads:
+  - {name: read, workload: workloadc}
+  - {name: a-only, workload: workloadc, targets: [a]}
+sweep:
+  - {property: threads, values: ["1", "2"]}
+rounds: 2
+duration: 100ms
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(t.TempDir(), "out")
+	var log strings.Builder
+	m, err := Conduct(context.Background(), f, RunOptions{Out: out, Log: &log})
+	if err != nil {
+		t.Fatalf("%v\n%s", err, log.String())
+	}
+	ran := 0
+	for _, r := range m.Runs {
+		if r.Workload != loadWorkload && r.NotApplicable == "" && !r.Capacity {
+			ran++
+		}
+	}
+	// a runs 2 workloads, b 1, at 2 points, 2 rounds each.
+	if ran != 12 || m.Planned != ran || !strings.Contains(log.String(), "(12 runs of 100ms") || !strings.Contains(log.String(), "[12/12 ") {
+		t.Errorf("%d runs made, %d planned; want 12 made, planned, estimated and counted:\n%s", ran, m.Planned, log.String())
+	}
+
+	c, err := Parse("cap.yaml", []byte(`name: cap
+targets: [{name: a, target: "sqlite:a.db"}, {name: b, target: "sqlite:b.db"}]
+workloads: [{name: read, workload: workloadc}, {name: a-only, workload: workloadc, targets: [a]}]
+capacity: {slo: "p99<5ms", workload: a-only}
+`))
+	if err != nil || !c.capacityAt("a", nil, 1) || c.capacityAt("b", nil, 1) {
+		t.Errorf("capacity of a-only: want a search on a only (%v)", err)
+	}
+}

@@ -331,6 +331,51 @@ func (f *File) setsProperty(key string, t TargetSpec, w *WorkloadSpec, point []K
 	return a || b || c
 }
 
+// runsOn reports whether workload i runs on target: a workload that names
+// its targets runs on them only.
+func (f *File) runsOn(i int, target string) bool {
+	w := &f.Workloads[i]
+	return len(w.Targets) == 0 || contains(w.Targets, target)
+}
+
+// workloadsOn counts the workloads that run on target.
+func (f *File) workloadsOn(target string) int {
+	n := 0
+	for i := range f.Workloads {
+		if f.runsOn(i, target) {
+			n++
+		}
+	}
+	return n
+}
+
+// loadProps are the properties target t loads its data with at point pt:
+// those of the first workload t runs (of the first workload when it runs
+// none), merged as a run's are. Its data set, its load and the estimate
+// all take them.
+func (f *File) loadProps(t TargetSpec, pt []KV) (*workload.Properties, []string, error) {
+	w := &f.Workloads[0]
+	for i := range f.Workloads {
+		if f.runsOn(i, t.Name) {
+			w = &f.Workloads[i]
+			break
+		}
+	}
+	return f.props(t, w, pt, f.Source)
+}
+
+// planned counts the runs of the study's rounds: each workload a target
+// runs, at every point, every round (loads and capacity searches aside).
+// runs.json's planned_runs, the progress line and the estimate count
+// these.
+func (r *studyRun) planned() int {
+	n := 0
+	for _, t := range r.targets {
+		n += r.f.workloadsOn(t.Name) * len(r.sweep) * r.f.Rounds
+	}
+	return n
+}
+
 // datasetKey identifies the data a point loads: the target and every
 // property that is not run-only.
 func datasetKey(target string, p *workload.Properties) string {
@@ -368,7 +413,7 @@ func Conduct(ctx context.Context, f *File, opts RunOptions) (*Manifest, error) {
 		return nil, err // before the study directory exists: nothing left behind
 	}
 	m := r.m
-	r.total = len(r.targets) * len(r.sweep) * f.Rounds * len(f.Workloads)
+	r.total = r.planned()
 	m.Planned = r.total
 	est, err := r.estimate()
 	if err != nil {
@@ -431,7 +476,7 @@ func CheckTables(ctx context.Context, f *File, opts RunOptions) error {
 		if !strings.Contains(t.Target, "://") {
 			continue
 		}
-		p, _, err := f.props(t, &f.Workloads[0], r.sweep[0], f.Source)
+		p, _, err := f.loadProps(t, r.sweep[0])
 		if err != nil {
 			return err
 		}
@@ -551,8 +596,8 @@ func (r *studyRun) validate() error {
 	for _, t := range r.targets {
 		for _, pt := range r.sweep {
 			for i := range f.Workloads {
-				if w := f.Workloads[i]; len(w.Targets) > 0 && !contains(w.Targets, t.Name) {
-					continue // it does not run there
+				if !f.runsOn(i, t.Name) {
+					continue
 				}
 				p, _, err := f.runProps(t, &f.Workloads[i], pt, f.Source)
 				if err == nil {
@@ -574,11 +619,10 @@ func (r *studyRun) validate() error {
 
 // groups groups t's points by the data they load, keeping sweep order.
 func (r *studyRun) groups(t TargetSpec) ([][][]KV, error) {
-	f := r.f
 	var groups [][][]KV
 	index := map[string]int{}
 	for _, pt := range r.sweep {
-		p, _, err := f.props(t, &f.Workloads[0], pt, f.Source)
+		p, _, err := r.f.loadProps(t, pt)
 		if err != nil {
 			return nil, err
 		}
@@ -626,7 +670,8 @@ type group struct {
 	*studyRun
 	t         TargetSpec
 	points    [][]KV
-	loadProps *workload.Properties
+	loadProps *workload.Properties // f.loadProps at the group's first point
+	loadFiles []string
 	store     db.Store
 	dir       string // of the load results, relative to the study directory
 	// Rounds start from the same data: a round after one that inserted
@@ -672,11 +717,11 @@ func (r *studyRun) runRounds(ctx context.Context, t TargetSpec, points [][]KV, f
 	f := r.f
 	g := &group{studyRun: r, t: t, points: points, first: first, pick: pick}
 	g.addedFor = pick.claims(t.Name, points)
-	loadProps, _, err := f.props(t, &f.Workloads[0], points[0], f.Source)
+	loadProps, loadFiles, err := f.loadProps(t, points[0])
 	if err != nil {
 		return err
 	}
-	g.loadProps = loadProps
+	g.loadProps, g.loadFiles = loadProps, loadFiles
 	g.store, err = r.open(ctx, t.Target, loadProps)
 	if err != nil {
 		return skipped(g.notApplicable(oneLine(err)))
@@ -733,7 +778,7 @@ func (g *group) notApplicable(reason string) error {
 		g.m.Runs = append(g.m.Runs, Run{Target: g.t.Name, Point: pt, NotApplicable: db.Redact(reason)})
 	}
 	g.logf("%s %s: not applicable: %s", g.t.Name, pointID(g.points[0]), reason)
-	g.done += len(g.points) * g.f.Rounds * len(g.f.Workloads)
+	g.done += len(g.points) * g.f.Rounds * g.f.workloadsOn(g.t.Name)
 	if err := g.save(); err != nil {
 		return err
 	}
@@ -744,7 +789,7 @@ func (g *group) notApplicable(reason string) error {
 // not applicable (errSkip); an interrupted one is recorded as it is.
 func (g *group) load(ctx context.Context, round int) error {
 	g.logf("%s %s: loading", g.t.Name, pointID(g.points[0]))
-	res, err := g.phase(ctx, g.t.Target, []string{g.f.Workloads[0].Workload}, g.loadProps, runner.Load, 0)
+	res, err := g.phase(ctx, g.t.Target, g.loadFiles, g.loadProps, runner.Load, 0)
 	run := Run{Target: g.t.Name, Workload: loadWorkload, Point: g.points[0], Round: round, AddedFor: g.addedFor}
 	// A round's load figures are its first load's. A reload within the
 	// round (after a workload that inserted) only restores the data: it is
@@ -786,11 +831,14 @@ func (g *group) reload(ctx context.Context, round int) error {
 	return nil
 }
 
-// findInserts notes which of the workloads insert.
+// findInserts notes which of the workloads the target runs insert.
 func (g *group) findInserts() error {
 	f := g.f
 	g.inserting = make([]bool, len(f.Workloads))
 	for i := range f.Workloads {
+		if !f.runsOn(i, g.t.Name) {
+			continue
+		}
 		p, _, err := f.props(g.t, &f.Workloads[i], g.points[0], f.Source)
 		if err != nil {
 			return err
@@ -874,8 +922,7 @@ func (g *group) coldRestart(ctx context.Context, round int) error {
 // runWorkload runs workload i at point pt and records the run.
 func (g *group) runWorkload(ctx context.Context, round int, pt []KV, i int) error {
 	f, t, w := g.f, g.t, &g.f.Workloads[i]
-	if len(w.Targets) > 0 && !contains(w.Targets, t.Name) {
-		g.done++
+	if !f.runsOn(i, t.Name) { // recorded, not counted among the planned runs
 		g.m.Runs = append(g.m.Runs, Run{Target: t.Name, Workload: w.Name, Point: pt, Round: round,
 			NotApplicable: fmt.Sprintf("workload %s runs on %s only", w.Name, strings.Join(w.Targets, ", "))})
 		return g.save()

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	_ "github.com/docbench/docbench/internal/db/all"
+	"github.com/docbench/docbench/internal/report"
 )
 
 // counting is opts with each target about to be opened counted in opens.
@@ -117,5 +118,56 @@ duration: 100ms
 	}
 	if _, err := Parse("with.yaml", []byte("name: w\nwith:\n  maria: {target: \"mariadb:local\"}\nworkloads:\n  - {name: r, workload: workloadc, targets: [maria]}\n")); err != nil {
 		t.Errorf("a workload on an opt-in target: %v", err)
+	}
+}
+
+// A target loads with the properties of the first workload it runs, not
+// those of the study's first workload, which may not run there: b loads
+// the 100 documents of its own workload, and the estimate counts them.
+func TestLoadTakesTheTargetsFirstWorkload(t *testing.T) {
+	f, err := Parse("first.yaml", []byte(`name: first
+title: each target loads for its own workload
+targets:
+  - {name: a, target: "sqlite:a.db"}
+  - {name: b, target: "sqlite:b.db"}
+workloads:
+  - {name: small, workload: workloadc, targets: [a], properties: {recordcount: 50}}
+  - {name: large, workload: workloadc, targets: [b], properties: {recordcount: 100}}
+rounds: 1
+duration: 100ms
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(t.TempDir(), "out")
+	r, err := prepare(f, sized(RunOptions{Out: out}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	e, err := r.estimate()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if e.bytes != 100*1000 {
+		t.Errorf("estimate: largest data set %d bytes, want b's 100 documents of 1000 bytes", e.bytes)
+	}
+	var log strings.Builder
+	m, err := Conduct(context.Background(), f, RunOptions{Out: out, Log: &log})
+	if err != nil {
+		t.Fatalf("%v\n%s", err, log.String())
+	}
+	loaded := map[string]string{}
+	for _, run := range m.Runs {
+		if run.Workload != loadWorkload {
+			continue
+		}
+		res, err := report.ReadResult(filepath.Join(out, run.File))
+		if err != nil {
+			t.Fatal(err)
+		}
+		loaded[run.Target] = fmt.Sprintf("%d of recordcount %s", res.Operations, res.Workload.Properties["recordcount"])
+	}
+	if want := map[string]string{"a": "50 of recordcount 50", "b": "100 of recordcount 100"}; fmt.Sprint(loaded) != fmt.Sprint(want) {
+		t.Errorf("loaded %v, want %v", loaded, want)
 	}
 }
