@@ -486,11 +486,11 @@ func ratioRangeText(lo, hi float64) string {
 	case math.IsInf(hi, 1) && lo == 0:
 		return "any ratio"
 	case math.IsInf(hi, 1):
-		return fmt.Sprintf("ratio at least %.3g", lo)
+		return "ratio at least " + ratioNumber(lo)
 	case lo == 0:
-		return fmt.Sprintf("ratio at most %.3g", hi)
+		return "ratio at most " + ratioNumber(hi)
 	}
-	return fmt.Sprintf("ratio between %.3g and %.3g", lo, hi)
+	return "ratio between " + ratioNumber(lo) + " and " + ratioNumber(hi)
 }
 
 func figure(r report.Row) string {
@@ -660,7 +660,7 @@ func (d *Data) floorRow(c *Claim) (report.Row, bool) {
 	if fl == nil || !contains(latencyMetrics, metric) {
 		return report.Row{}, false
 	}
-	r, err := d.find(fl.Y, fl.side())
+	r, err := d.find(fl.Y, d.File.floorSide(c))
 	if err != nil || r.N == 0 {
 		return report.Row{}, false
 	}
@@ -679,7 +679,7 @@ func (d *Data) applyFloor(c *Claim, sides []Side, rows []report.Row) ([]report.R
 		return rows, nil, nil
 	}
 	fl := d.File.Floor
-	floorText := fmt.Sprintf("the floor, %s of %s, is %s", fl.Y, fl.side(), figure(fr))
+	floorText := fmt.Sprintf("the floor, %s of %s, is %s", fl.Y, d.File.floorSide(c), figure(fr))
 	if fl.Says != "" {
 		floorText += " (" + fl.Says + ")"
 	}
@@ -764,6 +764,15 @@ func (d *Data) voidBelow(r report.Row, floor float64) (report.Row, int) {
 		r.CILo, r.CIHi = s.Lo, s.Hi
 	}
 	return r, len(vs) - len(keep)
+}
+
+// ratioNumber prints a ratio to three significant digits, and one of a
+// thousand or more whole (1788, not 1.79e+03).
+func ratioNumber(r float64) string {
+	if math.Abs(r) >= 1000 {
+		return strconv.FormatFloat(r, 'f', 0, 64)
+	}
+	return strconv.FormatFloat(r, 'g', 3, 64)
 }
 
 // percent prints a fraction as "5 %".
@@ -952,8 +961,8 @@ func (d *Data) ratioVerdict(c *Claim, a, b report.Row, upper []float64, fd *repo
 		return
 	}
 	r := a.Median / b.Median
-	fd.Measured = fmt.Sprintf("%s / %s = %s / %s = %.3g×", ra, rb, figure(a), figure(b), r)
-	fd.Figures = []string{plainNumber(a.Median), plainNumber(b.Median), fmt.Sprintf("%.3g", r)}
+	fd.Measured = fmt.Sprintf("%s / %s = %s / %s = %s×", ra, rb, figure(a), figure(b), ratioNumber(r))
+	fd.Figures = []string{plainNumber(a.Median), plainNumber(b.Median), ratioNumber(r)}
 	alo, ahi, basis, okA := openBounds(a, upper[0])
 	blo, bhi, _, okB := openBounds(b, upper[1])
 	if !okA || !okB || blo <= 0 {
@@ -1001,6 +1010,22 @@ func (d *Data) ratioVerdict(c *Claim, a, b report.Row, upper []float64, fd *repo
 		}
 		if more := moreRounds(min(a.N, b.N), max(sa, sb), math.Abs(math.Log(r))); more > 0 {
 			fd.Verdict, fd.Why = Inconclusive, d.spreadText(c, min(a.N, b.N), more)
+		}
+	case rr.holds(r) && e >= minE:
+		// The bounds straddle the threshold the medians clear by at
+		// least the minimum effect: more rounds may narrow them to a
+		// verdict. The distance to decide is the medians' to the threshold.
+		sa, okA := logSpread(a)
+		sb, okB := logSpread(b)
+		edge := rr.Lo
+		if down {
+			edge = rr.Hi
+		}
+		if !okA || !okB || upper[0] > 0 || upper[1] > 0 || edge <= 0 {
+			return
+		}
+		if more := moreRounds(min(a.N, b.N), max(sa, sb), math.Abs(math.Log(r/edge))); more > 0 {
+			fd.Why += "; " + d.spreadText(c, min(a.N, b.N), more)
 		}
 	}
 }
@@ -1079,6 +1104,9 @@ func (d *Data) orderVerdict(c *Claim, rows []report.Row, upper []float64, fd *re
 	default:
 		fd.Verdict = Inconclusive
 		fd.Why = fmt.Sprintf("some %s overlap; the medians %s the order", basis, agree(medians))
+		if medians && e >= minE && more > 0 { // more rounds may part them
+			fd.Why += "; " + d.spreadText(c, n, more)
+		}
 	}
 }
 

@@ -212,3 +212,39 @@ func (c *cancelOn) Write(p []byte) (int, error) {
 	}
 	return c.w.Write(p)
 }
+
+// TestMoreRoundsOnOverlap: ranges that overlap while the medians agree
+// with the claim by more than its minimum effect ask for rounds too
+// (more may part them); medians that contradict it do not.
+func TestMoreRoundsOnOverlap(t *testing.T) {
+	f, err := Parse("c.yaml", []byte(floorStudy))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		a    []float64
+		want bool
+	}{{[]float64{90, 100, 112}, true}, {[]float64{105, 115, 120}, false}} {
+		d := &Data{File: f, Manifest: &Manifest{}, Results: map[string]*report.Result{}, values: map[seriesKey][]float64{}}
+		for name, vs := range map[string][]float64{"small": {50, 50, 50}, "a": tc.a, "b": {106, 110, 114}, "big": {50, 50, 50}} {
+			d.Rows = append(d.Rows, report.Row{Target: name, Workload: "w", Op: "READ", Metric: "p50", Unit: "µs", Median: vs[1], Min: vs[0], Max: vs[2], N: 3})
+			d.values[seriesKey{name, "w", pointID(nil), "READ", "p50"}] = vs
+		}
+		var says []string
+		for _, w := range d.MoreRounds() {
+			says = append(says, w.Says)
+		}
+		for _, fd := range d.Findings() {
+			if fd.Says != "a below b" {
+				continue
+			}
+			asks := slices.Contains(says, "a below b")
+			if fd.Verdict != Inconclusive || asks != tc.want {
+				t.Errorf("a %v: %s (%s), asks for rounds %v, want %v", tc.a, fd.Verdict, fd.Why, asks, tc.want)
+			}
+			if tc.want && !strings.Contains(fd.Why, "overlap; the medians agree with the order; spread comparable to effect") {
+				t.Errorf("a %v: why %q", tc.a, fd.Why)
+			}
+		}
+	}
+}

@@ -22,7 +22,8 @@ import (
 // the capacity search's, plan checks) becomes its versions' names, and a
 // claim on it becomes one claim per version, judged on that version
 // alone: its verdicts say which versions reproduce it. The study's floor
-// is measured on the newest version.
+// is measured on every version, and a claim on a version stands on that
+// version's floor (a claim on no version, on the newest's).
 
 // versionPlan is what pg_versions made of a study.
 type versionPlan struct {
@@ -31,6 +32,24 @@ type versionPlan struct {
 	bases    []string        // the targets multiplied, in the study's order
 	claims   []claimOrigin   // by claim, in f.Claims' order
 	base     map[string]bool // the targets multiplied
+	// floorBase is the floor's target before it was multiplied; "" when
+	// the floor is not on one.
+	floorBase string
+}
+
+// floorSide is where the floor under claim c is measured: the study's
+// floor, on c's own version when pg_versions multiplied its target.
+func (f *File) floorSide(c *Claim) Side {
+	s := f.Floor.side()
+	if f.versions == nil || f.versions.floorBase == "" {
+		return s
+	}
+	for i, o := range f.versions.claims {
+		if o.version != "" && i < len(f.Claims) && f.Claims[i].Says == c.Says {
+			s.Target = versionName(f.versions.floorBase, o.version)
+		}
+	}
+	return s
 }
 
 // claimOrigin is a claim of the study as run: the claim of the file it
@@ -249,6 +268,7 @@ func (f *File) multiplyVersions() error {
 	}
 	f.Plans = plans
 	if f.Floor != nil && base[f.Floor.Target] {
+		plan.floorBase = f.Floor.Target
 		fl := *f.Floor
 		fl.Target = versionName(fl.Target, newestVersion(vs))
 		f.Floor = &fl

@@ -55,6 +55,15 @@ func TestPGVersions(t *testing.T) {
 	if got := strings.Join(claims, "|"); got != want {
 		t.Errorf("claims\n%s\nwant\n%s", got, want)
 	}
+	// A claim on a version stands on that version's floor; one on no
+	// version on the newest's.
+	var floors []string
+	for i := range g.Claims {
+		floors = append(floors, g.floorSide(&g.Claims[i]).Target)
+	}
+	if got := strings.Join(floors, " "); got != "pg@18 pg@13 pg@18" {
+		t.Errorf("the claims' floors are on %s, want pg@18 pg@13 pg@18", got)
+	}
 	if !strings.HasSuffix(string(g.Raw), "\npg_versions: [\"18\", \"13\"] # --pg-versions\n") {
 		t.Errorf("the study as run does not end with its versions:\n%s", g.Raw)
 	}
