@@ -3,6 +3,7 @@ package study
 import (
 	"bufio"
 	"bytes"
+	"errors"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -199,11 +200,14 @@ func checkRecordDir(t *testing.T, src string) ([]report.Finding, *Manifest) {
 	}
 	for _, name := range []string{"summary.md", "findings.json"} {
 		want, err := os.ReadFile(filepath.Join(src, name))
+		got, gerr := os.ReadFile(filepath.Join(tmp, name))
+		if errors.Is(err, fs.ErrNotExist) && errors.Is(gerr, fs.ErrNotExist) {
+			continue // a study without claims has no findings
+		}
 		if err != nil {
 			t.Errorf("%s: the record ships its %s: %v", src, name, err)
 			continue
 		}
-		got, _ := os.ReadFile(filepath.Join(tmp, name))
 		if !bytes.Equal(got, want) {
 			t.Errorf("%s/%s differs from what its result files give now (docbench report %s shows the new one)", src, name, src)
 		}
