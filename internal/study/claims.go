@@ -1002,29 +1002,29 @@ func (d *Data) ratioVerdict(c *Claim, a, b report.Row, upper []float64, fd *repo
 	case fd.Verdict == Reproduced && e < minE:
 		fd.Verdict = Inconclusive
 		fd.Why = fmt.Sprintf("effect %s under the minimum %s by the medians; the %s reach %s", percent(e), percent(minE), basis, percent(reach))
-	case fd.Verdict == Reproduced:
+	case fd.Verdict == Reproduced || rr.holds(r) && e >= minE:
+		// A spread comparable to the distance to decide asks for rounds:
+		// the effect when the bounds clear the threshold, else (they
+		// straddle the threshold the medians clear by the minimum
+		// effect) the medians' distance to the threshold.
 		sa, okA := logSpread(a)
 		sb, okB := logSpread(b)
 		if !okA || !okB || upper[0] > 0 || upper[1] > 0 {
 			return
 		}
-		if more := moreRounds(min(a.N, b.N), max(sa, sb), math.Abs(math.Log(r))); more > 0 {
-			fd.Verdict, fd.Why = Inconclusive, d.spreadText(c, min(a.N, b.N), more)
-		}
-	case rr.holds(r) && e >= minE:
-		// The bounds straddle the threshold the medians clear by at
-		// least the minimum effect: more rounds may narrow them to a
-		// verdict. The distance to decide is the medians' to the threshold.
-		sa, okA := logSpread(a)
-		sb, okB := logSpread(b)
-		edge := rr.Lo
+		g, edge := math.Abs(math.Log(r)), rr.Lo
 		if down {
 			edge = rr.Hi
 		}
-		if !okA || !okB || upper[0] > 0 || upper[1] > 0 || edge <= 0 {
-			return
+		if fd.Verdict != Reproduced {
+			g = math.Abs(math.Log(r / edge))
 		}
-		if more := moreRounds(min(a.N, b.N), max(sa, sb), math.Abs(math.Log(r/edge))); more > 0 {
+		more := moreRounds(min(a.N, b.N), max(sa, sb), g)
+		switch {
+		case more == 0:
+		case fd.Verdict == Reproduced:
+			fd.Verdict, fd.Why = Inconclusive, d.spreadText(c, min(a.N, b.N), more)
+		default:
 			fd.Why += "; " + d.spreadText(c, min(a.N, b.N), more)
 		}
 	}
