@@ -282,14 +282,21 @@ func (p *execution) warmUp(ctx context.Context) {
 	}
 }
 
+// flushWait bounds flushStats: a server that does not answer within it
+// is left to the measured part's own failure handling.
+const flushWait = 5 * time.Second
+
 // flushStats has every session's server report the warm-up's counters
 // (db.StatsFlusher), all at once, so that the measured part's server
-// figures start after them. A session that cannot is left as it is: its
-// figures are then as late as the server makes them.
+// figures start after them. A session that cannot (or not within
+// flushWait) is left as it is: its figures are then as late as the server
+// makes them.
 func (p *execution) flushStats(ctx context.Context) {
 	if p.out.Warmup == nil || ctx.Err() != nil || p.out.Failure != "" {
 		return
 	}
+	ctx, cancel := context.WithTimeout(ctx, flushWait)
+	defer cancel()
 	var wg sync.WaitGroup
 	for _, s := range p.sessions {
 		if f, ok := s.(db.StatsFlusher); ok {
