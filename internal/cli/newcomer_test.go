@@ -193,10 +193,13 @@ func TestNewcomer(t *testing.T) {
 		out := ok(t, "load", "-t", pg, "-P", "workloada", "-p", "recordcount="+strconv.Itoa(records), "-p", "batchsize=100",
 			"--threads", "2", "--format", "ycsb", "--out", "load.json")
 		rep := parseYCSB(t, out)
+		// The two threads draw keys from one sequence, as YCSB's do, so each
+		// may end on a partial batch: 30 or 31 batches of 3,000 records.
+		batches, _ := strconv.Atoi(rep["INSERT-BATCH"]["Operations"])
 		if rep["INSERT"]["Operations"] != strconv.Itoa(records) || rep["INSERT"]["Return=OK"] != strconv.Itoa(records) ||
-			rep["INSERT-BATCH"]["Operations"] != strconv.Itoa(records/100) || rep["OVERALL"]["RunTime(ms)"] == "" ||
+			batches < records/100 || batches > records/100+1 || rep["OVERALL"]["RunTime(ms)"] == "" ||
 			rep["OVERALL"]["Throughput(ops/sec)"] == "" {
-			t.Errorf("a batched load's YCSB report: want [INSERT] Operations = %d records, [INSERT-BATCH] the batches:\n%s", records, out)
+			t.Errorf("a batched load's YCSB report: want [INSERT] Operations = %d records, [INSERT-BATCH] the batches (30 or 31):\n%s", records, out)
 		}
 		if n := count(t, "docbench.usertable"); n != records {
 			t.Fatalf("loaded %d records, want %d", n, records)
