@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -229,17 +230,23 @@ func (f *File) points() [][]KV {
 	return out
 }
 
-// runOnly are properties that change how a phase runs, not the data loaded:
-// points differing only in them share one load.
+// runOnly are properties that change how a phase runs, not the data loaded
+// (with query.* and statement.*, isRunOnly): points differing only in them
+// share one load.
 var runOnly = map[string]bool{
 	"threads": true, "threadcount": true, "operationcount": true, "maxexecutiontime": true, "target": true,
 	"readproportion": true, "updateproportion": true, "insertproportion": true, "scanproportion": true,
-	"readmodifywriteproportion": true, "queryproportion": true, "querymix": true, "requestdistribution": true,
-	"readallfields": true, "readallfieldsbyname": true, "writeallfields": true, "readfields": true, "readpath": true,
-	"updatemode": true, "updatefields": true, "updatepath": true, "querykind": true, "query.path": true,
-	"query.value": true, "query.limit": true, "query.offset": true, "query.aggpath": true, "query.func": true,
+	"readmodifywriteproportion": true, "queryproportion": true, "statementproportion": true, "querymix": true,
+	"requestdistribution": true, "readallfields": true, "readallfieldsbyname": true, "writeallfields": true,
+	"readfields": true, "readpath": true, "updatemode": true, "updatefields": true, "updatepath": true, "querykind": true,
 	"minscanlength": true, "maxscanlength": true, "scanlengthdistribution": true, "hotspotdatafraction": true,
 	"hotspotopnfraction": true, "exponential.percentile": true, "exponential.frac": true, "dataintegrity": true,
+}
+
+// isRunOnly says whether property k is run-only: one of runOnly, or one of a
+// query's or a statement's (query.*, statement.*).
+func isRunOnly(k string) bool {
+	return runOnly[k] || strings.HasPrefix(k, "query.") || strings.HasPrefix(k, "statement.")
 }
 
 // props builds the properties of a phase in precedence order.
@@ -382,7 +389,7 @@ func datasetKey(target string, p *workload.Properties) string {
 	var b strings.Builder
 	b.WriteString(target)
 	for _, k := range p.Keys() {
-		if runOnly[k] {
+		if isRunOnly(k) {
 			continue
 		}
 		v, _ := p.Get(k)
@@ -603,6 +610,9 @@ func (r *studyRun) validate() error {
 				if err == nil {
 					err = engine.Validate(p)
 				}
+				if err == nil {
+					err = f.sameData(t, i, pt)
+				}
 				if err != nil {
 					for _, line := range strings.Split(err.Error(), "\n") {
 						if !seenProblem[line] {
@@ -615,6 +625,42 @@ func (r *studyRun) validate() error {
 		}
 	}
 	return errors.Join(problems...)
+}
+
+// sameData checks that workload i runs on the data target t loads at pt:
+// a target loads once per point, with its first workload's properties
+// (loadProps), so a workload that shapes the data otherwise would run on
+// data it did not ask for.
+func (f *File) sameData(t TargetSpec, i int, pt []KV) error {
+	load, _, err := f.loadProps(t, pt)
+	if err != nil {
+		return err
+	}
+	own, _, err := f.props(t, &f.Workloads[i], pt, f.Source)
+	if err != nil {
+		return err
+	}
+	keys := append(load.Keys(), own.Keys()...)
+	slices.Sort(keys)
+	for _, k := range slices.Compact(keys) {
+		if isRunOnly(k) {
+			continue
+		}
+		a, _ := load.Get(k)
+		b, _ := own.Get(k)
+		if a != b {
+			first := f.Workloads[0].Name
+			for j := range f.Workloads {
+				if f.runsOn(j, t.Name) {
+					first = f.Workloads[j].Name
+					break
+				}
+			}
+			return fmt.Errorf("%s is %q here but %q in workload %s, whose properties the target loads its data with: "+
+				"give this workload a target of its own, or the same %s", k, b, a, first, k)
+		}
+	}
+	return nil
 }
 
 // groups groups t's points by the data they load, keeping sweep order.

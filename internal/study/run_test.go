@@ -2,7 +2,10 @@ package study
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"io/fs"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -169,5 +172,37 @@ duration: 100ms
 	}
 	if want := map[string]string{"a": "50 of recordcount 50", "b": "100 of recordcount 100"}; fmt.Sprint(loaded) != fmt.Sprint(want) {
 		t.Errorf("loaded %v, want %v", loaded, want)
+	}
+}
+
+// A target loads once per point, with its first workload's properties: a
+// second workload on it that shapes the data otherwise is refused before
+// anything runs, naming the property, rather than run on data it did not
+// ask for.
+func TestWorkloadsOfATargetShareItsData(t *testing.T) {
+	f, err := Parse("mixed.yaml", []byte(`name: mixed
+title: two workloads, two data sets, one target
+targets:
+  - {name: a, target: "sqlite:a.db"}
+workloads:
+  - {name: small, workload: workloadc, properties: {recordcount: 50}}
+  - {name: large, workload: workloada, properties: {recordcount: 100, readproportion: 1, updateproportion: 0}}
+rounds: 1
+duration: 100ms
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(t.TempDir(), "out")
+	_, err = prepare(f, RunOptions{Out: out})
+	want := `target a, workload large, default: recordcount is "100" here but "50" in workload small, whose properties the target loads its data with`
+	if err == nil || !strings.Contains(err.Error(), want) {
+		t.Fatalf("prepare: %v\nwant an error saying %s", err, want)
+	}
+	if strings.Contains(err.Error(), "readproportion") {
+		t.Errorf("a run-only property (readproportion) does not shape the data: %v", err)
+	}
+	if _, serr := os.Stat(out); !errors.Is(serr, fs.ErrNotExist) {
+		t.Errorf("the refused study left its directory behind: %v", serr)
 	}
 }

@@ -1,6 +1,7 @@
 package study
 
 import (
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -64,6 +65,18 @@ func TestBuiltinStudiesParse(t *testing.T) {
 			t.Errorf("%s: a built-in study has a scale: source profile that says what it is", n)
 		} else if err := f.ApplyScale("source"); err != nil {
 			t.Errorf("%s: --scale source: %v", n, err)
+		}
+		// Every combination validates, and each target's workloads run on
+		// the data it loads (sameData), with the study's opt-in targets too.
+		with := map[string]string{}
+		for name := range f.With {
+			with[name] = ""
+			if name == "mongodb" {
+				with[name] = "mongodb://127.0.0.1:1/docbench"
+			}
+		}
+		if _, err := prepare(f, RunOptions{Out: filepath.Join(t.TempDir(), "out"), With: with}); err != nil {
+			t.Errorf("%s: %v", n, err)
 		}
 	}
 }
@@ -173,4 +186,23 @@ func FuzzParseStudy(f *testing.F) {
 			t.Fatalf("accepted %+v", file)
 		}
 	})
+}
+
+// The runs' notes that differ only in their numbers are one line per
+// target, with how many runs said the same.
+func TestAlikeNotes(t *testing.T) {
+	var a alikeNotes
+	a.add("postgres@9.6", "the duration (10s) ended the phase before operationcount=100000000: 74870 done")
+	a.add("postgres@18", "the duration (10s) ended the phase before operationcount=100000000: 70001 done")
+	a.add("postgres@9.6", "the duration (10s) ended the phase before operationcount=100000000: 165872 done")
+	a.add("postgres@9.6", "the duration (10s) ended the phase before operationcount=100000000: 1.5 done")
+	a.add("postgres@9.6", "plan: Seq Scan")
+	want := []string{
+		"postgres@9.6: the duration (10s) ended the phase before operationcount=100000000: 74870 done (and 2 more runs alike)",
+		"postgres@18: the duration (10s) ended the phase before operationcount=100000000: 70001 done",
+		"postgres@9.6: plan: Seq Scan",
+	}
+	if got := a.notes(); strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("notes:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
 }
