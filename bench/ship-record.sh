@@ -13,15 +13,20 @@ set -euo pipefail
 src=$1 name=$2
 [ -f "$src/runs.json" ] || { echo "$src: not a study directory (no runs.json)" >&2; exit 1; }
 grep -q '"incomplete"' "$src/runs.json" && { echo "$src: the study did not finish (runs.json says incomplete)" >&2; exit 1; }
+src=$(cd "$src" && pwd)
 cd "$(dirname "$0")/.."
 dst=record/$name
 rm -rf "$dst"
 mkdir -p "$dst"
-cp "$src/study.yaml" "$src/runs.json" "$src/summary.md" "$dst/"
+# A relative database file (sqlite:study.sqlite) ran in the study directory; the
+# record names it as the study file wrote it, not by this machine's path.
+strip() { sed "s|$src/||g" "$1"; }
+cp "$src/study.yaml" "$src/summary.md" "$dst/"
+strip "$src/runs.json" > "$dst/runs.json"
 if [ -f "$src/findings.json" ]; then cp "$src/findings.json" "$dst/"; fi
 (cd "$src" && find results -name '*.json' | sort) | while read -r f; do
   mkdir -p "$dst/$(dirname "$f")"
-  gzip -9nc "$src/$f" > "$dst/$f.gz"
+  strip "$src/$f" | gzip -9nc > "$dst/$f.gz"
 done
 # summary.md and findings.json as this source tree renders them from the shipped files
 # (what TestShippedRecord checks); the other outputs are not shipped.

@@ -810,6 +810,19 @@ func moreRounds(n int, s, g float64) int {
 	return max(need-n, 1)
 }
 
+// roundsToDecide is how many more rounds would bring the spread of a's
+// and b's rounds (the wider, as a log ratio) to at most half the distance
+// g (a log ratio) a verdict turns on (moreRounds); 0 when it already is,
+// or when a side's bounds are open or unknown.
+func roundsToDecide(a, b report.Row, upper []float64, g float64) int {
+	sa, okA := logSpread(a)
+	sb, okB := logSpread(b)
+	if !okA || !okB || upper[0] > 0 || upper[1] > 0 {
+		return 0
+	}
+	return moreRounds(min(a.N, b.N), max(sa, sb), g)
+}
+
 // spreadText is the verdict's reason when the rounds' spread is
 // comparable to the effect: the rounds it needs, or, once the runner
 // added rounds for claim c (MoreRounds), after how many.
@@ -984,6 +997,15 @@ func (d *Data) ratioVerdict(c *Claim, a, b report.Row, upper []float64, fd *repo
 	// A one-sided ratio states an effect (a above b, or below): it needs
 	// the claim's minimum effect, and rounds whose spread is well under it.
 	up, down := rr.Lo >= 1 && math.IsInf(rr.Hi, 1), rr.Lo == 0 && rr.Hi <= 1
+	if rr.equivalence() && fd.Verdict == Inconclusive && rr.holds(r) {
+		// A band the bounds straddle while the medians lie inside it asks
+		// for rounds by the medians' distance to the nearer edge.
+		g := math.Min(math.Log(r/rr.Lo), math.Log(rr.Hi/r))
+		if more := roundsToDecide(a, b, upper, g); more > 0 {
+			fd.Why += "; " + d.spreadText(c, min(a.N, b.N), more)
+		}
+		return
+	}
 	if fd.Verdict == NotReproduced || !up && !down {
 		return
 	}
@@ -1007,11 +1029,6 @@ func (d *Data) ratioVerdict(c *Claim, a, b report.Row, upper []float64, fd *repo
 		// the effect when the bounds clear the threshold, else (they
 		// straddle the threshold the medians clear by the minimum
 		// effect) the medians' distance to the threshold.
-		sa, okA := logSpread(a)
-		sb, okB := logSpread(b)
-		if !okA || !okB || upper[0] > 0 || upper[1] > 0 {
-			return
-		}
 		g, edge := math.Abs(math.Log(r)), rr.Lo
 		if down {
 			edge = rr.Hi
@@ -1019,7 +1036,7 @@ func (d *Data) ratioVerdict(c *Claim, a, b report.Row, upper []float64, fd *repo
 		if fd.Verdict != Reproduced {
 			g = math.Abs(math.Log(r / edge))
 		}
-		more := moreRounds(min(a.N, b.N), max(sa, sb), g)
+		more := roundsToDecide(a, b, upper, g)
 		switch {
 		case more == 0:
 		case fd.Verdict == Reproduced:

@@ -236,6 +236,13 @@ func TestMoreRoundsOnOverlap(t *testing.T) {
 			says = append(says, w.Says)
 		}
 		for _, fd := range d.Findings() {
+			if fd.Says == "a about b" && tc.want {
+				// A band the bounds straddle, the medians inside it (0.909×):
+				// rounds by the medians' distance to the nearer edge, 0.8×.
+				if fd.Verdict != Inconclusive || !strings.Contains(fd.Why, "straddle a ratio between 0.8× and 1.25×; the medians agree with the claim; spread comparable to effect") {
+					t.Errorf("a %v: a about b: %s (%s), want inconclusive asking for rounds", tc.a, fd.Verdict, fd.Why)
+				}
+			}
 			if fd.Says != "a below b" && fd.Says != "b above a" {
 				continue
 			}

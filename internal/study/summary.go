@@ -11,6 +11,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"regexp"
 	"sort"
 	"strconv"
 	"strings"
@@ -282,6 +283,7 @@ func (d *Data) Report() *report.StudyReport {
 		sr.Generated = d.Manifest.Started
 	}
 	seen := map[string]bool{}
+	var alike alikeNotes
 	for _, run := range d.Manifest.Runs {
 		if res := d.Results[run.File]; res != nil && !res.Complete {
 			why := res.Stopped
@@ -312,7 +314,7 @@ func (d *Data) Report() *report.StudyReport {
 		}
 		for _, n := range res.Notes {
 			if run.Workload != loadWorkload {
-				sr.Notes = appendOnce(sr.Notes, run.Target+": "+n)
+				alike.add(run.Target, n)
 			}
 		}
 		if !seen[run.Target] {
@@ -321,6 +323,7 @@ func (d *Data) Report() *report.StudyReport {
 				Version: res.Target.Version, Settings: res.Target.Settings, Layout: res.Target.Layout})
 		}
 	}
+	sr.Notes = append(sr.Notes, alike.notes()...)
 	for _, c := range f.Charts {
 		ch, note := d.chart(c)
 		sr.Charts = append(sr.Charts, ch)
@@ -363,6 +366,41 @@ func (d *Data) audit() []string {
 		return nil
 	}
 	return probe.Lines(probe.Compare(ts), names)
+}
+
+// alikeNotes gathers the runs' own notes, one line for those of a target
+// that differ only in their numbers (every run of a study that a duration ends says
+// so, each with its own count), with how many more runs said it.
+type alikeNotes struct {
+	first []string
+	index map[string]int
+	more  []int
+}
+
+var noteNumber = regexp.MustCompile(`\d+(\.\d+)?`)
+
+func (a *alikeNotes) add(target, note string) {
+	key := target + "\x00" + noteNumber.ReplaceAllString(note, "#")
+	if i, ok := a.index[key]; ok {
+		a.more[i]++
+		return
+	}
+	if a.index == nil {
+		a.index = map[string]int{}
+	}
+	a.index[key] = len(a.first)
+	a.first, a.more = append(a.first, target+": "+note), append(a.more, 0)
+}
+
+func (a *alikeNotes) notes() []string {
+	out := make([]string, len(a.first))
+	for i, n := range a.first {
+		out[i] = n
+		if a.more[i] > 0 {
+			out[i] += fmt.Sprintf(" (and %d more runs alike)", a.more[i])
+		}
+	}
+	return out
 }
 
 func appendOnce(xs []string, s string) []string {
