@@ -198,7 +198,7 @@ func TestAlikeNotes(t *testing.T) {
 	a.add("postgres@9.6", "the duration (10s) ended the phase before operationcount=100000000: 1.5 done")
 	a.add("postgres@9.6", "plan: Seq Scan")
 	want := []string{
-		"postgres@9.6: the duration (10s) ended the phase before operationcount=100000000: 74870 done (and 2 more runs alike)",
+		"postgres@9.6: the duration (10s) ended the phase before operationcount=100000000: 74870 done (and 2 more runs, each with its own figures)",
 		"postgres@18: the duration (10s) ended the phase before operationcount=100000000: 70001 done",
 		"postgres@9.6: plan: Seq Scan",
 	}

@@ -368,9 +368,9 @@ func (d *Data) audit() []string {
 	return probe.Lines(probe.Compare(ts), names)
 }
 
-// alikeNotes gathers the runs' own notes, one line for those of a target
-// that differ only in their numbers (every run of a study that a duration ends says
-// so, each with its own count), with how many more runs said it.
+// alikeNotes gathers the runs' own notes: one line for a target's notes
+// that differ only in their numbers (every run a duration ends says so,
+// each with its own count), with how many more runs gave it.
 type alikeNotes struct {
 	first []string
 	index map[string]int
@@ -397,7 +397,7 @@ func (a *alikeNotes) notes() []string {
 	for i, n := range a.first {
 		out[i] = n
 		if a.more[i] > 0 {
-			out[i] += fmt.Sprintf(" (and %d more runs alike)", a.more[i])
+			out[i] += fmt.Sprintf(" (and %d more runs, each with its own figures)", a.more[i])
 		}
 	}
 	return out
