@@ -810,17 +810,27 @@ func moreRounds(n int, s, g float64) int {
 	return max(need-n, 1)
 }
 
-// roundsToDecide is how many more rounds would bring the spread of a's
-// and b's rounds (the wider, as a log ratio) to at most half the distance
-// g (a log ratio) a verdict turns on (moreRounds); 0 when it already is,
-// or when a side's bounds are open or unknown.
-func roundsToDecide(a, b report.Row, upper []float64, g float64) int {
+// askRounds asks, in fd's reason, for the rounds (moreRounds) that would
+// bring the spread of a's and b's rounds (the wider, as a log ratio) to
+// at most half the distance g (a log ratio) the verdict turns on: a
+// reproduced verdict that needs them is inconclusive until they ran.
+// Nothing when the spread is already small enough, or a side's bounds are
+// open or unknown.
+func (d *Data) askRounds(c *Claim, a, b report.Row, upper []float64, g float64, fd *report.Finding) {
 	sa, okA := logSpread(a)
 	sb, okB := logSpread(b)
 	if !okA || !okB || upper[0] > 0 || upper[1] > 0 {
-		return 0
+		return
 	}
-	return moreRounds(min(a.N, b.N), max(sa, sb), g)
+	n := min(a.N, b.N)
+	more := moreRounds(n, max(sa, sb), g)
+	switch {
+	case more == 0:
+	case fd.Verdict == Reproduced:
+		fd.Verdict, fd.Why = Inconclusive, d.spreadText(c, n, more)
+	default:
+		fd.Why += "; " + d.spreadText(c, n, more)
+	}
 }
 
 // spreadText is the verdict's reason when the rounds' spread is
@@ -997,12 +1007,11 @@ func (d *Data) ratioVerdict(c *Claim, a, b report.Row, upper []float64, fd *repo
 	// A one-sided ratio states an effect (a above b, or below): it needs
 	// the claim's minimum effect, and rounds whose spread is well under it.
 	up, down := rr.Lo >= 1 && math.IsInf(rr.Hi, 1), rr.Lo == 0 && rr.Hi <= 1
-	if rr.equivalence() && fd.Verdict == Inconclusive && rr.holds(r) {
+	if rr.equivalence() {
 		// A band the bounds straddle while the medians lie inside it asks
 		// for rounds by the medians' distance to the nearer edge.
-		g := math.Min(math.Log(r/rr.Lo), math.Log(rr.Hi/r))
-		if more := roundsToDecide(a, b, upper, g); more > 0 {
-			fd.Why += "; " + d.spreadText(c, min(a.N, b.N), more)
+		if fd.Verdict == Inconclusive && rr.holds(r) {
+			d.askRounds(c, a, b, upper, math.Min(math.Log(r/rr.Lo), math.Log(rr.Hi/r)), fd)
 		}
 		return
 	}
@@ -1036,14 +1045,7 @@ func (d *Data) ratioVerdict(c *Claim, a, b report.Row, upper []float64, fd *repo
 		if fd.Verdict != Reproduced {
 			g = math.Abs(math.Log(r / edge))
 		}
-		more := roundsToDecide(a, b, upper, g)
-		switch {
-		case more == 0:
-		case fd.Verdict == Reproduced:
-			fd.Verdict, fd.Why = Inconclusive, d.spreadText(c, min(a.N, b.N), more)
-		default:
-			fd.Why += "; " + d.spreadText(c, min(a.N, b.N), more)
-		}
+		d.askRounds(c, a, b, upper, g, fd)
 	}
 }
 

@@ -361,14 +361,18 @@ func (f *File) workloadsOn(target string) int {
 // none), merged as a run's are. Its data set, its load and the estimate
 // all take them.
 func (f *File) loadProps(t TargetSpec, pt []KV) (*workload.Properties, []string, error) {
-	w := &f.Workloads[0]
+	return f.props(t, f.firstWorkload(t), pt, f.Source)
+}
+
+// firstWorkload is the first workload t runs (the first workload when it
+// runs none): the one whose properties its data is loaded with.
+func (f *File) firstWorkload(t TargetSpec) *WorkloadSpec {
 	for i := range f.Workloads {
 		if f.runsOn(i, t.Name) {
-			w = &f.Workloads[i]
-			break
+			return &f.Workloads[i]
 		}
 	}
-	return f.props(t, w, pt, f.Source)
+	return &f.Workloads[0]
 }
 
 // planned counts the runs of the study's rounds: each workload a target
@@ -649,15 +653,8 @@ func (f *File) sameData(t TargetSpec, i int, pt []KV) error {
 		a, _ := load.Get(k)
 		b, _ := own.Get(k)
 		if a != b {
-			first := f.Workloads[0].Name
-			for j := range f.Workloads {
-				if f.runsOn(j, t.Name) {
-					first = f.Workloads[j].Name
-					break
-				}
-			}
 			return fmt.Errorf("%s is %q here but %q in workload %s, whose properties the target loads its data with: "+
-				"give this workload a target of its own, or the same %s", k, b, a, first, k)
+				"give this workload a target of its own, or the same %s", k, b, a, f.firstWorkload(t).Name, k)
 		}
 	}
 	return nil
