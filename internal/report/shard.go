@@ -71,23 +71,32 @@ type ShardSummary struct {
 }
 
 // EncodeHistogram encodes h as results carry it: HdrHistogram's V2
-// compressed encoding in base64 ("" if it cannot be encoded).
+// compressed encoding in base64 ("HISTF…", the form HdrHistogram's own
+// logs carry; "" if it cannot be encoded).
 func EncodeHistogram(h *hdr.Histogram) string {
 	b, err := h.Encode(hdr.V2CompressedEncodingCookieBase)
 	if err != nil {
 		return ""
 	}
-	return base64.StdEncoding.EncodeToString(b)
+	return string(b)
 }
 
-// DecodeHistogram decodes a histogram as results carry it.
+// DecodeHistogram decodes a histogram as results carry it. Results written
+// before the form above base64-encoded it once more ("SElTVEZ…"): those
+// decode too.
 func DecodeHistogram(s string) (*hdr.Histogram, error) {
-	b, err := base64.StdEncoding.DecodeString(s)
-	if err != nil {
-		return nil, err
+	if !strings.HasPrefix(s, v2Prefix) {
+		b, err := base64.StdEncoding.DecodeString(s)
+		if err != nil {
+			return nil, err
+		}
+		s = string(b)
 	}
-	return hdr.Decode(b)
+	return hdr.Decode([]byte(s))
 }
+
+// v2Prefix begins every base64 V2 compressed encoding: its cookie.
+const v2Prefix = "HISTF"
 
 // Name renders the shard as K/N.
 func (s *Shard) Name() string { return strconv.Itoa(s.Index) + "/" + strconv.Itoa(s.Count) }

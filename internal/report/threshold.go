@@ -1,13 +1,10 @@
 package report
 
 import (
-	"encoding/base64"
 	"fmt"
 	"strconv"
 	"strings"
 	"time"
-
-	hdr "github.com/HdrHistogram/hdrhistogram-go"
 
 	"github.com/docbench/docbench/internal/measure"
 )
@@ -203,7 +200,7 @@ func (t Threshold) measure(r *Result) (float64, string, string) {
 		if l == nil || l.Histogram == "" {
 			continue
 		}
-		h, err := decode(l.Histogram)
+		h, err := DecodeHistogram(l.Histogram)
 		if err != nil {
 			return 0, "us", fmt.Sprintf("%s: histogram unreadable: %v", op.Name, err)
 		}
@@ -224,14 +221,6 @@ func (t Threshold) measure(r *Result) (float64, string, string) {
 		ns = float64(merged.ValueAtQuantile(q))
 	}
 	return ns / 1e3, "us", ""
-}
-
-func decode(s string) (*hdr.Histogram, error) {
-	b, err := base64.StdEncoding.DecodeString(s)
-	if err != nil {
-		return nil, err
-	}
-	return hdr.Decode(b)
 }
 
 // CheckThresholds evaluates every threshold on r and records the results
