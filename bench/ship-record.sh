@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # Ships a study directory into the record kept beside docs/reproductions.md:
 # record/NAME gets the study file as run, runs.json, summary.md, findings.json and
-# every result file gzipped (results/…/X.json.gz), histograms and per-second series
-# kept; summary.md and findings.json are rendered again from the shipped files.
+# every result file gzipped (results/…/X.json.gz) with its histograms, but without its
+# per-second series (what `docbench compare` tests windows on) or the histograms of a
+# capacity search's trials (see slim below), so that the record keeps under 20 MB.
+# summary.md and findings.json are rendered again from the shipped files.
 # `docbench report record/NAME` re-renders it from those files, and
 # internal/study's TestShippedRecord holds docs/reproductions.md to what they give.
 #
@@ -10,6 +12,7 @@
 #   NAME is the study's name for a full-length run, NAME-source for --scale source.
 set -euo pipefail
 [ $# = 2 ] || { echo "usage: $0 STUDY_DIR NAME" >&2; exit 2; }
+command -v python3 >/dev/null || { echo "$0: needs python3" >&2; exit 1; }
 src=$1 name=$2
 [ -f "$src/runs.json" ] || { echo "$src: not a study directory (no runs.json)" >&2; exit 1; }
 grep -q '"incomplete"' "$src/runs.json" && { echo "$src: the study did not finish (runs.json says incomplete)" >&2; exit 1; }
@@ -21,12 +24,38 @@ mkdir -p "$dst"
 # A relative database file (sqlite:study.sqlite) ran in the study directory; the
 # record names it as the study file wrote it, not by this machine's path.
 strip() { sed "s|$src/||g" "$1"; }
+# slim drops what the record leaves out: a run's per-second series, and the
+# histograms of a capacity search's trials (each keeps its percentiles, its windows
+# and its SLO counts, the evidence its rate is decided on; the search's answer and
+# the run's own histograms stay). A histogram written in the earlier form, base64
+# once more than HdrHistogram's own ("SElTVEZ…"), is stored in HdrHistogram's form
+# ("HISTF…"), which docbench reads alike. Python keeps every number as written (jq
+# would round integers past 2^53).
+slim() {
+  python3 -c '
+import base64, json, sys
+def hdrs(o, drop):
+    if isinstance(o, dict):
+        h = o.get("hdr")
+        if drop:
+            o.pop("hdr", None)
+        elif isinstance(h, str) and h and not h.startswith("HISTF"):
+            o["hdr"] = base64.b64decode(h).decode()
+        for v in o.values(): hdrs(v, drop)
+    elif isinstance(o, list):
+        for v in o: hdrs(v, drop)
+d = json.load(sys.stdin)
+d.pop("series", None)
+hdrs((d.get("capacity") or {}).get("trials"), True)
+hdrs(d, False)
+json.dump(d, sys.stdout, separators=(",", ":"), ensure_ascii=False)'
+}
 cp "$src/study.yaml" "$src/summary.md" "$dst/"
 strip "$src/runs.json" > "$dst/runs.json"
 if [ -f "$src/findings.json" ]; then cp "$src/findings.json" "$dst/"; fi
 (cd "$src" && find results -name '*.json' | sort) | while read -r f; do
   mkdir -p "$dst/$(dirname "$f")"
-  strip "$src/$f" | gzip -9nc > "$dst/$f.gz"
+  strip "$src/$f" | slim | gzip -9nc > "$dst/$f.gz"
 done
 # summary.md and findings.json as this source tree renders them from the shipped files
 # (what TestShippedRecord checks); the other outputs are not shipped.
