@@ -227,6 +227,55 @@ func TestWALFullPageImages(t *testing.T) {
 	}
 }
 
+// TestWALRecycled checks that a phase whose first WAL segment a checkpoint
+// removed before pg_walinspect read it (as in a phase that writes more than
+// max_wal_size) has no split of its WAL, with the reason, never a zero.
+func TestWALRecycled(t *testing.T) {
+	for _, kind := range servers {
+		t.Run(kind, func(t *testing.T) {
+			ctx := context.Background()
+			url := testutil.FreshDatabase(t, testutil.Postgres(t, kind))
+			st := openStore(t, url, map[string]string{"layout": "column"})
+			sess := openSession(t, ctx, st, "field0")
+			conn, err := pgx.Connect(ctx, url)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer conn.Close(ctx)
+			before := probe.Take(ctx, st)
+			if before.Err != nil {
+				t.Fatal(before.Err)
+			}
+			if err := sess.(db.BatchInserter).InsertBatch(ctx, [][]byte{[]byte("user1")}, [][]byte{[]byte(`{"field0":"a"}`)}); err != nil {
+				t.Fatal(err)
+			}
+			// Each switch ends the segment and each checkpoint removes the
+			// segments before its own: the phase's first is gone.
+			for range 2 {
+				if _, err := conn.Exec(ctx, "SELECT pg_switch_wal()"); err != nil {
+					t.Fatal(err)
+				}
+				if _, err := conn.Exec(ctx, "CHECKPOINT"); err != nil {
+					t.Fatal(err)
+				}
+			}
+			after := probe.TakeAfter(ctx, st, before)
+			if after.Err != nil {
+				t.Fatal(after.Err)
+			}
+			srv := probe.Build(before, after, probe.Counts{Ops: 1, Inserts: 1, Exact: true}, 0)
+			if wal := srv.Counters["wal_bytes"]; !wal.OK() || wal.Value < 16<<20 {
+				t.Fatalf("wal_bytes %+v: the switches did not end a segment", wal)
+			}
+			for _, k := range []string{"wal_fpi_bytes", "wal_nonfpi_bytes"} {
+				if f := srv.Counters[k]; f.OK() || f.Absent == "" {
+					t.Errorf("%s = %+v after its WAL was recycled: want absent with the reason", k, f)
+				}
+			}
+		})
+	}
+}
+
 // TestExplainFlags checks the plans: a key lookup through the primary key
 // uses its index; one without any key index is flagged, saying no index
 // can serve it; GIN over the whole document serves containment lookups.
