@@ -179,9 +179,7 @@ func TestWALFullPageImages(t *testing.T) {
 	for _, kind := range servers {
 		t.Run(kind, func(t *testing.T) {
 			ctx := context.Background()
-			url := testutil.FreshDatabase(t, testutil.Postgres(t, kind))
-			st := openStore(t, url, map[string]string{"layout": "column"})
-			sess := openSession(t, ctx, st, "field0")
+			st, sess, conn := walFixture(t, ctx, kind)
 			var keys, docs [][]byte
 			for i := range 2000 {
 				keys = append(keys, fmt.Appendf(nil, "user%05d", i))
@@ -190,11 +188,6 @@ func TestWALFullPageImages(t *testing.T) {
 			if err := sess.(db.BatchInserter).InsertBatch(ctx, keys, docs); err != nil {
 				t.Fatal(err)
 			}
-			conn, err := pgx.Connect(ctx, url)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer conn.Close(ctx)
 			if _, err := conn.Exec(ctx, "CHECKPOINT"); err != nil {
 				t.Fatal(err)
 			}
@@ -227,6 +220,21 @@ func TestWALFullPageImages(t *testing.T) {
 	}
 }
 
+// walFixture is a fresh database on a server of the kind: its store, a
+// session, and a connection of the test's own, closed when the test ends.
+func walFixture(t *testing.T, ctx context.Context, kind string) (*store, db.Session, *pgx.Conn) {
+	t.Helper()
+	url := testutil.FreshDatabase(t, testutil.Postgres(t, kind))
+	st := openStore(t, url, map[string]string{"layout": "column"})
+	sess := openSession(t, ctx, st, "field0")
+	conn, err := pgx.Connect(ctx, url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { conn.Close(ctx) })
+	return st, sess, conn
+}
+
 // TestWALRecycled checks that a phase whose first WAL segment a checkpoint
 // removed before pg_walinspect read it (as in a phase that writes more than
 // max_wal_size) has no split of its WAL, with the reason, never a zero.
@@ -234,14 +242,7 @@ func TestWALRecycled(t *testing.T) {
 	for _, kind := range servers {
 		t.Run(kind, func(t *testing.T) {
 			ctx := context.Background()
-			url := testutil.FreshDatabase(t, testutil.Postgres(t, kind))
-			st := openStore(t, url, map[string]string{"layout": "column"})
-			sess := openSession(t, ctx, st, "field0")
-			conn, err := pgx.Connect(ctx, url)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer conn.Close(ctx)
+			st, sess, conn := walFixture(t, ctx, kind)
 			before := probe.Take(ctx, st)
 			if before.Err != nil {
 				t.Fatal(before.Err)
