@@ -88,7 +88,7 @@ func init() {
 var settingsReported = []string{
 	"server_version", "synchronous_commit", "fsync", "full_page_writes", "wal_level", "wal_compression",
 	"shared_buffers", "effective_cache_size", "work_mem", "max_wal_size", "checkpoint_timeout",
-	"default_toast_compression", "jit", "max_connections", "huge_pages", "data_checksums",
+	"default_toast_compression", "jit", "max_connections", "huge_pages", "data_checksums", "autovacuum",
 }
 
 // variant is the storage layout and access path chosen by properties.
