@@ -24,12 +24,22 @@ const (
 	reproductions = "../../docs/reproductions.md"
 )
 
-// docSection is one study's section of docs/reproductions.md: the record
-// directories its "Record:" paragraph names (the study's runs: at full
-// length, at another scale, on other PostgreSQL versions), that paragraph,
-// and its tables' rows.
+// docSection is one study's section of docs/reproductions.md: its tables'
+// rows, and its record groups, the first being the rows before its first
+// Record line.
 type docSection struct {
-	study   string
+	study  string
+	rows   []docRow
+	groups []*recordGroup
+}
+
+// recordGroup is a "Record:" paragraph of a section (the record directories
+// it names: the study's runs at full length, at another scale, on other
+// PostgreSQL versions, with other settings) and the rows of the tables
+// between it and the next one, which those directories back. Two groups
+// may hold rows of the same claim on the same version: the same cut of a
+// study run with different settings.
+type recordGroup struct {
 	records []string
 	line    string
 	rows    []docRow
@@ -55,28 +65,32 @@ func readReproductions(t *testing.T) []*docSection {
 	defer f.Close()
 	var out []*docSection
 	var cur *docSection
+	var group *recordGroup
 	inClaims, inRecord := false, false
 	sc := bufio.NewScanner(f)
 	for n := 1; sc.Scan(); n++ {
 		line := sc.Text()
 		if inRecord && line != "" { // the Record paragraph goes on
-			cur.line += " " + line
+			group.line += " " + line
 			for _, m := range recordLink.FindAllStringSubmatch(line, -1) {
-				cur.records = append(cur.records, m[1])
+				group.records = append(group.records, m[1])
 			}
 			continue
 		}
 		inRecord = false
 		switch {
 		case strings.HasPrefix(line, "## "):
-			inClaims, cur = line == "## Claims and verdicts", nil
+			inClaims, cur, group = line == "## Claims and verdicts", nil, nil
 		case inClaims && strings.HasPrefix(line, "### "):
 			cur = &docSection{study: strings.TrimSpace(strings.TrimPrefix(line, "### "))}
+			group = &recordGroup{} // the rows before its first Record line
+			cur.groups = []*recordGroup{group}
 			out = append(out, cur)
 		case cur != nil && strings.HasPrefix(line, "Record: "):
-			cur.line, inRecord = line, true
+			group, inRecord = &recordGroup{line: line}, true
+			cur.groups = append(cur.groups, group)
 			for _, m := range recordLink.FindAllStringSubmatch(line, -1) {
-				cur.records = append(cur.records, m[1])
+				group.records = append(group.records, m[1])
 			}
 		case cur != nil && strings.HasPrefix(line, "| ") && !strings.HasPrefix(line, "| claim |") && !strings.HasPrefix(line, "|---"):
 			cells := strings.Split(strings.Trim(line, "| "), " | ")
@@ -87,7 +101,9 @@ func readReproductions(t *testing.T) []*docSection {
 			if m := boldText.FindStringSubmatch(v); m != nil {
 				v = m[1]
 			}
-			cur.rows = append(cur.rows, docRow{lineNo: n, claim: plainClaim(cells[0]), ours: cells[2], verdict: v, cells: line})
+			row := docRow{lineNo: n, claim: plainClaim(cells[0]), ours: cells[2], verdict: v, cells: line}
+			cur.rows = append(cur.rows, row)
+			group.rows = append(group.rows, row)
 		}
 	}
 	if err := sc.Err(); err != nil {
@@ -135,35 +151,38 @@ func TestShippedRecord(t *testing.T) {
 	}
 	backed := map[string]bool{}
 	for _, sec := range readReproductions(t) {
-		if len(sec.records) == 0 {
+		if len(sec.groups) == 1 { // no record yet
 			continue
 		}
-		for _, r := range sec.records {
-			m := manifests[r]
-			if m == nil {
-				t.Errorf("%s: section %s names record/%s, which is not a shipped study directory", reproductions, sec.study, r)
-				continue
-			}
-			backed[r] = true
-			if m.Study != sec.study {
-				t.Errorf("%s: section %s names record/%s, a run of %s", reproductions, sec.study, r, m.Study)
-			}
-			if want := strconv.Itoa(m.Rounds) + " rounds"; !strings.Contains(sec.line, want) {
-				t.Errorf("%s: section %s: its Record line does not say record/%s's %q", reproductions, sec.study, r, want)
-			}
-			scale := "full length"
-			if m.Scale != "" {
-				scale = "--scale " + m.Scale
-			}
-			if !strings.Contains(sec.line, scale) {
-				t.Errorf("%s: section %s: its Record line does not say record/%s ran at %q", reproductions, sec.study, r, scale)
-			}
+		if rows := sec.groups[0].rows; len(rows) > 0 {
+			t.Errorf("%s:%d: section %s has a row before its first Record line, which no record backs", reproductions, rows[0].lineNo, sec.study)
 		}
-		var fds []report.Finding
-		for _, r := range sec.records {
-			fds = append(fds, findings[r]...)
+		for _, g := range sec.groups[1:] {
+			var fds []report.Finding
+			for _, r := range g.records {
+				m := manifests[r]
+				if m == nil {
+					t.Errorf("%s: section %s names record/%s, which is not a shipped study directory", reproductions, sec.study, r)
+					continue
+				}
+				backed[r] = true
+				if m.Study != sec.study {
+					t.Errorf("%s: section %s names record/%s, a run of %s", reproductions, sec.study, r, m.Study)
+				}
+				if want := strconv.Itoa(m.Rounds) + " rounds"; !strings.Contains(g.line, want) {
+					t.Errorf("%s: section %s: its Record line does not say record/%s's %q", reproductions, sec.study, r, want)
+				}
+				scale := "full length"
+				if m.Scale != "" {
+					scale = "--scale " + m.Scale
+				}
+				if !strings.Contains(g.line, scale) {
+					t.Errorf("%s: section %s: its Record line does not say record/%s ran at %q", reproductions, sec.study, r, scale)
+				}
+				fds = append(fds, findings[r]...)
+			}
+			checkGroup(t, sec.study, g, fds)
 		}
-		checkSection(t, sec, fds)
 	}
 	for name := range manifests {
 		if !backed[name] {
@@ -251,10 +270,10 @@ var defaultMajor = strings.SplitN(server.DefaultPostgresVersion, ".", 2)[0]
 // rests on (a finding on the default version, from a --pg-versions run,
 // may have the row without the version); a row without a recorded
 // finding is a claim of the study waiting for the next record.
-func checkSection(t *testing.T, sec *docSection, fds []report.Finding) {
+func checkGroup(t *testing.T, study string, g *recordGroup, fds []report.Finding) {
 	t.Helper()
 	rows := map[string]docRow{}
-	for _, r := range sec.rows {
+	for _, r := range g.rows {
 		rows[r.claim] = r
 	}
 	recorded := map[string]bool{}
@@ -267,7 +286,7 @@ func checkSection(t *testing.T, sec *docSection, fds []report.Finding) {
 		}
 		recorded[key] = true
 		if !ok {
-			t.Errorf("%s: section %s has no row for the recorded claim %q", reproductions, sec.study, f.Says)
+			t.Errorf("%s: section %s has no row for the recorded claim %q", reproductions, study, f.Says)
 			continue
 		}
 		if r.verdict != f.Verdict {
@@ -279,9 +298,9 @@ func checkSection(t *testing.T, sec *docSection, fds []report.Finding) {
 			}
 		}
 	}
-	for _, r := range sec.rows {
+	for _, r := range g.rows {
 		if !recorded[r.claim] && r.verdict != "to be recorded" {
-			t.Errorf("%s:%d: %q is not in the records of section %s: its verdict is \"to be recorded\", not %q", reproductions, r.lineNo, r.claim, sec.study, r.verdict)
+			t.Errorf("%s:%d: %q is not in the records of the Record line above it (section %s): its verdict is \"to be recorded\", not %q", reproductions, r.lineNo, r.claim, study, r.verdict)
 		}
 	}
 }
