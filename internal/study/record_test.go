@@ -24,13 +24,20 @@ const (
 	reproductions = "../../docs/reproductions.md"
 )
 
-// docSection is one study's section of docs/reproductions.md: its tables'
-// rows, and its record groups, the first being the rows before its first
-// Record line.
+// docSection is one study's section of docs/reproductions.md: its record
+// groups, the first being the rows before its first Record line.
 type docSection struct {
 	study  string
-	rows   []docRow
 	groups []*recordGroup
+}
+
+// rows are the section's table rows, in the document's order.
+func (sec *docSection) rows() []docRow {
+	var out []docRow
+	for _, g := range sec.groups {
+		out = append(out, g.rows...)
+	}
+	return out
 }
 
 // recordGroup is a "Record:" paragraph of a section (the record directories
@@ -101,9 +108,7 @@ func readReproductions(t *testing.T) []*docSection {
 			if m := boldText.FindStringSubmatch(v); m != nil {
 				v = m[1]
 			}
-			row := docRow{lineNo: n, claim: plainClaim(cells[0]), ours: cells[2], verdict: v, cells: line}
-			cur.rows = append(cur.rows, row)
-			group.rows = append(group.rows, row)
+			group.rows = append(group.rows, docRow{lineNo: n, claim: plainClaim(cells[0]), ours: cells[2], verdict: v, cells: line})
 		}
 	}
 	if err := sc.Err(); err != nil {
@@ -348,7 +353,7 @@ func TestReproductionsListEveryClaim(t *testing.T) {
 			continue
 		}
 		rows := map[string]bool{}
-		for _, r := range sec.rows {
+		for _, r := range sec.rows() {
 			rows[r.claim] = true
 		}
 		says := map[string]bool{}
@@ -358,7 +363,7 @@ func TestReproductionsListEveryClaim(t *testing.T) {
 				t.Errorf("%s: section %s has no row for the claim %q", reproductions, name, c.Says)
 			}
 		}
-		for _, r := range sec.rows {
+		for _, r := range sec.rows() {
 			if !says[onVersion.ReplaceAllString(r.claim, "")] {
 				t.Errorf("%s:%d: %q is not a claim of the %s study (a row's claim is the study's words)", reproductions, r.lineNo, r.claim, name)
 			}
