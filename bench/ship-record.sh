@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
 # Ships a study directory into the record kept beside docs/reproductions.md:
 # record/NAME gets the study file as run, runs.json, summary.md, findings.json and
-# every result file gzipped (results/…/X.json.gz) with its histograms, but without its
-# per-second series (what `docbench compare` tests windows on) or the histograms of a
-# capacity search's trials (see slim below), so that the record keeps under 20 MB.
+# every result file with its histograms in one gzipped tar archive, results.tar.gz
+# (`tar -xzf` gives back results/…/X.json; one stream shares what the files repeat: the
+# record's result files took 17.9 MB gzipped one by one, 10.7 MB so), but without a
+# run's per-second series (what `docbench compare` tests windows on) or the histograms
+# of a capacity search's trials (see slim below), so that the record keeps under 20 MB.
 # summary.md and findings.json are rendered again from the shipped files.
 # `docbench report record/NAME` re-renders it from those files, and
 # internal/study's TestShippedRecord holds docs/reproductions.md to what they give.
@@ -53,10 +55,15 @@ json.dump(d, sys.stdout, separators=(",", ":"), ensure_ascii=False)'
 cp "$src/study.yaml" "$src/summary.md" "$dst/"
 strip "$src/runs.json" > "$dst/runs.json"
 if [ -f "$src/findings.json" ]; then cp "$src/findings.json" "$dst/"; fi
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
 (cd "$src" && find results -name '*.json' | sort) | while read -r f; do
-  mkdir -p "$dst/$(dirname "$f")"
-  strip "$src/$f" | slim | gzip -9nc > "$dst/$f.gz"
+  mkdir -p "$tmp/$(dirname "$f")"
+  strip "$src/$f" | slim > "$tmp/$f"
 done
+# The same files give the same archive: names sorted, no owners or times.
+(cd "$tmp" && tar --sort=name --owner=0 --group=0 --numeric-owner --mtime=@0 --format=ustar -cf - results) |
+  gzip -9n > "$dst/results.tar.gz"
 # summary.md and findings.json as this source tree renders them from the shipped files
 # (what TestShippedRecord checks); the other outputs are not shipped.
 # DOCBENCH=path uses a built binary of this tree instead of go run.

@@ -1,12 +1,15 @@
 package study
 
 import (
+	"archive/tar"
 	"bufio"
 	"bytes"
+	"compress/gzip"
 	"errors"
 	"io/fs"
 	"os"
 	"path/filepath"
+	"reflect"
 	"regexp"
 	"strconv"
 	"strings"
@@ -18,7 +21,7 @@ import (
 
 // The record shipped beside docs/reproductions.md: record/NAME is a study
 // directory (NAME is the study, NAME-source its --scale source run) whose
-// result files are gzipped.
+// result files are in its results archive (ResultsArchive).
 const (
 	recordDir     = "../../record"
 	reproductions = "../../docs/reproductions.md"
@@ -368,5 +371,86 @@ func TestReproductionsListEveryClaim(t *testing.T) {
 				t.Errorf("%s:%d: %q is not a claim of the %s study (a row's claim is the study's words)", reproductions, r.lineNo, r.claim, name)
 			}
 		}
+	}
+}
+
+// TestResultsArchive reads a shipped study directory's results archive as
+// the files it holds: the same rows from the archive as from its files
+// unpacked, and a run whose file is neither there nor in the archive is an
+// error naming both.
+func TestResultsArchive(t *testing.T) {
+	src := filepath.Join(recordDir, "document-size-seqscan-source-pg10-14-18")
+	packed, err := Read(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	files, err := readArchive(src)
+	if err != nil || len(files) == 0 {
+		t.Fatalf("%s: no results archive (%v)", src, err)
+	}
+	dir := t.TempDir()
+	for _, name := range []string{"study.yaml", "runs.json"} {
+		b, err := os.ReadFile(filepath.Join(src, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, name), b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for name, b := range files {
+		p := filepath.Join(dir, filepath.FromSlash(name))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	unpacked, err := Read(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(packed.Rows, unpacked.Rows) {
+		t.Errorf("%s: the archive's rows differ from its files' unpacked", src)
+	}
+
+	// One result file gone, from the directory and from its archive.
+	var gone string
+	for _, run := range packed.Manifest.Runs {
+		if run.File != "" {
+			gone = run.File
+			break
+		}
+	}
+	if err := os.Remove(filepath.Join(dir, gone)); err != nil {
+		t.Fatal(err)
+	}
+	var buf bytes.Buffer
+	z := gzip.NewWriter(&buf)
+	tw := tar.NewWriter(z)
+	for name, b := range files {
+		if name == gone {
+			continue
+		}
+		if err := tw.WriteHeader(&tar.Header{Name: name, Mode: 0o644, Size: int64(len(b)), Typeflag: tar.TypeReg}); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := tw.Write(b); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := tw.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := z.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, ResultsArchive), buf.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, err = Read(dir)
+	if err == nil || !strings.Contains(err.Error(), filepath.Join(dir, gone)) || !strings.Contains(err.Error(), ResultsArchive) {
+		t.Errorf("a run whose result is in neither the directory nor its archive: %v, want an error naming %s and %s", err, gone, ResultsArchive)
 	}
 }

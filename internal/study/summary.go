@@ -1,6 +1,7 @@
 package study
 
 import (
+	"archive/tar"
 	"bytes"
 	"compress/gzip"
 	"encoding/csv"
@@ -104,6 +105,10 @@ func Read(dir string) (*Data, error) {
 	if m.Rounds > 0 {
 		f.Rounds = m.Rounds // as run (--quick changes it)
 	}
+	archived, err := readArchive(dir)
+	if err != nil {
+		return nil, err
+	}
 	d := &Data{Dir: dir, File: f, Manifest: m, Results: map[string]*report.Result{}, points: map[string][]KV{}}
 	values := map[seriesKey][]float64{}
 	d.values = values
@@ -114,7 +119,7 @@ func Read(dir string) (*Data, error) {
 		if run.File == "" {
 			continue
 		}
-		res, err := readResult(filepath.Join(dir, run.File))
+		res, err := readResult(dir, run.File, archived)
 		if err != nil {
 			return nil, err
 		}
@@ -221,16 +226,59 @@ func (d *Data) noteAbsent(target string, res *report.Result) {
 	}
 }
 
-// readResult reads one result file of a study directory, or its gzip
-// form (path + ".gz", as the shipped record keeps them) when path is absent.
-func readResult(path string) (*report.Result, error) {
+// ResultsArchive is the one file in which a study directory may keep all its
+// result files, as the shipped record does: a gzipped tar archive whose
+// entries are the files' paths in the directory (results/…/X.json), so
+// that tar -xzf gives them back. One stream shares what the files repeat.
+const ResultsArchive = "results.tar.gz"
+
+// readArchive returns the files of dir's results archive by path, or nil
+// when dir has none.
+func readArchive(dir string) (map[string][]byte, error) {
+	path := filepath.Join(dir, ResultsArchive)
+	f, err := os.Open(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, nil
+	} else if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	z, err := gzip.NewReader(f)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	files := map[string][]byte{}
+	tr := tar.NewReader(z)
+	for {
+		h, err := tr.Next()
+		if err == io.EOF {
+			return files, nil
+		}
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", path, err)
+		}
+		if h.Typeflag != tar.TypeReg {
+			continue
+		}
+		b, err := io.ReadAll(tr)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %s: %w", path, h.Name, err)
+		}
+		files[filepath.ToSlash(filepath.Clean(h.Name))] = b
+	}
+}
+
+// readResult reads the result file name (a path as runs.json gives it) of
+// the study directory dir: the file itself, else its entry in the
+// directory's results archive (archived).
+func readResult(dir, name string, archived map[string][]byte) (*report.Result, error) {
+	path := filepath.Join(dir, name)
 	b, err := os.ReadFile(path)
 	if errors.Is(err, os.ErrNotExist) {
-		b, err = readGzip(path + ".gz")
-		if err == nil {
-			path += ".gz"
-		} else if errors.Is(err, os.ErrNotExist) {
-			err = fmt.Errorf("%s: no such result file (nor %s.gz)", path, filepath.Base(path))
+		if a, ok := archived[filepath.ToSlash(filepath.Clean(name))]; ok {
+			b, err, path = a, nil, filepath.Join(dir, ResultsArchive)+": "+name
+		} else if archived != nil {
+			err = fmt.Errorf("%s: no such result file, nor an entry of %s", path, ResultsArchive)
 		}
 	}
 	if err != nil {
@@ -244,23 +292,6 @@ func readResult(path string) (*report.Result, error) {
 		return nil, fmt.Errorf("%s: not a docbench result (schema %q)", path, r.Schema)
 	}
 	return &r, nil
-}
-
-func readGzip(path string) ([]byte, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	z, err := gzip.NewReader(f)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
-	}
-	b, err := io.ReadAll(z)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
-	}
-	return b, nil
 }
 
 // row finds the statistics of one series.
