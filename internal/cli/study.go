@@ -169,9 +169,9 @@ func (a *app) reportCommand() *cobra.Command {
 		Short: "Re-render the summaries and report.html of a study directory, or make the HTML report of one result",
 		Long: `Given a study directory, report re-renders its results.csv, summary.txt, summary.md
 and report.html from its result files (results/…, or a results.tar.gz that holds
-them, as the record shipped with docbench's source does). Given the result file of one load or run
-(--out), it writes RESULT.html beside it: the figures per operation and their
-throughput and p99 second by second.`,
+them, as the record shipped with docbench's source does). Given the result file of
+one load or run (--out), it writes RESULT.html beside it: the figures per operation
+and their throughput and p99 second by second.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			path := args[0]
