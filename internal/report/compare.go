@@ -27,6 +27,12 @@ func ReadResult(path string) (*Result, error) {
 		}
 		return nil, fmt.Errorf("%s: %v", path, err)
 	}
+	return DecodeResult(path, b)
+}
+
+// DecodeResult decodes the result b read from path (a file, or an entry
+// of an archive, named so in errors), checking its schema.
+func DecodeResult(path string, b []byte) (*Result, error) {
 	var head struct {
 		Schema *string `json:"schema"`
 	}

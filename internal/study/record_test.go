@@ -21,7 +21,7 @@ import (
 
 // The record shipped beside docs/reproductions.md: record/NAME is a study
 // directory (NAME is the study, NAME-source its --scale source run) whose
-// result files are in its results archive (ResultsArchive).
+// result files are in its results archive (resultsArchive).
 const (
 	recordDir     = "../../record"
 	reproductions = "../../docs/reproductions.md"
@@ -446,11 +446,11 @@ func TestResultsArchive(t *testing.T) {
 	if err := z.Close(); err != nil {
 		t.Fatal(err)
 	}
-	if err := os.WriteFile(filepath.Join(dir, ResultsArchive), buf.Bytes(), 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(dir, resultsArchive), buf.Bytes(), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	_, err = Read(dir)
-	if err == nil || !strings.Contains(err.Error(), filepath.Join(dir, gone)) || !strings.Contains(err.Error(), ResultsArchive) {
-		t.Errorf("a run whose result is in neither the directory nor its archive: %v, want an error naming %s and %s", err, gone, ResultsArchive)
+	if err == nil || !strings.Contains(err.Error(), filepath.Join(dir, gone)) || !strings.Contains(err.Error(), resultsArchive) {
+		t.Errorf("a run whose result is in neither the directory nor its archive: %v, want an error naming %s and %s", err, gone, resultsArchive)
 	}
 }

@@ -5,7 +5,6 @@ import (
 	"bytes"
 	"compress/gzip"
 	"encoding/csv"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -226,16 +225,16 @@ func (d *Data) noteAbsent(target string, res *report.Result) {
 	}
 }
 
-// ResultsArchive is the one file in which a study directory may keep all its
+// resultsArchive is the one file in which a study directory may keep all its
 // result files, as the shipped record does: a gzipped tar archive whose
 // entries are the files' paths in the directory (results/…/X.json), so
 // that tar -xzf gives them back. One stream shares what the files repeat.
-const ResultsArchive = "results.tar.gz"
+const resultsArchive = "results.tar.gz"
 
 // readArchive returns the files of dir's results archive by path, or nil
 // when dir has none.
 func readArchive(dir string) (map[string][]byte, error) {
-	path := filepath.Join(dir, ResultsArchive)
+	path := filepath.Join(dir, resultsArchive)
 	f, err := os.Open(path)
 	if errors.Is(err, os.ErrNotExist) {
 		return nil, nil
@@ -276,22 +275,15 @@ func readResult(dir, name string, archived map[string][]byte) (*report.Result, e
 	b, err := os.ReadFile(path)
 	if errors.Is(err, os.ErrNotExist) {
 		if a, ok := archived[filepath.ToSlash(filepath.Clean(name))]; ok {
-			b, err, path = a, nil, filepath.Join(dir, ResultsArchive)+": "+name
+			b, err, path = a, nil, filepath.Join(dir, resultsArchive)+": "+name
 		} else if archived != nil {
-			err = fmt.Errorf("%s: no such result file, nor an entry of %s", path, ResultsArchive)
+			err = fmt.Errorf("%s: no such result file, nor an entry of %s", path, resultsArchive)
 		}
 	}
 	if err != nil {
 		return nil, err
 	}
-	var r report.Result
-	if err := json.Unmarshal(b, &r); err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
-	}
-	if r.Schema != report.Schema {
-		return nil, fmt.Errorf("%s: not a docbench result (schema %q)", path, r.Schema)
-	}
-	return &r, nil
+	return report.DecodeResult(path, b)
 }
 
 // row finds the statistics of one series.
