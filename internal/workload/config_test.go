@@ -73,7 +73,7 @@ func TestConfigDefaults(t *testing.T) {
 		ExponentialPercentile: 95, ExponentialFrac: 0.8571428571,
 		MinScanLength: 1, MaxScanLength: 1000, ScanLengthDistribution: "uniform", ZeroPadding: 1,
 		InsertCount: 2147483647, ThreadCount: 1, BatchSize: 1, MeasurementInterval: "op", InsertionRetryInterval: 3 * time.Second,
-		Doc: DocOps{UpdateMode: "merge", QueryKind: "field", QueryForm: "path", QueryLimit: 10, QueryFunc: "avg"},
+		Doc: DocOps{UpdateMode: "merge", QueryKind: "field", QueryForm: "path", QueryFunc: "avg"},
 	}
 	cfg.Props, cfg.Notes, cfg.defaults = nil, nil, nil // defaults: TestHelpCoversEveryProperty
 	if !reflect.DeepEqual(*cfg, want) {

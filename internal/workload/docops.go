@@ -21,8 +21,8 @@ type DocOps struct {
 	QueryPath      string   // query.path: the path the predicate or the grouping is on
 	QueryForm      string   // query.form: path (predicate on the value at the path) or document (whole-document containment); contains queries only
 	QueryValue     string   // query.value: the one value queries look for (a JSON value, or text as a string), instead of values found in the documents; @first/@last: the arrays' first/last elements
-	QueryLimit     int      // query.limit: page size of range queries
-	QueryOffset    int      // query.offset: rows skipped by range queries
+	QueryLimit     int      // query.limit: the most documents a query returns (0: every match; range: RangeLimit by default); with querymix, of the entries that set none
+	QueryOffset    int      // query.offset: documents a query skips
 	QueryFields    []string // query.fields: the paths a query returns (a projection), comma-separated; nil: the whole document
 	QueryAggPath   string   // query.aggpath: path averaged/summed by aggregate queries
 	QueryFunc      string   // query.func: avg, sum or count
@@ -110,7 +110,11 @@ func (c *configParser) docOps(cfg *Config) {
 	} else if (d.QueryValue == QueryValueFirst || d.QueryValue == QueryValueLast) && d.QueryKind != "array" {
 		c.fail("query.value", "names an array's %s element: querykind=array only (querykind is %s)", d.QueryValue[1:], d.QueryKind)
 	}
-	d.QueryLimit = int(c.int("query.limit", 10, 0, 1<<30))
+	limit := 0
+	if d.QueryKind == "range" {
+		limit = RangeLimit
+	}
+	d.QueryLimit = int(c.int("query.limit", int64(limit), 0, 1<<30))
 	d.QueryOffset = int(c.int("query.offset", 0, 0, 1<<30))
 	if v := c.str("query.fields", ""); v != "" {
 		for _, f := range strings.Split(v, ",") {
@@ -129,6 +133,8 @@ func (c *configParser) docOps(cfg *Config) {
 	}
 	if file := c.str("querymix", ""); file != "" {
 		c.queryMix(d, file)
+	} else if d.QueryProp > 0 {
+		c.ignoredQueryProps(d.QueryKind)
 	}
 	d.StatementProp = c.float("statementproportion", 0, 0, 1)
 	d.StatementSQL = c.str("statement.sql", "")
@@ -179,5 +185,43 @@ func (c *configParser) queryMix(d *DocOps, file string) {
 	d.QueryMix = m
 	for _, q := range m.Queries {
 		d.QueryProp += q.Proportion
+	}
+	for _, k := range []string{"querykind", "query.path", "query.form", "query.value", "query.offset", "query.fields", "query.aggpath", "query.func"} {
+		if _, ok := c.p.Get(k); ok {
+			c.fail(k, "querymix=%s names its queries and would ignore it: set %s on the mix's entries", file, mixKey(k))
+		}
+	}
+	if _, ok := c.p.Get("query.limit"); !ok {
+		return
+	}
+	for i := range m.Queries { // query.limit: of the entries that set none
+		if q := &m.Queries[i]; !q.LimitGiven && q.Kind != "aggregate" && q.Kind != "update" {
+			q.Limit = d.QueryLimit
+		}
+	}
+}
+
+// mixKey is the mix entry's key for a query.* property.
+func mixKey(prop string) string {
+	if prop == "querykind" {
+		return "kind:"
+	}
+	return strings.TrimPrefix(prop, "query.") + ":"
+}
+
+// ignoredQueryProps refuses the query.* properties the query kind would
+// ignore: an aggregate returns its groups, all of them; func and aggpath
+// are an aggregate's.
+func (c *configParser) ignoredQueryProps(kind string) {
+	for _, k := range []string{"query.limit", "query.offset", "query.aggpath", "query.func"} {
+		if _, ok := c.p.Get(k); !ok {
+			continue
+		}
+		switch agg := kind == "aggregate"; {
+		case agg && (k == "query.limit" || k == "query.offset"):
+			c.fail(k, "querykind=aggregate returns one row per group, all of them: %s would be ignored", k)
+		case !agg && (k == "query.aggpath" || k == "query.func"):
+			c.fail(k, "is an aggregate's (querykind is %s): it would be ignored", kind)
+		}
 	}
 }

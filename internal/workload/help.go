@@ -62,7 +62,7 @@ var meanings = map[string]string{
 	"query.path":           "docbench: the path a query filters on",
 	"query.value":          "docbench: the one value queries look for (JSON, or text as a string), e.g. a rare term; @first or @last: the first or last elements of the arrays (querykind=array); default: values found in the documents",
 	"query.form":           "docbench: contains queries as path @> value (path) or the whole document @> a fragment built from the path (document), as Oleg Bartunov and Ivan Panchenko's talk \"NoSQL Postgres\" (PGDay Saint Petersburg 2017) writes it",
-	"query.limit":          "docbench: rows a query returns at most",
+	"query.limit":          "docbench: documents a query returns at most (default: every match; range: 10)",
 	"query.offset":         "docbench: rows a query skips",
 	"query.fields":         "docbench: the paths a query returns, comma-separated (a projection, as a query mix's fields); default: the whole document",
 	"query.aggpath":        "docbench: the path an aggregate query computes over",

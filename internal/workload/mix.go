@@ -20,7 +20,7 @@ import (
 //	queries:
 //	  - {name: by-email, kind: field, path: contact.email, proportion: 0.4}
 //	  - {name: tagged, kind: contains, path: tags.term, value: x, proportion: 0.2}
-//	  - {name: recent, kind: range, path: created, limit: 10, proportion: 0.2}
+//	  - {name: recent, kind: range, path: created, limit: 20, proportion: 0.2}
 //	  - {name: per-group, kind: aggregate, path: group, func: avg, aggpath: total, proportion: 0.1}
 //	  - {name: email-only, kind: field, path: contact.email, fields: [name, contact.email], proportion: 0.05}
 //	  - {name: set-status, kind: update, path: status, proportion: 0.05}
@@ -41,8 +41,9 @@ type MixQuery struct {
 	Path       string
 	Value      string // JSON, or text as a string; "" draws values from the documents (update: fresh values of the path's type)
 	Form       string // contains: path or document
-	Limit      int    // range: page size (default 10)
-	Offset     int
+	Limit      int    // the most documents a call returns (0: every match; range: 10 unless limit: says)
+	Offset     int    // documents skipped
+	LimitGiven bool   // limit: is in the entry
 	Func       string // aggregate: avg, sum or count
 	AggPath    string
 	Fields     []string // a projection: only these paths are returned
@@ -117,7 +118,7 @@ func ParseMix(source string, data []byte) (*Mix, error) {
 }
 
 func parseMixQuery(e *yaml.Node, at func(*yaml.Node) string) (MixQuery, error) {
-	q := MixQuery{Source: at(e), Limit: 10, Func: "avg", Form: QueryFormPath}
+	q := MixQuery{Source: at(e), Func: "avg", Form: QueryFormPath}
 	if e.Kind != yaml.MappingNode {
 		return q, fmt.Errorf("%s: a query is a mapping {name, kind, path, proportion, …}", at(e))
 	}
@@ -212,8 +213,10 @@ func parseMixQuery(e *yaml.Node, at func(*yaml.Node) string) (MixQuery, error) {
 	switch {
 	case set["value"] != nil && (q.Kind == "range" || q.Kind == "aggregate"):
 		return q, fmt.Errorf("%s: kind %s takes no value", where("value"), q.Kind)
-	case (set["limit"] != nil || set["offset"] != nil) && q.Kind != "range":
-		return q, fmt.Errorf("%s: limit and offset page a range; kind is %s", q.Source, q.Kind)
+	case set["limit"] != nil && (q.Kind == "aggregate" || q.Kind == "update"):
+		return q, fmt.Errorf("%s: limit pages the documents a query returns; kind %s returns %s", where("limit"), q.Kind, mixReturns[q.Kind])
+	case set["offset"] != nil && (q.Kind == "aggregate" || q.Kind == "update"):
+		return q, fmt.Errorf("%s: offset pages the documents a query returns; kind %s returns %s", where("offset"), q.Kind, mixReturns[q.Kind])
 	case (set["func"] != nil || set["aggpath"] != nil) && q.Kind != "aggregate":
 		return q, fmt.Errorf("%s: func and aggpath are an aggregate's; kind is %s", q.Source, q.Kind)
 	case q.Kind == "aggregate" && q.Func != "count" && q.AggPath == "":
@@ -223,8 +226,19 @@ func parseMixQuery(e *yaml.Node, at func(*yaml.Node) string) (MixQuery, error) {
 	case set["form"] != nil && q.Kind != "contains":
 		return q, fmt.Errorf("%s: form is a contains query's; kind is %s", where("form"), q.Kind)
 	}
+	q.LimitGiven = set["limit"] != nil
+	if !q.LimitGiven && q.Kind == "range" {
+		q.Limit = RangeLimit
+	}
 	return q, nil
 }
+
+// RangeLimit is the page a range query returns unless a limit is given;
+// the other kinds return every match unless one is.
+const RangeLimit = 10
+
+// mixReturns is what the kinds without documents to page return.
+var mixReturns = map[string]string{"aggregate": "one row per group, all of them", "update": "nothing: it sets one document"}
 
 // mixValue is a value as query.value takes it: a scalar's text (JSON, or
 // text taken as a string), or a list or mapping as JSON.

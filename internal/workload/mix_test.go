@@ -29,6 +29,9 @@ func TestParseMix(t *testing.T) {
 	if q := m.Queries[2]; q.Name != "recent" || q.Limit != 5 || q.Source != "mix.yaml:4" {
 		t.Errorf("recent = %+v", q)
 	}
+	if q := m.Queries[0]; q.Limit != 0 || q.LimitGiven {
+		t.Errorf("by-email, a field query without limit: %+v; want every match (limit 0)", q)
+	}
 	if q := m.Queries[4]; len(q.Fields) != 2 || q.Fields[1] != "contact.email" {
 		t.Errorf("email-only fields = %v", q.Fields)
 	}
@@ -49,7 +52,8 @@ func TestParseMixErrors(t *testing.T) {
 		{"queries:\n  - {name: a, kind: field, path: p, proportion: 0.5}\n  - {name: a, kind: field, path: q, proportion: 0.5}", "mix.yaml:3: name a is taken (mix.yaml:2)"},
 		{"queries:\n  - {name: a, kind: range, path: p, value: 3, proportion: 1}", "mix.yaml:2: kind range takes no value"},
 		{"queries:\n  - {name: a, kind: aggregate, path: p, proportion: 1}", "mix.yaml:2: an aggregate with func avg needs aggpath"},
-		{"queries:\n  - {name: a, kind: field, path: p, limit: 3, proportion: 1}", "mix.yaml:2: limit and offset page a range; kind is field"},
+		{"queries:\n  - {name: a, kind: aggregate, path: p, func: count, limit: 3, proportion: 1}", "mix.yaml:2: limit pages the documents a query returns; kind aggregate returns one row per group"},
+		{"queries:\n  - name: a\n    kind: update\n    path: p\n    offset: 3\n    proportion: 1", "mix.yaml:5: offset pages the documents a query returns; kind update returns nothing"},
 		{"queries:\n  - {name: a b, kind: field, path: p, proportion: 1}", `mix.yaml:2: name "a b"`},
 		{"queries:\n  - name: a\n    kind: field\n    path: p\n    colour: red\n    proportion: 1", `mix.yaml:5: unknown key "colour"`},
 		{"queries:\n  - {name: a, kind: update, path: p, fields: [x], proportion: 1}", "mix.yaml:2: fields project the documents a query returns; kind update returns none"},
@@ -88,6 +92,80 @@ func TestQueryMixProperty(t *testing.T) {
 	p.Set("querymix", "nosuch.yaml", "-p")
 	if _, err := ParseConfig(p, Known{}); err == nil || !strings.Contains(err.Error(), "querymix=nosuch.yaml: cannot read") {
 		t.Errorf("a missing mix: %v", err)
+	}
+}
+
+// Every query kind returns every match unless a limit is given, but a
+// range its page of RangeLimit; limit: is allowed on every kind that returns
+// documents.
+func TestMixLimits(t *testing.T) {
+	m, err := ParseMix("mix.yaml", []byte(`queries:
+  - {name: f, kind: field, path: p, limit: 7, offset: 2, proportion: 0.2}
+  - {name: c, kind: contains, path: p, limit: 0, proportion: 0.2}
+  - {name: a, kind: array, path: p, proportion: 0.2}
+  - {name: r, kind: range, path: p, proportion: 0.2}
+  - {name: d, kind: descendant, path: p, limit: 3, proportion: 0.2}
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []struct {
+		limit, offset int
+		given         bool
+	}{{7, 2, true}, {0, 0, true}, {0, 0, false}, {RangeLimit, 0, false}, {3, 0, true}}
+	for i, w := range want {
+		if q := m.Queries[i]; q.Limit != w.limit || q.Offset != w.offset || q.LimitGiven != w.given {
+			t.Errorf("%s: limit %d offset %d given %v; want %+v", q.Name, q.Limit, q.Offset, q.LimitGiven, w)
+		}
+	}
+}
+
+// query.limit is the limit of the mix's entries that set none; the other
+// query.* properties, which a mix would ignore, are refused, as query.limit
+// on an aggregate is.
+func TestQueryPropsAMixOrKindWouldIgnore(t *testing.T) {
+	dir := t.TempDir()
+	mix := filepath.Join(dir, "mix.yaml")
+	os.WriteFile(mix, []byte("queries:\n  - {name: a, kind: field, path: p, proportion: 0.25}\n  - {name: b, kind: field, path: p, limit: 5, proportion: 0.25}\n  - {name: c, kind: aggregate, path: p, func: count, proportion: 0.25}\n"), 0o644)
+	p := NewProperties()
+	p.Set("querymix", mix, "-p")
+	p.Set("query.limit", "100", "-p")
+	cfg, err := ParseConfig(p, Known{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, want := range []int{100, 5, 0} {
+		if got := cfg.Doc.QueryMix.Queries[i].Limit; got != want {
+			t.Errorf("entry %d: limit %d, want %d", i, got, want)
+		}
+	}
+	p.Set("query.path", "q", "-p")
+	if _, err := ParseConfig(p, Known{}); err == nil || !strings.Contains(err.Error(), `-p: query.path="q": querymix=`+mix+` names its queries and would ignore it: set path: on the mix's entries`) {
+		t.Errorf("query.path with querymix: %v", err)
+	}
+	for _, tc := range []struct{ props, want string }{
+		{"querykind=aggregate query.path=p query.func=count query.limit=0", `-p: query.limit="0": querykind=aggregate returns one row per group, all of them: query.limit would be ignored`},
+		{"querykind=field query.path=p query.func=count", `-p: query.func="count": is an aggregate's (querykind is field): it would be ignored`},
+	} {
+		p := NewProperties()
+		p.Set("queryproportion", "1", "-p")
+		for _, kv := range strings.Fields(tc.props) {
+			k, v, _ := strings.Cut(kv, "=")
+			p.Set(k, v, "-p")
+		}
+		if _, err := ParseConfig(p, Known{}); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: %v; want %q", tc.props, err, tc.want)
+		}
+	}
+	for kind, want := range map[string]int{"field": 0, "contains": 0, "range": RangeLimit} {
+		p := NewProperties()
+		p.Set("queryproportion", "1", "-p")
+		p.Set("querykind", kind, "-p")
+		p.Set("query.path", "p", "-p")
+		cfg, err := ParseConfig(p, Known{})
+		if err != nil || cfg.Doc.QueryLimit != want {
+			t.Errorf("querykind=%s: query.limit %d (%v), want %d", kind, cfg.Doc.QueryLimit, err, want)
+		}
 	}
 }
 
