@@ -52,6 +52,12 @@ func buildResult(o *runner.Outcome, info db.Info, target string) *report.Result 
 		if len(o.Totals.NotFound) > i {
 			op.NotFound = o.Totals.NotFound[i]
 		}
+		if q, ok := o.Queries[name]; ok {
+			op.Query = &report.OpQuery{Kind: q.Kind, Limit: q.Limit, Offset: q.Offset}
+			if len(o.Totals.Rows) > i {
+				op.Query.SetRows(o.Totals.Rows[i], h.TotalCount())
+			}
+		}
 		op.ErrorShare = float64(op.Errors) / float64(n)
 		if el > 0 {
 			op.Throughput = float64(h.TotalCount()) / el.Seconds()

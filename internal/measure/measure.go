@@ -104,6 +104,7 @@ func (r *Registry) NewRecorder() *Recorder {
 		failed:   make([]*hdr.PackedHistogram, n),
 		errors:   make([]int64, n),
 		notFound: make([]int64, n),
+		rows:     make([]int64, n),
 		ivErrors: make([]int64, n),
 		msgs:     make([][]ErrorCount, n),
 		nf:       r.notFound,
@@ -133,6 +134,7 @@ type Recorder struct {
 	failedResponse []*hdr.PackedHistogram
 	errors         []int64
 	notFound       []int64 // the part of errors that were "not found"
+	rows           []int64 // rows (documents or groups) the successful queries returned
 	ivErrors       []int64
 	msgs           [][]ErrorCount
 	nf             error
@@ -177,6 +179,16 @@ func (r *Recorder) Record(op int, service, response time.Duration, err error) {
 		record(r.interval[op], response)
 	} else {
 		record(r.interval[op], service)
+	}
+	r.mu.Unlock()
+}
+
+// AddRows counts the rows a successful query of op returned (recorded
+// apart from its latency, with Record).
+func (r *Recorder) AddRows(op, n int) {
+	r.mu.Lock()
+	if !r.paused {
+		r.rows[op] += int64(n)
 	}
 	r.mu.Unlock()
 }
@@ -226,6 +238,7 @@ func (r *Recorder) reset() {
 		}
 		r.errors[i] = 0
 		r.notFound[i] = 0
+		r.rows[i] = 0
 		r.ivErrors[i] = 0
 		r.msgs[i] = r.msgs[i][:0]
 	}
@@ -370,6 +383,7 @@ type Totals struct {
 	FailedResponse []*hdr.Histogram // nil unless intended
 	Errors         []int64
 	NotFound       []int64 // the part of Errors that were "not found"
+	Rows           []int64 // rows the successful queries returned (AddRows)
 	Messages       [][]ErrorCount
 }
 
@@ -398,7 +412,7 @@ func (r *Registry) Failures() (errs []int64, msgs [][]ErrorCount) {
 func (r *Registry) Totals() Totals {
 	n := len(r.names)
 	t := Totals{Service: make([]*hdr.Histogram, n), Failed: make([]*hdr.Histogram, n), Errors: make([]int64, n),
-		NotFound: make([]int64, n), Messages: make([][]ErrorCount, n)}
+		NotFound: make([]int64, n), Rows: make([]int64, n), Messages: make([][]ErrorCount, n)}
 	ivs := t.Service // what intervals hold
 	if r.intended {
 		t.Response = make([]*hdr.Histogram, n)
@@ -428,6 +442,7 @@ func (r *Registry) Totals() Totals {
 			t.Failed[i] = mergeInto(t.Failed[i], rec.failed[i])
 			t.Errors[i] += rec.errors[i]
 			t.NotFound[i] += rec.notFound[i]
+			t.Rows[i] += rec.rows[i]
 			for _, m := range rec.msgs[i] {
 				t.Messages[i] = addMessage(t.Messages[i], m)
 			}

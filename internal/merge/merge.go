@@ -264,6 +264,12 @@ func mergeOps(in []Input, window time.Duration) ([]report.Op, error) {
 			}
 			a.op.Count += op.Count
 			a.op.Errors += op.Errors
+			if q := op.Query; q != nil {
+				if a.op.Query == nil {
+					a.op.Query = &report.OpQuery{Kind: q.Kind, Limit: q.Limit, Offset: q.Offset}
+				}
+				a.op.Query.Rows += q.Rows
+			}
 			for _, msg := range op.Messages {
 				a.op.Messages = addMessage(a.op.Messages, msg)
 			}
@@ -299,6 +305,9 @@ func mergeOps(in []Input, window time.Duration) ([]report.Op, error) {
 		}
 		if a.failedResponse != nil {
 			a.op.FailedResponse = report.Summarize(a.failedResponse, true)
+		}
+		if a.op.Query != nil {
+			a.op.Query.SetRows(a.op.Query.Rows, a.op.Count-a.op.Errors)
 		}
 		ops = append(ops, a.op)
 	}

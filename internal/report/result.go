@@ -158,6 +158,44 @@ type Op struct {
 	Failed         *Latency             `json:"failed,omitempty"`
 	FailedResponse *Latency             `json:"failed_response,omitempty"`
 	Messages       []measure.ErrorCount `json:"error_messages,omitempty"`
+	// Query is set on a secondary query's operation.
+	Query *OpQuery `json:"query,omitempty"`
+}
+
+// OpQuery is what a query operation asked for and what it returned.
+type OpQuery struct {
+	Kind string `json:"kind"`
+	// Limit is the most rows a call returns; 0: every match (no LIMIT).
+	// An aggregate returns every group.
+	Limit  int `json:"limit"`
+	Offset int `json:"offset,omitempty"`
+	// Rows counts the rows (documents, or an aggregate's groups) the
+	// successful calls returned; RowsPerCall is their mean per call.
+	Rows        int64   `json:"rows"`
+	RowsPerCall float64 `json:"rows_per_call"`
+}
+
+// Page says in words what a call returns at most.
+func (q *OpQuery) Page() string {
+	switch {
+	case q.Kind == "aggregate":
+		return "every group"
+	case q.Limit == 0 && q.Offset == 0:
+		return "every match (no limit)"
+	case q.Limit == 0:
+		return fmt.Sprintf("every match after the first %d (offset)", q.Offset)
+	case q.Offset == 0:
+		return fmt.Sprintf("at most %d (limit)", q.Limit)
+	}
+	return fmt.Sprintf("at most %d after the first %d (limit, offset)", q.Limit, q.Offset)
+}
+
+// SetRows sets Rows and RowsPerCall over the calls that succeeded.
+func (q *OpQuery) SetRows(rows, calls int64) {
+	q.Rows, q.RowsPerCall = rows, 0
+	if calls > 0 {
+		q.RowsPerCall = float64(rows) / float64(calls)
+	}
 }
 
 // Latency summarises a histogram in microseconds and carries it encoded

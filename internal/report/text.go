@@ -58,6 +58,11 @@ func WriteText(w io.Writer, r *Result) error {
 	}
 	tw.Flush()
 	for _, op := range r.Ops {
+		if q := op.Query; q != nil {
+			fmt.Fprintf(w, "%s: %.1f rows per call, %s\n", op.Name, q.RowsPerCall, q.Page())
+		}
+	}
+	for _, op := range r.Ops {
 		if op.Errors == 0 {
 			continue
 		}

@@ -468,6 +468,7 @@ func (p *execution) sample(now time.Time, final bool) {
 func (p *execution) collect() (*Outcome, error) {
 	out := p.out
 	out.Totals = p.reg.Totals()
+	out.Queries = p.docOps.queryPages()
 	out.Ops, out.Failed = p.counts()
 	p.st.finish(out.Ops)
 	if p.o.Rate > 0 {

@@ -107,7 +107,10 @@ func (w *worker) mixStep(ctx context.Context, r *rand.Rand, intended, t0 time.Ti
 		w.upd.Paths = m.update.paths
 		err = w.sess.Update(ctx, w.key, &w.upd)
 	} else {
-		_, err = w.qs.Query(ctx, &m.queries[r.IntN(len(m.queries))])
+		var n int
+		if n, err = w.qs.Query(ctx, &m.queries[r.IntN(len(m.queries))]); err == nil {
+			w.rec.AddRows(w.mixOp+i, n)
+		}
 	}
 	end := time.Now()
 	w.rec.Record(w.mixOp+i, end.Sub(t0), end.Sub(intended), err)
@@ -131,4 +134,27 @@ func (o *DocOps) tryMix(ctx context.Context, s db.Session) error {
 		}
 	}
 	return nil
+}
+
+// QueryPage is what a query operation asks for: its kind and the page of
+// documents a call returns (Limit 0: every match; an aggregate: every
+// group).
+type QueryPage struct {
+	Kind          string
+	Limit, Offset int
+}
+
+// queryPages are the query operations' pages, by report name.
+func (o *DocOps) queryPages() map[string]QueryPage {
+	pages := map[string]QueryPage{}
+	page := func(q *db.Query) QueryPage { return QueryPage{Kind: q.Kind.String(), Limit: q.Limit, Offset: q.Offset} }
+	if o.queryName != "" && len(o.queries) > 0 {
+		pages[o.queryName] = page(&o.queries[0])
+	}
+	for _, m := range o.mix {
+		if m.update == nil {
+			pages[m.name] = page(&m.queries[0])
+		}
+	}
+	return pages
 }

@@ -81,12 +81,15 @@ type Options struct {
 
 // Outcome is what a phase measured.
 type Outcome struct {
-	Phase    Phase
-	Began    time.Time // when the phase began: after waiting for StartAt, before warm-up
-	Start    time.Time // start of the measured part (after warm-up)
-	End      time.Time
-	Names    []string
-	Totals   measure.Totals
+	Phase  Phase
+	Began  time.Time // when the phase began: after waiting for StartAt, before warm-up
+	Start  time.Time // start of the measured part (after warm-up)
+	End    time.Time
+	Names  []string
+	Totals measure.Totals
+	// Queries are the query operations' pages, by name (Totals.Rows counts
+	// the rows they returned).
+	Queries  map[string]QueryPage
 	Series   []measure.Interval
 	Ops      int64 // operations measured (records, for a batched load)
 	Complete bool

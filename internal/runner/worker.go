@@ -249,7 +249,10 @@ func (w *worker) step(ctx context.Context, cfg *workload.Config, r *rand.Rand, i
 			return w.mixStep(ctx, r, intended, t0) // records itself
 		}
 		qs := w.docOps.queries
-		_, err = w.qs.Query(ctx, &qs[r.IntN(len(qs))])
+		var n int
+		if n, err = w.qs.Query(ctx, &qs[r.IntN(len(qs))]); err == nil {
+			w.rec.AddRows(int(op), n)
+		}
 	case workload.OpStatement:
 		_, err = w.stmts.Statement(ctx, w.docOps.stmtSQL, w.statementArgs(r))
 	case workload.OpReadModifyWrite:
