@@ -137,3 +137,25 @@ func TestScheduleLagMergesExactly(t *testing.T) {
 		t.Fatal("a schedule lag merged from only some shards")
 	}
 }
+
+// The rows the shards' queries returned add up; rows per call is their
+// total over the merged successful calls.
+func TestQueryRowsMerge(t *testing.T) {
+	t0 := time.Date(2026, 11, 23, 9, 0, 0, 0, time.UTC)
+	a, b := shard(0, 2, t0, 1, 2, 3), shard(1, 2, t0, 4)
+	a.Ops[0].Name, b.Ops[0].Name = "QUERY-FIELD", "QUERY-FIELD"
+	a.Ops[0].Query = &report.OpQuery{Kind: "field", Rows: 270, RowsPerCall: 90}
+	b.Ops[0].Query = &report.OpQuery{Kind: "field", Rows: 10, RowsPerCall: 10}
+	for _, r := range []*report.Result{a, b} {
+		for i := range r.Series {
+			r.Series[i].Ops = map[string]report.SecondOp{"QUERY-FIELD": r.Series[i].Ops["READ"]}
+		}
+	}
+	m, err := Merge([]Input{{"a", a}, {"b", b}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if q := m.Ops[0].Query; q == nil || q.Kind != "field" || q.Limit != 0 || q.Rows != 280 || q.RowsPerCall != 70 {
+		t.Errorf("merged query %+v, want field, limit 0, 280 rows, 70 per call", q)
+	}
+}

@@ -109,3 +109,32 @@ func TestWriteFileAtomic(t *testing.T) {
 		t.Fatalf("content %q, %d files (temporary files left?)", b, len(entries))
 	}
 }
+
+// A query's operation says on the first screen how many rows a call
+// returned and the most it may return.
+func TestTextStatesQueryLimit(t *testing.T) {
+	r := result(false)
+	r.Ops = append(r.Ops, Op{Name: "QUERY-by-email", Count: 4, Query: &OpQuery{Kind: "field", Rows: 360, RowsPerCall: 90}},
+		Op{Name: "QUERY-recent", Count: 2, Query: &OpQuery{Kind: "range", Limit: 10, Offset: 5, Rows: 20, RowsPerCall: 10}},
+		Op{Name: "QUERY-per-city", Count: 1, Query: &OpQuery{Kind: "aggregate", Rows: 12, RowsPerCall: 12}})
+	var b bytes.Buffer
+	if err := WriteText(&b, r); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"\nQUERY-by-email: 90.0 rows per call, every match (no limit)\n",
+		"\nQUERY-recent: 10.0 rows per call, at most 10 after the first 5 (limit, offset)\n",
+		"\nQUERY-per-city: 12.0 rows per call, every group\n"} {
+		if !strings.Contains(b.String(), want) {
+			t.Errorf("text lacks %q:\n%s", want, b.String())
+		}
+	}
+	out, err := Marshal(r)
+	if err != nil || !strings.Contains(string(out), `"query": {
+        "kind": "field",
+        "limit": 0,
+        "rows": 360,
+        "rows_per_call": 90
+      }`) {
+		t.Errorf("JSON (%v):\n%s", err, out)
+	}
+}

@@ -45,6 +45,9 @@ func SingleRun(r *Result, name string) *StudyReport {
 			row(op.Name, "max", "µs", l.Max)
 		}
 		row(op.Name, "errors", "ops", float64(op.Errors))
+		if q := op.Query; q != nil {
+			row(op.Name, "rows_per_call", "rows", q.RowsPerCall)
+		}
 	}
 	rate := Chart{Title: "Operations per second, each second", XLabel: "seconds", YLabel: "operations per second", Kind: "line"}
 	p99 := Chart{Title: "p99 latency, each second", XLabel: "seconds", YLabel: "p99 latency (µs)", Kind: "line", YLog: true}

@@ -18,6 +18,7 @@ var metricNames = map[string]string{
 	"p999":                 "p99.9 latency",
 	"max":                  "maximum latency",
 	"errors":               "errors",
+	"rows_per_call":        "rows per call",
 	"wal_bytes_per_update": "WAL bytes per update",
 	"wal_bytes_per_op":     "WAL bytes per operation",
 	"bytes_per_document":   "stored bytes per document",

@@ -52,6 +52,12 @@ var opMetrics = []metric{
 	latencyMetric("p999", func(l *report.Latency) float64 { return l.P999 }),
 	latencyMetric("max", func(l *report.Latency) float64 { return l.Max }),
 	{"errors", "ops", func(_ *report.Result, op *report.Op) (float64, bool) { return float64(op.Errors), true }},
+	{"rows_per_call", "rows", func(_ *report.Result, op *report.Op) (float64, bool) {
+		if op.Query == nil {
+			return 0, false
+		}
+		return op.Query.RowsPerCall, true
+	}},
 }
 
 // latencyMetric is a latency figure in µs of the operation's latency
