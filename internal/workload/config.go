@@ -351,7 +351,7 @@ func (c *configParser) operations(cfg *Config) {
 	cfg.ReadModifyWriteProportion = c.float("readmodifywriteproportion", 0, 0, 1)
 	c.docOps(cfg)
 	sum := cfg.ReadProportion + cfg.UpdateProportion + cfg.InsertProportion + cfg.ScanProportion + cfg.ReadModifyWriteProportion + cfg.Doc.QueryProp + cfg.Doc.StatementProp
-	if sum == 0 {
+	if _, mix := c.p.Get("querymix"); sum == 0 && !mix { // a mix that did not read has said why
 		c.errs = append(c.errs, fmt.Errorf("%s: all operation proportions are 0 (readproportion, updateproportion, insertproportion, scanproportion, readmodifywriteproportion, queryproportion, statementproportion)", proportionSource(c.p)))
 	} else if math.Abs(sum-1) > 1e-9 {
 		cfg.Notes = append(cfg.Notes, fmt.Sprintf("operation proportions sum to %g, not 1; they are normalized, as YCSB does", sum))

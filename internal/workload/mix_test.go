@@ -157,6 +157,16 @@ func TestQueryPropsAMixOrKindWouldIgnore(t *testing.T) {
 			t.Errorf("%s: %v; want %q", tc.props, err, tc.want)
 		}
 	}
+	// A mix at fault is the one line: not also "all operation proportions are 0".
+	bad := filepath.Join(dir, "bad.yaml")
+	os.WriteFile(bad, []byte("queries:\n  - {name: g, kind: aggregate, path: p, func: count, limit: 5, proportion: 1}\n"), 0o644)
+	p = NewProperties()
+	p.Set("readproportion", "0", "-p")
+	p.Set("updateproportion", "0", "-p")
+	p.Set("querymix", bad, "-p")
+	if _, err := ParseConfig(p, Known{}); err == nil || strings.Contains(err.Error(), "\n") || strings.Contains(err.Error(), "proportions") {
+		t.Errorf("a mix at fault: %v; want its one line", err)
+	}
 	for kind, want := range map[string]int{"field": 0, "contains": 0, "range": RangeLimit} {
 		p := NewProperties()
 		p.Set("queryproportion", "1", "-p")
