@@ -172,3 +172,23 @@ func TestYCSBVerify(t *testing.T) {
 		}
 	}
 }
+
+// A query's operation carries its page and the rows its successful calls
+// returned; a failed call returns none and counts no call.
+func TestBuildResultQueryRows(t *testing.T) {
+	names := []string{"QUERY-by-email"}
+	reg := measure.NewRegistry(names, false)
+	rec := reg.NewRecorder()
+	for range 4 {
+		rec.AddRows(0, 90)
+		rec.Record(0, time.Millisecond, time.Millisecond, nil)
+	}
+	rec.Record(0, time.Millisecond, time.Millisecond, errors.New("timeout"))
+	start := time.Date(2026, 11, 22, 1, 0, 0, 0, time.UTC)
+	o := &runner.Outcome{Phase: runner.Run, Start: start, End: start.Add(time.Second), Names: names, Totals: reg.Totals(),
+		Ops: 5, Failed: 1, Complete: true, Queries: map[string]runner.QueryPage{"QUERY-by-email": {Kind: "field"}}}
+	r := buildResult(o, db.Info{Backend: "sqlite"}, "sqlite:x.db")
+	if q := r.Ops[0].Query; q == nil || q.Kind != "field" || q.Limit != 0 || q.Rows != 360 || q.RowsPerCall != 90 {
+		t.Errorf("query %+v, want field, limit 0 (every match), 360 rows, 90 per call", q)
+	}
+}
