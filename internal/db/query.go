@@ -64,8 +64,8 @@ type Query struct {
 	Kind    QueryKind
 	Path    string   // dotted path the predicate (or group-by) is on; descendant: its last segment is the key
 	Value   []byte   // JSON: the value, element, fragment or lower bound
-	Limit   int      // range: page size (0 = no limit)
-	Offset  int      // range: rows skipped
+	Limit   int      // the most documents returned (0: every match); aggregates return every group
+	Offset  int      // documents skipped
 	AggPath string   // aggregate: the path averaged/summed
 	Func    string   // aggregate: avg, sum or count
 	Fields  []string // documents returned: only these paths (nil = whole)
