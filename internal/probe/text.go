@@ -87,7 +87,10 @@ func WriteText(w io.Writer, s *Server, a *db.Audit) {
 	}
 	for _, ch := range s.Checks {
 		mark := "= server"
-		if !ch.Match {
+		switch {
+		case ch.Explained != "":
+			mark = fmt.Sprintf("(server %.0f: %s)", ch.Server, ch.Explained)
+		case !ch.Match:
 			mark = fmt.Sprintf("≠ server %.0f", ch.Server)
 		}
 		fmt.Fprintf(w, "  check: %s %d %s\n", ch.What, ch.Docbench, mark)

@@ -78,7 +78,7 @@ func TestIndexAudit(t *testing.T) {
 					t.Fatal(err)
 				}
 				t.Logf("%s: %s", info.Layout["secondary_indexes"], info.Layout["secondary_index_definitions"])
-				if got, want := info.Layout["secondary_indexes"], "BTREE (ix_score, " + city + "), address.city, score"; got != want {
+				if got, want := info.Layout["secondary_indexes"], "BTREE (ix_score, "+city+"), address.city, score"; got != want {
 					t.Fatalf("with the user's index: %q, want %q", got, want)
 				}
 			})
