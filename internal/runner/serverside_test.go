@@ -45,6 +45,9 @@ func TestServerSide(t *testing.T) {
 		if raw, of, n := docOps.RawDocSize(wl, 1000); raw <= 0 || of != 200 || n != 200 {
 			t.Errorf("raw document size %v of %d of %d documents", raw, of, n)
 		}
+		if raw, of, n := docOps.RawDocSize(wl, 50); raw <= 0 || of != 50 || n != 200 {
+			t.Errorf("raw document size of a sample: %v of %d of %d documents", raw, of, n)
+		}
 		srv := ServerSide(ctx, store, before, out, wl, docOps)
 		if srv.Absent != "" || srv.Storage["ratio_to_raw_json"].Value <= 0 || srv.CPU == nil {
 			t.Fatalf("%s: server side %+v", tc.phase, srv)
