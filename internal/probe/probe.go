@@ -290,7 +290,10 @@ func (s *Server) checkCounts(c Counts, scope, changedOnly string) {
 			s.Checks[i] = ch
 			note += ": " + ch.Explained
 		}
-		if scope != "" && ch.What != "documents stored" {
+		switch {
+		case ch.What == "documents stored":
+			note += " (the table's count: another client's inserts or deletes, another shard's, count too)"
+		case scope != "":
 			note += " (" + scope + ")"
 		}
 		s.Notes = append(s.Notes, note)
