@@ -104,7 +104,7 @@ func WriteText(w io.Writer, s *Server, a *db.Audit) {
 	}
 	if a != nil {
 		wrapped(w, "audit", []string{"durability " + string(a.Durability) + " (" + a.DurabilityDetail + ")", "key index " + string(a.KeyIndex),
-			fmt.Sprintf("clients %d", a.Clients)})
+			"secondary indexes " + a.SecondaryIndexes, fmt.Sprintf("clients %d", a.Clients)})
 	}
 	for _, n := range s.Notes {
 		wrapped(w, "note", []string{n})
