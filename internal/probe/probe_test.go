@@ -203,6 +203,11 @@ func TestDocumentsStoredChecked(t *testing.T) {
 	if want := (Check{What: "documents stored", Docbench: 50, Server: 50, Match: true}); len(s.Checks) != 1 || s.Checks[0] != want {
 		t.Errorf("load checks %+v, want %+v", s.Checks, want)
 	}
+	est := &Reading{Snap: snap(60, 0)}
+	est.Snap.Facts[DocumentsEstimated] = "n_live_tup"
+	if s := Build(b, est, Counts{Ops: 50, Inserts: 50, Exact: true}, 0); len(s.Checks) != 0 {
+		t.Errorf("checks of an estimate %+v", s.Checks)
+	}
 	s = Build(b, &Reading{Snap: snap(10, 7)}, Counts{Ops: 10, Updates: 10, Exact: true}, 0)
 	if len(s.Checks) != 1 || s.Checks[0].Match || !strings.HasPrefix(s.Checks[0].Explained, "MariaDB counts only the rows an UPDATE changed: at least 3") {
 		t.Errorf("update checks %+v", s.Checks)
