@@ -58,13 +58,10 @@ func (s *store) secondaryIndexes(ctx context.Context) ([]db.CatalogIndex, error)
 // indexedPath is the dotted path of an index definition "(predExpr(path))",
 // "" for another expression.
 func indexedPath(def string) string {
-	jp, ok := strings.CutPrefix(def, "((data ->> '")
-	if jp, ok = strings.CutSuffix(jp, "'))"); !ok {
-		return ""
-	}
-	jp = strings.ReplaceAll(jp, "''", "'")
-	rest, ok := strings.CutPrefix(jp, "$.")
-	if !ok {
+	jp, ok1 := strings.CutPrefix(def, "((data ->> '")
+	jp, ok2 := strings.CutSuffix(jp, "'))")
+	rest, ok3 := strings.CutPrefix(strings.ReplaceAll(jp, "''", "'"), "$.")
+	if !ok1 || !ok2 || !ok3 {
 		return ""
 	}
 	var segs []string
