@@ -21,6 +21,7 @@ import (
 // that path allocates nothing.
 type DocOps struct {
 	Shape document.Shape
+	raw   rawMean        // RawDocSize's last answer: a capacity search's trials share it
 	flat  *document.Flat // plain flat documents: YCSB's (deterministic) values
 	cfg   *workload.Config
 

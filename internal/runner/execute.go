@@ -274,6 +274,7 @@ func (p *execution) warmUp(ctx context.Context) {
 	for i, w := range p.workers {
 		w.done.Store(0)
 		w.failed.Store(0)
+		w.loaded = 0
 		w.stop, w.ops = p.stop, p.share(i)
 		if w.lag != nil {
 			w.lag.Reset()
@@ -470,6 +471,9 @@ func (p *execution) collect() (*Outcome, error) {
 	out.Totals = p.reg.Totals()
 	out.Queries = p.docOps.queryPages()
 	out.Ops, out.Failed = p.counts()
+	for _, w := range p.workers {
+		out.LoadedBytes += w.loaded
+	}
 	p.st.finish(out.Ops)
 	if p.o.Rate > 0 {
 		p.mergeLag()

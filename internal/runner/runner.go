@@ -105,6 +105,9 @@ type Outcome struct {
 	Failure string
 	// Failed counts, of Ops, those that failed (records of failed batches).
 	Failed int64
+	// LoadedBytes is the JSON bytes of the documents a load stored (Ops
+	// less Failed of them).
+	LoadedBytes int64
 	// Warmup is what the discarded warm-up did, failures included.
 	Warmup *Warmup
 	Batch  int

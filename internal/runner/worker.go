@@ -39,6 +39,9 @@ type worker struct {
 	// of them, the failed ones: the worker's own, summed by the sampler
 	// (execution.counts), so that workers share no counter.
 	done, failed atomic.Int64
+	// loaded is the JSON bytes of the documents the worker's load stored
+	// (its successful inserts), read when the phase is over.
+	loaded int64
 
 	interval time.Duration        // open loop: time between this worker's operations
 	offset   time.Duration        // open loop: this worker's phase within the schedule
@@ -109,7 +112,9 @@ func (w *worker) load(ctx context.Context) error {
 			if ctx.Err() != nil {
 				return ctx.Err()
 			}
+			continue
 		}
+		w.loaded += int64(len(w.doc))
 	}
 	return nil
 }
@@ -153,6 +158,10 @@ func (w *worker) loadBatches(ctx context.Context) error {
 			w.failed.Add(int64(n))
 			if ctx.Err() != nil {
 				return ctx.Err()
+			}
+		} else {
+			for _, doc := range w.docs[:n] {
+				w.loaded += int64(len(doc))
 			}
 		}
 		if n < w.batch {

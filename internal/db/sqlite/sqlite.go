@@ -66,15 +66,16 @@ func init() {
 type store struct {
 	cfg     db.OpenRequest
 	doctype string // jsonb or text
-	indexes []string
-	path    string
-	db      *sql.DB
-	table   string
-	props   map[string]string
-	sync    string
-	jmode   string
-	ckpt    *checkpointer // sqlite.checkpoint=background; nil for auto
-	wmu     *writeLock    // sqlite.writes=serialized; nil for concurrent
+	// notIndexed are the secondary paths Setup could not index.
+	notIndexed []string
+	path       string
+	db         *sql.DB
+	table      string
+	props      map[string]string
+	sync       string
+	jmode      string
+	ckpt       *checkpointer // sqlite.checkpoint=background; nil for auto
+	wmu        *writeLock    // sqlite.writes=serialized; nil for concurrent
 }
 
 // writeLock, under sqlite.writes=serialized, is held around every write of
@@ -276,8 +277,13 @@ func (s *store) Info(ctx context.Context) (db.Info, error) {
 	if s.doctype == "text" {
 		info.Layout["document"] = "data TEXT (json)"
 	}
-	if len(s.indexes) > 0 {
-		info.Layout["secondary_indexes"] = strings.Join(s.indexes, "; ")
+	if ixs, err := s.secondaryIndexes(ctx); err != nil {
+		info.Layout["secondary_indexes"] = "unknown (" + err.Error() + ")"
+	} else {
+		db.SetIndexLayout(info.Layout, ixs)
+	}
+	if len(s.notIndexed) > 0 {
+		info.Layout["not_indexed"] = strings.Join(s.notIndexed, "; ")
 	}
 	if err := s.db.QueryRowContext(ctx, "select sqlite_version()").Scan(&info.Version); err != nil {
 		return info, fmt.Errorf("sqlite %s: %w", s.path, err)
