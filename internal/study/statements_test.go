@@ -65,8 +65,8 @@ var statuses = []struct{ name, tally string }{
 }
 
 // servers are the servers a needs-server statement may name, with the
-// option that gives them.
-var servers = map[string]string{"MongoDB": "--with mongodb=URL", "MySQL 8": "--with mysql=URL"}
+// opt-in target (--with NAME=URL) that gives them.
+var servers = map[string]string{"MongoDB": "mongodb", "MySQL 8": "mysql"}
 
 var statementID = regexp.MustCompile(`^([a-z0-9-]+)#([A-Z][0-9]+)$`)
 
@@ -150,9 +150,14 @@ func (inv *inventory) problems(claims map[string]*Claim, files map[string]*File)
 				continue
 			}
 			tested[id] = true
-			if st.Status == "needs-server" && !c.names(optIns(files[id])) {
-				at(i, "claims: %s names no target given with --with: it does not need %s", id, st.Server)
+			if st.Status == "needs-server" && servers[st.Server] != "" && !c.names(byURL(files[id], servers[st.Server])) {
+				at(i, "claims: %s names no target given with --with %s=URL: it does not need %s", id, servers[st.Server], st.Server)
 			}
+		}
+		if (st.Status == "encoded" || st.Status == "proxy") && len(st.Claims) > 0 && !slices.ContainsFunc(st.Claims, func(id string) bool {
+			return claims[id] == nil || !claims[id].names(byURL(files[id], ""))
+		}) {
+			at(i, "status: %s, but every claim of it needs a server given with --with NAME=URL: needs-server", st.Status)
 		}
 	}
 	var ids []string
@@ -194,11 +199,14 @@ func (st *statement) checkStatus(fail func(string, ...any)) {
 	}
 }
 
-// optIns are the study's targets given with --with.
-func optIns(f *File) map[string]bool {
+// byURL are the study's targets that only --with NAME=URL gives (no
+// server of their own here), those named for server when it is given.
+func byURL(f *File, server string) map[string]bool {
 	out := map[string]bool{}
 	for _, t := range f.With {
-		out[t.Name] = true
+		if t.Target == "" && strings.HasPrefix(t.Name, server) {
+			out[t.Name] = true
+		}
 	}
 	return out
 }
@@ -253,9 +261,13 @@ func firstDifference(want, page []byte) (int, string) {
 
 // TestStatementProblems: each kind of fault in the inventory is found.
 func TestStatementProblems(t *testing.T) {
-	claims := map[string]*Claim{"s#a": {ID: "a", Says: "a", A: Side{Target: "pg"}}, "s#b": {ID: "b", Says: "b", A: Side{Target: "mongodb"}}}
+	claims := map[string]*Claim{
+		"s#a": {ID: "a", Says: "a", A: Side{Target: "pg"}},
+		"s#b": {ID: "b", Says: "b", A: Side{Target: "mongodb"}},
+		"s#c": {ID: "c", Says: "c", A: Side{Target: "mongodb"}},
+	}
 	f := &File{Name: "s", With: map[string]TargetSpec{"mongodb": {Name: "mongodb"}}}
-	files := map[string]*File{"s#a": f, "s#b": f}
+	files := map[string]*File{"s#a": f, "s#b": f, "s#c": f}
 	inv := &inventory{
 		Sources: []statementSource{{Key: "src", Short: "Src", Author: "A", Title: "T", Venue: "blog post"}},
 		Statements: []statement{
@@ -265,8 +277,9 @@ func TestStatementProblems(t *testing.T) {
 			{ID: "src#A4", Says: `"mongo"`, Status: "needs-server", Server: "MongoDB", Claims: []string{"s#a"}},
 			{ID: "src#A5", Says: `"later"`, Status: "missing", Why: "x"},
 			{ID: "other#A6", Says: `"x"`, Paraphrase: true, Status: "untestable", Why: "y"},
+			{ID: "src#A7", Says: `"mongo faster"`, Status: "encoded", Claims: []string{"s#c"}},
 		},
-		lines: []int{1, 2, 3, 4, 5, 6},
+		lines: []int{1, 2, 3, 4, 5, 6, 7},
 	}
 	got := strings.Join(inv.problems(claims, files), "\n")
 	for _, want := range []string{
@@ -274,12 +287,13 @@ func TestStatementProblems(t *testing.T) {
 		`statements.yaml:2: src#A2: status: "done": want encoded`,
 		"statements.yaml:3: src#A3: says: quote the source's own words, or mark",
 		"statements.yaml:3: src#A3: status: proxy needs differs:",
-		"statements.yaml:4: src#A4: claims: s#a names no target given with --with: it does not need MongoDB",
+		"statements.yaml:4: src#A4: claims: s#a names no target given with --with mongodb=URL: it does not need MongoDB",
 		"statements.yaml:5: src#A5: status: missing needs how:",
 		"statements.yaml:5: src#A5: why: belongs to status untestable, not missing",
 		`statements.yaml:6: other#A6: id: "other" is not one of the sources`,
 		"statements.yaml:6: other#A6: says: quote the source's own words, or mark",
 		`the claim s#b ("b") tests no statement`,
+		"statements.yaml:7: src#A7: status: encoded, but every claim of it needs a server given with --with NAME=URL: needs-server",
 	} {
 		if !strings.Contains(got, want) {
 			t.Errorf("missing %q in:\n%s", want, got)
@@ -348,7 +362,7 @@ func (st *statement) statusText() string {
 	case "proxy":
 		return "proxy: " + st.Differs
 	case "needs-server":
-		out := fmt.Sprintf("needs %s (`%s`)", st.Server, servers[st.Server])
+		out := fmt.Sprintf("needs %s (`--with %s=URL`)", st.Server, servers[st.Server])
 		if st.Differs != "" {
 			out += "; a proxy: " + st.Differs
 		}
