@@ -237,6 +237,13 @@ func (rr ratioRange) String() string {
 	return fmt.Sprintf("≤ %g×", rr.Hi)
 }
 
+// positional reports whether a finding's id, STUDY#ID, is its claim's
+// position, not an id of its own.
+func positional(id string) bool {
+	_, own, _ := strings.Cut(id, "#")
+	return own == "" || own[0] >= '0' && own[0] <= '9'
+}
+
 // claimID is the form of a claim's own id: its position is all digits.
 var claimID = regexp.MustCompile(`^[a-z][a-z0-9]*(-[a-z0-9]+)*$`)
 
@@ -1238,15 +1245,20 @@ func writeFindings(dir string, rep *report.StudyReport) error {
 }
 
 // verdictChanges prints the claims whose verdict differs between two runs
-// of a study (matched by their ids), after compare's table.
+// of a study, after compare's table. Claims are matched by their ids, or
+// by their words where an id is only a position (a claim without id:, or
+// a run from before claims had them).
 func verdictChanges(w io.Writer, old, cur *Data) {
-	before := map[string]report.Finding{}
+	byID, bySays := map[string]report.Finding{}, map[string]report.Finding{}
 	for _, f := range old.Findings() {
-		before[f.ID] = f
+		byID[f.ID], bySays[f.Says] = f, f
 	}
 	first := true
 	for _, f := range cur.Findings() {
-		o, ok := before[f.ID]
+		o, ok := byID[f.ID]
+		if !ok || positional(f.ID) || positional(o.ID) {
+			o, ok = bySays[f.Says]
+		}
 		if !ok || o.Verdict == f.Verdict {
 			continue
 		}

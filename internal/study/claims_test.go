@@ -195,16 +195,28 @@ func TestVerdictChanges(t *testing.T) {
 		t.Errorf("got %q", b.String())
 	}
 	// A claim reworded keeps its id: the change is still the same claim's.
-	reworded, err := Parse("c.yaml", []byte(strings.Replace(claimsStudy, "{says: big is 10x small,", "{says: the big WAL is ten times the small,", 1)))
-	if err != nil {
-		t.Fatal(err)
+	withID := func(src string) *File {
+		f, err := Parse("c.yaml", []byte(strings.Replace(claimsStudy, "{says: big is 10x small,", src, 1)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return f
 	}
-	cur := data(600)
-	cur.File = reworded
+	old, cur := data(9000), data(600)
+	old.File, cur.File = withID("{id: big-wal, says: big is 10x small,"), withID("{id: big-wal, says: the big WAL is ten times the small,")
 	b.Reset()
-	verdictChanges(&b, data(9000), cur)
+	verdictChanges(&b, old, cur)
 	if !strings.Contains(b.String(), "the big WAL is ten times the small: reproduced → not reproduced") {
 		t.Errorf("reworded: got %q", b.String())
+	}
+	// Without ids, a claim put first moves the others: they are matched
+	// by their words, not their positions.
+	cur.File = withID("{says: a new first claim, y: wal_bytes_per_update, target: big, a: {point: {document.size: \"8192\"}}, b: {point: {document.size: \"512\"}}, ratio: \">= 1000\"}\n  - {says: big is 10x small,")
+	old.File = f
+	b.Reset()
+	verdictChanges(&b, old, cur)
+	if got := b.String(); !strings.Contains(got, "big is 10x small: reproduced → not reproduced") || strings.Contains(got, "a new first claim") {
+		t.Errorf("a claim put first: got %q", got)
 	}
 }
 
