@@ -247,10 +247,29 @@ func positional(id string) bool {
 // claimID is the form of a claim's own id: its position is all digits.
 var claimID = regexp.MustCompile(`^[a-z][a-z0-9]*(-[a-z0-9]+)*$`)
 
-// validateClaims checks the claims and plan checks against the study's
-// targets, workloads and sweeps; each problem names its line.
-func (f *File) validateClaims(root *yaml.Node, fail func(int, string, ...any)) {
-	targets, workloads, swept := map[string]bool{}, map[string]bool{}, map[string]bool{}
+// claimIDs checks the claims' own ids and gives a claim without one its
+// position (1, 2, …).
+func (f *File) claimIDs(root *yaml.Node, fail func(int, string, ...any)) {
+	ids := map[string]int{}
+	for i := range f.Claims {
+		c := &f.Claims[i]
+		line, what := lineOf(root, "claims", i), fmt.Sprintf("claims[%d]", i)
+		switch first, dup := ids[c.ID]; {
+		case c.ID == "":
+			c.ID = strconv.Itoa(i + 1)
+		case !claimID.MatchString(c.ID):
+			fail(line, "%s: id: %q: want a kebab-case name starting with a letter (gin-slower-than-key)", what, c.ID)
+		case dup:
+			fail(line, "%s: id: %q is claims[%d]'s too: a claim's id is unique in its study", what, c.ID, first)
+		}
+		ids[c.ID] = i
+	}
+}
+
+// claimScope is what a claim's sides may name: the study's targets (and
+// opt-in ones), workloads (and the load phase) and swept properties.
+func (f *File) claimScope() (targets, workloads, swept map[string]bool) {
+	targets, workloads, swept = map[string]bool{}, map[string]bool{}, map[string]bool{}
 	for _, t := range f.Targets {
 		targets[t.Name] = true
 	}
@@ -264,6 +283,14 @@ func (f *File) validateClaims(root *yaml.Node, fail func(int, string, ...any)) {
 	for _, s := range f.Sweep {
 		swept[s.Property] = true
 	}
+	return targets, workloads, swept
+}
+
+// validateClaims checks the claims and plan checks against the study's
+// targets, workloads and sweeps; each problem names its line.
+func (f *File) validateClaims(root *yaml.Node, fail func(int, string, ...any)) {
+	f.claimIDs(root, fail)
+	targets, workloads, swept := f.claimScope()
 	checkSide := func(line int, what string, s Side, c *Claim) {
 		t, w := s.Target, s.Workload
 		if t == "" {
@@ -292,20 +319,10 @@ func (f *File) validateClaims(root *yaml.Node, fail func(int, string, ...any)) {
 			fail(line, "%s: y: %q: a side's own y is a server figure (secondary_index_bytes, …)", what, s.Y)
 		}
 	}
-	ids := map[string]int{}
 	for i := range f.Claims {
 		c := &f.Claims[i]
 		line := lineOf(root, "claims", i)
 		what := fmt.Sprintf("claims[%d]", i)
-		switch first, dup := ids[c.ID]; {
-		case c.ID == "":
-			c.ID = strconv.Itoa(i + 1)
-		case !claimID.MatchString(c.ID):
-			fail(line, "%s: id: %q: want a kebab-case name starting with a letter (gin-slower-than-key)", what, c.ID)
-		case dup:
-			fail(line, "%s: id: %q is claims[%d]'s too: a claim's id is unique in its study", what, c.ID, first)
-		}
-		ids[c.ID] = i
 		if c.Says == "" {
 			fail(line, "%s: says: is required (the claim in words)", what)
 		}
