@@ -2,6 +2,7 @@ package engine
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/docbench/docbench/internal/db"
 	"github.com/docbench/docbench/internal/report"
@@ -59,6 +60,10 @@ func buildResult(o *runner.Outcome, info db.Info, target string) *report.Result 
 		}
 		if o.Totals.Response != nil {
 			op.Response = report.Summarize(o.Totals.Response[i], true)
+		}
+		if strings.HasPrefix(name, "QUERY") && len(o.Totals.Rows) > i && h.TotalCount() > 0 {
+			rows := float64(o.Totals.Rows[i]) / float64(h.TotalCount())
+			op.RowsPerCall = &rows
 		}
 		if f := o.Totals.Failed; f != nil && f[i] != nil {
 			op.Failed = report.Summarize(f[i], true)

@@ -105,6 +105,7 @@ func (r *Registry) NewRecorder() *Recorder {
 		errors:   make([]int64, n),
 		notFound: make([]int64, n),
 		ivErrors: make([]int64, n),
+		rows:     make([]int64, n),
 		msgs:     make([][]ErrorCount, n),
 		nf:       r.notFound,
 	}
@@ -134,6 +135,7 @@ type Recorder struct {
 	errors         []int64
 	notFound       []int64 // the part of errors that were "not found"
 	ivErrors       []int64
+	rows           []int64 // rows the successful operations returned (RecordRows)
 	msgs           [][]ErrorCount
 	nf             error
 	paused         bool
@@ -145,8 +147,24 @@ type Recorder struct {
 // ones' (the first failure of an op allocates its histograms).
 func (r *Recorder) Record(op int, service, response time.Duration, err error) {
 	r.mu.Lock()
+	r.record(op, service, response, err)
+	r.mu.Unlock()
+}
+
+// RecordRows is Record of an operation that returned rows (a query): a
+// successful one adds them to the op's rows.
+func (r *Recorder) RecordRows(op int, service, response time.Duration, err error, rows int) {
+	r.mu.Lock()
+	if !r.paused && err == nil {
+		r.rows[op] += int64(rows)
+	}
+	r.record(op, service, response, err)
+	r.mu.Unlock()
+}
+
+// record is Record under r.mu.
+func (r *Recorder) record(op int, service, response time.Duration, err error) {
 	if r.paused {
-		r.mu.Unlock()
 		return
 	}
 	if err != nil {
@@ -166,7 +184,6 @@ func (r *Recorder) Record(op int, service, response time.Duration, err error) {
 			}
 			record(r.failedResponse[op], response)
 		}
-		r.mu.Unlock()
 		return
 	}
 	if r.interval[op] == nil {
@@ -178,7 +195,6 @@ func (r *Recorder) Record(op int, service, response time.Duration, err error) {
 	} else {
 		record(r.interval[op], service)
 	}
-	r.mu.Unlock()
 }
 
 // add makes op's histograms, on its first successful record: a worker
@@ -227,6 +243,7 @@ func (r *Recorder) reset() {
 		r.errors[i] = 0
 		r.notFound[i] = 0
 		r.ivErrors[i] = 0
+		r.rows[i] = 0
 		r.msgs[i] = r.msgs[i][:0]
 	}
 }
@@ -370,7 +387,10 @@ type Totals struct {
 	FailedResponse []*hdr.Histogram // nil unless intended
 	Errors         []int64
 	NotFound       []int64 // the part of Errors that were "not found"
-	Messages       [][]ErrorCount
+	// Rows are the rows the successful operations returned, of those
+	// recorded with RecordRows (queries).
+	Rows     []int64
+	Messages [][]ErrorCount
 }
 
 // Failures returns the errors counted so far per op and their first
@@ -398,7 +418,7 @@ func (r *Registry) Failures() (errs []int64, msgs [][]ErrorCount) {
 func (r *Registry) Totals() Totals {
 	n := len(r.names)
 	t := Totals{Service: make([]*hdr.Histogram, n), Failed: make([]*hdr.Histogram, n), Errors: make([]int64, n),
-		NotFound: make([]int64, n), Messages: make([][]ErrorCount, n)}
+		NotFound: make([]int64, n), Rows: make([]int64, n), Messages: make([][]ErrorCount, n)}
 	ivs := t.Service // what intervals hold
 	if r.intended {
 		t.Response = make([]*hdr.Histogram, n)
@@ -428,6 +448,7 @@ func (r *Registry) Totals() Totals {
 			t.Failed[i] = mergeInto(t.Failed[i], rec.failed[i])
 			t.Errors[i] += rec.errors[i]
 			t.NotFound[i] += rec.notFound[i]
+			t.Rows[i] += rec.rows[i]
 			for _, m := range rec.msgs[i] {
 				t.Messages[i] = addMessage(t.Messages[i], m)
 			}

@@ -158,6 +158,9 @@ type Op struct {
 	Failed         *Latency             `json:"failed,omitempty"`
 	FailedResponse *Latency             `json:"failed_response,omitempty"`
 	Messages       []measure.ErrorCount `json:"error_messages,omitempty"`
+	// RowsPerCall is the mean of the rows (documents, groups) a query's
+	// successful calls returned; absent for other operations.
+	RowsPerCall *float64 `json:"rows_per_call,omitempty"`
 }
 
 // Latency summarises a histogram in microseconds and carries it encoded

@@ -249,7 +249,10 @@ func (w *worker) step(ctx context.Context, cfg *workload.Config, r *rand.Rand, i
 			return w.mixStep(ctx, r, intended, t0) // records itself
 		}
 		qs := w.docOps.queries
-		_, err = w.qs.Query(ctx, &qs[r.IntN(len(qs))])
+		rows, err := w.qs.Query(ctx, &qs[r.IntN(len(qs))])
+		end := time.Now()
+		w.rec.RecordRows(int(op), end.Sub(t0), end.Sub(intended), err, rows)
+		return err
 	case workload.OpStatement:
 		_, err = w.stmts.Statement(ctx, w.docOps.stmtSQL, w.statementArgs(r))
 	case workload.OpReadModifyWrite:
