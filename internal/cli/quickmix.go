@@ -20,8 +20,9 @@ import (
 // proportions are shares of all operations: when they add to less than 1,
 // by-key reads are the rest. Unless -p secondaryindex chose them, the
 // secondary indexes its queries need are created by the load. The study's
-// text (study.yaml of the results) is rewritten to say what runs.
-func quickMix(st *study.File, m *workload.Mix, file string, given *workload.Properties) error {
+// text (study.yaml of the results) is rewritten to say what runs. It
+// reports whether it chose the indexes.
+func quickMix(st *study.File, m *workload.Mix, file string, given *workload.Properties) (chose bool, err error) {
 	props := map[string]string{"querymix": file, "readproportion": byKeyShare(m)}
 	closed := study.WorkloadSpec{Name: quickMixName, Workload: "workloadc", Properties: props}
 	wls := []study.WorkloadSpec{st.Workloads[0], closed}
@@ -41,14 +42,11 @@ func quickMix(st *study.File, m *workload.Mix, file string, given *workload.Prop
 	if _, ok := given.Get("secondaryindex"); !ok {
 		if paths := mixIndexPaths(m); len(paths) > 0 {
 			st.Properties["secondaryindex"] = strings.Join(paths, ",")
+			chose = true
 		}
 	}
-	raw, err := rawWithWorkloads(st)
-	if err != nil {
-		return err
-	}
-	st.Raw = raw
-	return nil
+	st.Raw, err = rawWithWorkloads(st)
+	return chose, err
 }
 
 // The quickstart's workloads of a query mix: closed loop, and at the

@@ -43,8 +43,10 @@ type quickFlags struct {
 	replay   string
 	mix      string
 	keep     bool
-	// mixQueries is the mix read from mix (nil without one).
+	// mixQueries is the mix read from mix (nil without one); mixIndexes
+	// says quickstart chose its secondary indexes (no -p secondaryindex).
 	mixQueries *workload.Mix
+	mixIndexes bool
 }
 
 func (a *app) quickstartCommand() *cobra.Command {
@@ -161,7 +163,7 @@ func quickProps(st *study.File, cmd *cobra.Command, f *quickFlags) error {
 		if err != nil {
 			return bad(fmt.Errorf("%s %s: %w", via, f.mix, err))
 		}
-		if err := quickMix(st, m, abs, given); err != nil {
+		if f.mixIndexes, err = quickMix(st, m, abs, given); err != nil {
 			return err
 		}
 		f.mixQueries = m
@@ -399,8 +401,11 @@ func shortSearch(st *study.File) string {
 func quickAnswer(d *study.Data, st *study.File, f *quickFlags, docs string, targets []string) []string {
 	out := []string{"documents: " + docs}
 	if f.mixQueries != nil {
-		if ix := st.Properties["secondaryindex"]; ix != "" {
+		switch ix := st.Properties["secondaryindex"]; {
+		case f.mixIndexes:
 			out = append(out, "indexes: secondaryindex="+ix+" on every target, for the mix's queries")
+		case ix != "":
+			out = append(out, "indexes: secondaryindex="+ix+" on every target (-p)")
 		}
 	}
 	for _, t := range targets {

@@ -224,6 +224,28 @@ func TestRecordAllocatesNothing(t *testing.T) {
 	}); a != 0 {
 		t.Fatalf("Record allocates %.1f times per operation; want 0", a)
 	}
+	if a := testing.AllocsPerRun(1000, func() {
+		r.RecordRows(0, 123*time.Microsecond, 130*time.Microsecond, nil, 10)
+	}); a != 0 {
+		t.Fatalf("RecordRows allocates %.1f times per operation; want 0", a)
+	}
+}
+
+// The rows of a query's successful calls add up across workers; a failed
+// call's and the warm-up's (Reset) do not count.
+func TestRecordRows(t *testing.T) {
+	reg := NewRegistry([]string{"READ", "QUERY-x"}, false)
+	a, b := reg.NewRecorder(), reg.NewRecorder()
+	a.RecordRows(1, time.Millisecond, 0, nil, 1000)
+	reg.Reset()
+	a.RecordRows(1, time.Millisecond, 0, nil, 90)
+	b.RecordRows(1, time.Millisecond, 0, nil, 30)
+	b.RecordRows(1, time.Millisecond, 0, errors.New("timeout"), 7)
+	a.Record(0, time.Millisecond, 0, nil)
+	tot := reg.Totals()
+	if tot.Rows[1] != 120 || tot.Rows[0] != 0 || tot.Service[1].TotalCount() != 2 || tot.Errors[1] != 1 {
+		t.Fatalf("rows %v, %d successful queries, %d failed; want rows [0 120], 2, 1", tot.Rows, tot.Service[1].TotalCount(), tot.Errors[1])
+	}
 }
 
 // Sparse per-worker histograms merge exactly: the totals and the sum of the

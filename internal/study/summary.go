@@ -13,6 +13,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -773,8 +774,12 @@ func (d *Data) markdown(rep *report.StudyReport) []byte {
 }
 
 // markdownQueries is a workload's table of its queries: rows per call and
-// plan, by point and target; nothing when it ran no query.
+// plan, by point and target; nothing when it ran no query (or its results
+// are older than rows per call).
 func (d *Data) markdownQueries(b *bytes.Buffer, wl string) {
+	if !slices.ContainsFunc(d.Rows, func(r report.Row) bool { return r.Workload == wl && r.Metric == "rows_per_call" }) {
+		return
+	}
 	type key struct{ point, target, op string }
 	plans := map[key]string{}
 	for _, run := range d.Manifest.Runs {
