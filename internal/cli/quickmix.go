@@ -18,11 +18,9 @@ import (
 // mix closed loop after workload C, then, in place of workload A, the mix
 // at the common rate, which the capacity search runs too. The mix's
 // proportions are shares of all operations: when they add to less than 1,
-// by-key reads are the rest. Unless -p secondaryindex chose them, the
-// secondary indexes its queries need are created by the load. The study's
-// text (study.yaml of the results) is rewritten to say what runs. It
-// reports whether it chose the indexes.
-func quickMix(st *study.File, m *workload.Mix, file string, given *workload.Properties) (chose bool, err error) {
+// by-key reads are the rest. The study's text (study.yaml of the results)
+// is rewritten to say what runs.
+func quickMix(st *study.File, m *workload.Mix, file string) (err error) {
 	props := map[string]string{"querymix": file, "readproportion": byKeyShare(m)}
 	closed := study.WorkloadSpec{Name: quickMixName, Workload: "workloadc", Properties: props}
 	wls := []study.WorkloadSpec{st.Workloads[0], closed}
@@ -39,14 +37,44 @@ func quickMix(st *study.File, m *workload.Mix, file string, given *workload.Prop
 	if st.Capacity != nil {
 		st.Capacity.Workload = quickMixRateName
 	}
-	if _, ok := given.Get("secondaryindex"); !ok {
-		if paths := mixIndexPaths(m); len(paths) > 0 {
-			st.Properties["secondaryindex"] = strings.Join(paths, ",")
-			chose = true
+	st.Raw, err = rawWithWorkloads(st)
+	return err
+}
+
+// mixIndexes has the load create the secondary indexes the mix's queries
+// need, on the paths the documents have (a path they lack is its entry's
+// error, which the run names); it reports whether it chose any.
+func mixIndexes(st *study.File, m *workload.Mix) (bool, error) {
+	p := workload.NewProperties()
+	if err := p.LoadFile(st.Workloads[0].Workload); err != nil {
+		return false, err
+	}
+	for k, v := range st.Properties {
+		p.Set(k, v, "quickstart")
+	}
+	cfg, err := config(p)
+	if err != nil {
+		return false, err
+	}
+	_, ops, err := buildDocOps(cfg, 1)
+	if err != nil {
+		return false, err
+	}
+	have := map[string]bool{}
+	for _, pi := range ops.Shape.Paths() {
+		have[pi.Path] = true
+	}
+	var paths []string
+	for _, path := range mixIndexPaths(m) {
+		if have[path] {
+			paths = append(paths, path)
 		}
 	}
-	st.Raw, err = rawWithWorkloads(st)
-	return chose, err
+	if len(paths) == 0 {
+		return false, nil
+	}
+	st.Properties["secondaryindex"] = strings.Join(paths, ",")
+	return true, nil
 }
 
 // The quickstart's workloads of a query mix: closed loop, and at the

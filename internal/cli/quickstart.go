@@ -163,7 +163,7 @@ func quickProps(st *study.File, cmd *cobra.Command, f *quickFlags) error {
 		if err != nil {
 			return bad(fmt.Errorf("%s %s: %w", via, f.mix, err))
 		}
-		if f.mixIndexes, err = quickMix(st, m, abs, given); err != nil {
+		if err := quickMix(st, m, abs); err != nil {
 			return err
 		}
 		f.mixQueries = m
@@ -192,7 +192,11 @@ func quickProps(st *study.File, cmd *cobra.Command, f *quickFlags) error {
 			return err
 		}
 	}
-	return nil
+	if _, ok := given.Get("secondaryindex"); ok || f.mixQueries == nil {
+		return nil
+	}
+	f.mixIndexes, err = mixIndexes(st, f.mixQueries)
+	return err
 }
 
 // countDocuments counts the documents of an NDJSON file: its lines that
