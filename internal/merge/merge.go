@@ -251,6 +251,8 @@ func mergeOps(in []Input, window time.Duration) ([]report.Op, error) {
 		op                     report.Op
 		service, response      *hdr.Histogram
 		failed, failedResponse *hdr.Histogram
+		rows                   float64 // rows of the successful calls, when every shard gave them
+		noRows                 bool    // a shard gave no rows per call
 	}
 	var order []string
 	all := map[string]*acc{}
@@ -264,6 +266,11 @@ func mergeOps(in []Input, window time.Duration) ([]report.Op, error) {
 			}
 			a.op.Count += op.Count
 			a.op.Errors += op.Errors
+			if op.RowsPerCall != nil {
+				a.rows += *op.RowsPerCall * float64(op.Count-op.Errors)
+			} else {
+				a.noRows = true
+			}
 			for _, msg := range op.Messages {
 				a.op.Messages = addMessage(a.op.Messages, msg)
 			}
@@ -299,6 +306,10 @@ func mergeOps(in []Input, window time.Duration) ([]report.Op, error) {
 		}
 		if a.failedResponse != nil {
 			a.op.FailedResponse = report.Summarize(a.failedResponse, true)
+		}
+		if ok := a.op.Count - a.op.Errors; !a.noRows && ok > 0 {
+			rows := a.rows / float64(ok)
+			a.op.RowsPerCall = &rows
 		}
 		ops = append(ops, a.op)
 	}

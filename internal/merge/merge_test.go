@@ -137,3 +137,23 @@ func TestScheduleLagMergesExactly(t *testing.T) {
 		t.Fatal("a schedule lag merged from only some shards")
 	}
 }
+
+// Rows per call merge exactly: the shards' rows over their successful
+// calls, not an average of their means.
+func TestRowsPerCallMerge(t *testing.T) {
+	t0 := time.Now()
+	a, b := shard(0, 2, t0, 1, 2, 3, 4), shard(1, 2, t0, 1, 2)
+	ten, thirty := 10.0, 30.0
+	a.Ops[0].RowsPerCall, b.Ops[0].RowsPerCall = &ten, &thirty // 40 rows in 4 calls, 60 in 2
+	m, err := Merge([]Input{{"a", a}, {"b", b}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r := m.Ops[0].RowsPerCall; r == nil || *r < 16.66 || *r > 16.67 {
+		t.Errorf("rows per call %v, want 100/6", r)
+	}
+	b.Ops[0].RowsPerCall = nil // a shard without the figure: none merged
+	if m, _ = Merge([]Input{{"a", a}, {"b", b}}); m.Ops[0].RowsPerCall != nil {
+		t.Errorf("rows per call %v from a shard without it", *m.Ops[0].RowsPerCall)
+	}
+}
