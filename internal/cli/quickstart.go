@@ -97,7 +97,7 @@ the targets (by default those docbench created are dropped).`,
 	fl.StringVar(&f.sample, "sample", "", "NDJSON file of your documents: load look-alikes of them (document.sample)")
 	fl.StringVar(&f.replay, "replay", "", "NDJSON file of your documents: load them themselves, each once, in order (document.replay)")
 	fl.BoolVar(&f.keep, "keep", false, "keep the tables on the targets (by default each is dropped when quickstart is done with it; only tables docbench created are dropped)")
-	fl.StringVar(&f.mix, "mix", "", "YAML file of your service's queries (querymix, docs/documents.md): run them as a third workload, mix")
+	fl.StringVar(&f.mix, "mix", "", "YAML file of your service's queries (querymix, docs/documents.md): measure them in place of workload A (closed loop, at the common rate, in the capacity search)")
 	return cmd
 }
 
@@ -460,7 +460,11 @@ func quickAnswer(d *study.Data, st *study.File, f *quickFlags, docs string, targ
 	if f.keep {
 		end = "the table was kept (--keep): no workload ran on it after the search's updates grew it"
 	}
-	return append(out, "comparable state: on each target "+strings.Join(order, ", then ")+" ran on the table as loaded, the capacity search last; "+end)
+	ran := " ran on the table as loaded, the capacity search last; "
+	if f.mixQueries != nil {
+		ran = " ran in this order on the table loaded once (each on what the ones before it left), the capacity search last; "
+	}
+	return append(out, "comparable state: on each target "+strings.Join(order, ", then ")+ran+end)
 }
 
 // capacityAnswer is target t's line of its sustainable rate, the rate that
