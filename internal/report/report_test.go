@@ -75,6 +75,22 @@ func TestGoldenText(t *testing.T) {
 	golden(t, "text.golden", b.Bytes())
 }
 
+// A query's rows per call is one line under the table, absent for a
+// result without queries.
+func TestTextRowsPerCall(t *testing.T) {
+	r := result(false)
+	var b bytes.Buffer
+	if err := WriteText(&b, r); err != nil || strings.Contains(b.String(), "rows per call") {
+		t.Fatalf("%v: rows per call without a query:\n%s", err, &b)
+	}
+	ninety := 90.0
+	r.Ops = append(r.Ops, Op{Name: "QUERY-by-email", Count: 3, RowsPerCall: &ninety})
+	b.Reset()
+	if err := WriteText(&b, r); err != nil || !strings.Contains(b.String(), "\nrows per call: QUERY-by-email 90\n") {
+		t.Fatalf("%v: want the query's rows per call:\n%s", err, &b)
+	}
+}
+
 func TestJSONRoundTrip(t *testing.T) {
 	r := result(true)
 	b, err := Marshal(r)

@@ -57,6 +57,15 @@ func WriteText(w io.Writer, r *Result) error {
 		}
 	}
 	tw.Flush()
+	var rows []string
+	for _, op := range r.Ops {
+		if op.RowsPerCall != nil {
+			rows = append(rows, op.Name+" "+formatNumber(*op.RowsPerCall))
+		}
+	}
+	if len(rows) > 0 {
+		fmt.Fprintf(w, "rows per call: %s\n", strings.Join(rows, " · "))
+	}
 	for _, op := range r.Ops {
 		if op.Errors == 0 {
 			continue
