@@ -96,6 +96,16 @@ type Statementer interface {
 	Statement(ctx context.Context, sql string, args []any) (int, error)
 }
 
+// Scripter is implemented by sessions that run a script of the user's
+// (statement.file): its statements in one transaction, each prepared once
+// per session with {table} replaced; a failing statement rolls the
+// transaction back. Each statement takes its parameters from args, from
+// the first on: as many as it has placeholders (on PostgreSQL up to its
+// highest $N).
+type Scripter interface {
+	Script(ctx context.Context, stmts []string, args []any) error
+}
+
 // SetupRunner is implemented by stores that run setup statements of the
 // user's (statement.setup) once, with {table} replaced.
 type SetupRunner interface {

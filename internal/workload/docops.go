@@ -36,6 +36,7 @@ type DocOps struct {
 	StatementParams []string // statement.params: a generator per parameter (key, keynum, value:PATH, text:PATH, int:MIN:MAX, const:X)
 	StatementName   string   // statement.name: reported as STATEMENT-NAME (default STATEMENT)
 	StatementSetup  []string // statement.setup: statements run once before the run phase, separated by ;
+	Scripts         []Script // statement.file: files of statements, each a transaction drawn by its weight
 }
 
 // Update modes (updatemode).
@@ -152,8 +153,11 @@ func (c *configParser) docOps(cfg *Config) {
 			}
 		}
 	}
-	if d.StatementProp > 0 && d.StatementSQL == "" {
-		c.fail("statement.sql", "statementproportion=%g needs the statement to run", d.StatementProp)
+	if v := c.str("statement.file", ""); v != "" {
+		c.scripts(d, v)
+	}
+	if d.StatementProp > 0 && d.StatementSQL == "" && len(d.Scripts) == 0 {
+		c.fail("statement.sql", "statementproportion=%g needs the statement to run (statement.sql or statement.file)", d.StatementProp)
 	}
 	if v := c.str("secondaryindex", ""); v != "" {
 		for _, p := range strings.Split(v, ",") {

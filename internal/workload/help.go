@@ -70,6 +70,7 @@ var meanings = map[string]string{
 	"querymix":             "docbench: a YAML file naming a service's queries and updates of one path, each with its proportion, each reported as QUERY-NAME or UPDATE-NAME (docs/documents.md)",
 	"statementproportion":  "docbench: share of the user's own statement (statement.sql)",
 	"statement.sql":        "docbench: a statement of the user's, prepared once per session",
+	"statement.file":       "docbench: files of statements, FILE[@WEIGHT] comma-separated (pgbench's -f): each one transaction, drawn by weight, reported as STATEMENT-FILE",
 	"statement.name":       "docbench: the operation name its latency is reported under",
 	"statement.params":     "docbench: its parameters: key, number ranges or values drawn from documents",
 	"statement.setup":      "docbench: statements run once after the load (indexes, …)",
