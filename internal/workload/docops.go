@@ -153,10 +153,11 @@ func (c *configParser) docOps(cfg *Config) {
 			}
 		}
 	}
-	if v := c.str("statement.file", ""); v != "" {
-		c.scripts(d, v)
+	files := c.str("statement.file", "")
+	if files != "" {
+		c.scripts(d, files)
 	}
-	if d.StatementProp > 0 && d.StatementSQL == "" && len(d.Scripts) == 0 {
+	if d.StatementProp > 0 && d.StatementSQL == "" && files == "" {
 		c.fail("statement.sql", "statementproportion=%g needs the statement to run (statement.sql or statement.file)", d.StatementProp)
 	}
 	if v := c.str("secondaryindex", ""); v != "" {

@@ -23,10 +23,15 @@ type Script struct {
 func (c *configParser) scripts(d *DocOps, v string) {
 	src := c.p.Source("statement.file")
 	names := map[string]string{}
+	given := 0
 	for _, spec := range strings.Split(v, ",") {
-		s, err := ReadScript(strings.TrimSpace(spec), src)
+		if spec = strings.TrimSpace(spec); spec == "" {
+			continue
+		}
+		given++
+		s, err := ReadScript(spec, src)
 		if err != nil {
-			c.errs = append(c.errs, err)
+			c.errs = append(c.errs, fmt.Errorf("%s: %w", src, err))
 			continue
 		}
 		if other, ok := names[s.Name]; ok {
@@ -35,6 +40,9 @@ func (c *configParser) scripts(d *DocOps, v string) {
 		}
 		names[s.Name] = s.File
 		d.Scripts = append(d.Scripts, s)
+	}
+	if given == 0 {
+		c.fail("statement.file", "no file named (FILE@WEIGHT, comma-separated)")
 	}
 	if d.StatementSQL != "" && len(d.Scripts) > 0 {
 		c.fail("statement.file", "give statement.sql or statement.file, not both")
@@ -64,7 +72,7 @@ func ReadScript(spec, source string) (Script, error) {
 	base := filepath.Base(s.File)
 	s.Name = "STATEMENT-" + strings.ToUpper(strings.TrimSuffix(base, filepath.Ext(base)))
 	if s.Statements, err = splitScript(string(text)); err != nil {
-		return s, fmt.Errorf("%s: %w", s.File, err)
+		return s, fmt.Errorf("statement.file=%s: %w", s.File, err)
 	}
 	return s, nil
 }
@@ -81,7 +89,7 @@ func splitScript(text string) ([]string, error) {
 		case c == '\'' || c == '"' || c == '`':
 			i = skipQuoted(text, i, c)
 		case c == '-' && strings.HasPrefix(text[i:], "--"):
-			i = skipUntil(text, i, "\n")
+			i = skipUntil(text, i+2, "\n")
 		case c == '/' && strings.HasPrefix(text[i:], "/*"):
 			i = skipUntil(text, i+2, "*/")
 		case c == '$':
@@ -90,7 +98,7 @@ func splitScript(text string) ([]string, error) {
 			}
 		case c == '\\' && strings.TrimSpace(text[start:i]) == "":
 			line, _, _ := strings.Cut(text[i:], "\n")
-			return nil, fmt.Errorf("%s: pgbench's meta-commands are not supported; statement.params draws the parameters", strings.TrimSpace(line))
+			return nil, fmt.Errorf("line %d: %s: pgbench's meta-commands are not supported; statement.params draws the parameters", 1+strings.Count(text[:i], "\n"), strings.TrimSpace(line))
 		case c == ';':
 			out = appendStatement(out, text[start:i])
 			start = i + 1
@@ -146,10 +154,14 @@ func skipQuoted(text string, i int, q byte) int {
 	return len(text)
 }
 
-// skipUntil returns the index of the last byte of the first end after i.
-func skipUntil(text string, i int, end string) int {
-	if j := strings.Index(text[i+1:], end); j >= 0 {
-		return i + 1 + j + len(end) - 1
+// skipUntil returns the index of the last byte of the first end from
+// index from on, or len(text).
+func skipUntil(text string, from int, end string) int {
+	if from > len(text) {
+		return len(text)
+	}
+	if j := strings.Index(text[from:], end); j >= 0 {
+		return from + j + len(end) - 1
 	}
 	return len(text)
 }
