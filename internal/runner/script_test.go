@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"math"
 	"net/url"
 	"os"
@@ -24,6 +25,7 @@ type scriptDialect struct {
 	p             string // the placeholder of the first parameter
 	db            string // the tables' qualifier ("" or "name.")
 	threads       int
+	opts          map[string]string // the backend's options
 }
 
 // Statement files (statement.file) on every SQL backend: two scripts of
@@ -35,11 +37,16 @@ func TestScripts(t *testing.T) {
 	cases := map[string]func(t *testing.T) scriptDialect{
 		"sqlite": func(t *testing.T) scriptDialect {
 			return scriptDialect{"sqlite:" + filepath.Join(t.TempDir(), "s.db"),
-				uniq + "(id INTEGER PRIMARY KEY, k TEXT, n INT); INSERT OR IGNORE INTO script_uniq VALUES (1)", "?", "", 2}
+				uniq + "(id INTEGER PRIMARY KEY, k TEXT, n INT); INSERT OR IGNORE INTO script_uniq VALUES (1)", "?", "", 2, nil}
+		},
+		"sqlite-serialized": func(t *testing.T) scriptDialect {
+			return scriptDialect{"sqlite:" + filepath.Join(t.TempDir(), "s.db"),
+				uniq + "(id INTEGER PRIMARY KEY, k TEXT, n INT); INSERT OR IGNORE INTO script_uniq VALUES (1)", "?", "", 2,
+				map[string]string{"sqlite.writes": "serialized"}}
 		},
 		"postgres": func(t *testing.T) scriptDialect {
 			return scriptDialect{testutil.FreshDatabase(t, testutil.Postgres(t, "embedded")),
-				uniq + "(id serial PRIMARY KEY, k text, n int); INSERT INTO script_uniq VALUES (1) ON CONFLICT DO NOTHING", "$1", "", 2}
+				uniq + "(id serial PRIMARY KEY, k text, n int); INSERT INTO script_uniq VALUES (1) ON CONFLICT DO NOTHING", "$1", "", 2, nil}
 		},
 		"mariadb": func(t *testing.T) scriptDialect {
 			// MySQL targets have no default database: the tables are named with theirs.
@@ -49,7 +56,7 @@ func TestScripts(t *testing.T) {
 				t.Fatal(err)
 			}
 			return scriptDialect{target, uniq + "(id INT AUTO_INCREMENT PRIMARY KEY, k VARCHAR(64), n INT); INSERT IGNORE INTO %[1]sscript_uniq VALUES (1)",
-				"?", strings.Trim(u.Path, "/") + ".", 1} // two clients' UPDATEs scanning for k deadlock in InnoDB
+				"?", strings.Trim(u.Path, "/") + ".", 1, nil} // two clients' UPDATEs scanning for k deadlock in InnoDB
 		},
 	}
 	for name, dialect := range cases {
@@ -64,6 +71,7 @@ func TestScripts(t *testing.T) {
 				"readproportion": "0", "updateproportion": "0", "statementproportion": "1",
 				"statement.file":   filepath.Join(dir, "good.sql") + "@7," + filepath.Join(dir, "bad.sql@3"),
 				"statement.params": "key", "statement.setup": fmt.Sprintf(d.setup, d.db)}
+			maps.Copy(props, d.opts)
 			store, wl, docOps := setup(t, d.target, props)
 			ctx := context.Background()
 			if _, err := Execute(ctx, store, wl, docOps, Options{Phase: Load, Threads: 1}); err != nil {
