@@ -131,6 +131,10 @@ func (p *execution) openSessions(ctx context.Context, store db.Store) error {
 			p.closeSessions()
 			return err
 		}
+		if err := p.docOps.tryScripts(ctx, p.sessions[0]); err != nil {
+			p.closeSessions()
+			return err
+		}
 	}
 	return nil
 }

@@ -112,6 +112,37 @@ func TestScripts(t *testing.T) {
 	}
 }
 
+// A statement the server refuses, or one with more placeholders than
+// statement.params gives, stops the run before any work, naming its file.
+func TestScriptsPreparedBeforeTheRun(t *testing.T) {
+	targets := map[string]func(t *testing.T) (string, string, string){
+		"sqlite": func(t *testing.T) (string, string, string) {
+			return "sqlite:" + filepath.Join(t.TempDir(), "s.db"), "?", "?"
+		},
+		"postgres": func(t *testing.T) (string, string, string) {
+			return testutil.FreshDatabase(t, testutil.Postgres(t, "embedded")), "$1", "$2"
+		},
+	}
+	for name, target := range targets {
+		t.Run(name, func(t *testing.T) {
+			url, p1, p2 := target(t)
+			dir := t.TempDir()
+			for file, want := range map[string]string{
+				write(t, dir, "typo.sql", "SELECT 1;\nSELEC ycsb_key FROM {table};"):                                              "typo.sql: ",
+				write(t, dir, "params.sql", "SELECT 1;\nSELECT ycsb_key FROM {table} WHERE ycsb_key = "+p1+" AND ycsb_key = "+p2): "params.sql: statement takes 2 parameters, statement.params gives 1",
+			} {
+				props := map[string]string{"recordcount": "10", "readproportion": "0", "updateproportion": "0",
+					"statementproportion": "1", "statement.file": file, "statement.params": "key"}
+				store, wl, docOps := setup(t, url, props)
+				out, err := Execute(context.Background(), store, wl, docOps, Options{Phase: Run, Threads: 1})
+				if err == nil || !strings.Contains(err.Error(), "statement.file="+file) || !strings.Contains(err.Error(), want) || out != nil {
+					t.Errorf("%s: err = %v; want %q before any work", file, err, want)
+				}
+			}
+		})
+	}
+}
+
 // A backend without statement files refuses them before any work, with
 // the standard not-supported error.
 func TestScriptsNotSupported(t *testing.T) {
@@ -131,6 +162,8 @@ func TestScriptsNotSupported(t *testing.T) {
 type scriptSession struct{ db.Session }
 
 func (scriptSession) Script(context.Context, []string, []any) error { return nil }
+
+func (scriptSession) PrepareScript(context.Context, []string, int) error { return nil }
 
 // Choosing a script by weight and drawing its parameters allocates nothing.
 func TestScriptStepAllocatesNothing(t *testing.T) {

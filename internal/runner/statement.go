@@ -31,7 +31,7 @@ func (o *DocOps) prepareStatement(wl *workload.Workload, seed uint64) error {
 	}
 	for _, sc := range d.Scripts {
 		o.scriptTotal += sc.Weight
-		o.scripts = append(o.scripts, script{name: sc.Name, stmts: sc.Statements, cum: o.scriptTotal})
+		o.scripts = append(o.scripts, script{file: sc.File, name: sc.Name, stmts: sc.Statements, cum: o.scriptTotal})
 	}
 	for _, spec := range d.StatementParams {
 		kind, arg, _ := strings.Cut(spec, ":")
@@ -75,6 +75,7 @@ func (o *DocOps) prepareStatement(wl *workload.Workload, seed uint64) error {
 // script is one file of statement.file, prepared: its statements and its
 // weight added to those before it.
 type script struct {
+	file  string
 	name  string // STATEMENT-FILE
 	stmts []string
 	cum   int
@@ -109,6 +110,22 @@ func (w *worker) scriptStep(ctx context.Context, r *rand.Rand, intended, t0 time
 	end := time.Now()
 	w.rec.Record(w.scriptOp+i, end.Sub(t0), end.Sub(intended), err)
 	return err
+}
+
+// tryScripts prepares every script's statements on s, before the phase:
+// a statement the server refuses stops the phase before any work, named
+// with its file.
+func (o *DocOps) tryScripts(ctx context.Context, s db.Session) error {
+	sc, ok := s.(db.Scripter)
+	if !ok {
+		return nil // missingCapability says so
+	}
+	for _, x := range o.scripts {
+		if err := sc.PrepareScript(ctx, x.stmts, len(o.stmtParams)); err != nil {
+			return fmt.Errorf("statement.file=%s: %w", x.file, err)
+		}
+	}
+	return nil
 }
 
 // statementArgs draws the parameters of one statement.

@@ -69,13 +69,9 @@ func (s *session) Script(ctx context.Context, stmts []string, args []any) error 
 		}
 	}
 	for _, text := range stmts {
-		sd, err := s.prepareUser(ctx, text)
+		sd, err := s.prepareScript(ctx, text, len(args))
 		if err == nil {
-			if n := len(sd.ParamOIDs); n > len(args) {
-				err = fmt.Errorf("statement takes %d parameters, statement.params gives %d (statement: %s)", n, len(args), text)
-			} else {
-				_, err = s.runUser(ctx, sd.Name, args[:n])
-			}
+			_, err = s.runUser(ctx, sd.Name, args[:len(sd.ParamOIDs)])
 		}
 		if err != nil {
 			if len(stmts) > 1 && !s.conn.IsClosed() {
@@ -89,6 +85,29 @@ func (s *session) Script(ctx context.Context, stmts []string, args []any) error 
 		return err
 	}
 	return nil
+}
+
+// PrepareScript prepares a script's statements (db.Scripter).
+func (s *session) PrepareScript(ctx context.Context, stmts []string, nargs int) error {
+	for _, text := range stmts {
+		if _, err := s.prepareScript(ctx, text, nargs); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// prepareScript prepares a statement of a script, which takes the first
+// of nargs parameters up to its highest $N.
+func (s *session) prepareScript(ctx context.Context, text string, nargs int) (*pgconn.StatementDescription, error) {
+	sd, err := s.prepareUser(ctx, text)
+	if err != nil {
+		return nil, err
+	}
+	if n := len(sd.ParamOIDs); n > nargs {
+		return nil, fmt.Errorf("statement takes %d parameters, statement.params gives %d (statement: %s)", n, nargs, text)
+	}
+	return sd, nil
 }
 
 // ExecSetup runs a setup statement of the user's (statement.setup).

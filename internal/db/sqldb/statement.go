@@ -84,28 +84,48 @@ func (s *Session) ScriptIn(ctx context.Context, begin string, stmts []string, ar
 }
 
 func (s *Session) scriptStatement(ctx context.Context, text string, args []any) error {
-	st, err := s.userStmt(ctx, text)
+	st, n, err := s.prepareScript(ctx, text, len(args))
 	if err != nil {
 		return err
-	}
-	n, ok := s.params[st]
-	if !ok {
-		if n, err = s.placeholders(text); err != nil {
-			return err
-		}
-		if s.params == nil {
-			s.params = map[*sql.Stmt]int{}
-		}
-		s.params[st] = n
-	}
-	if n > len(args) {
-		return fmt.Errorf("statement takes %d parameters, statement.params gives %d (statement: %s)", n, len(args), text)
 	}
 	if n >= 0 {
 		args = args[:n]
 	}
 	_, err = s.Count(ctx, st, 0, args...)
 	return err
+}
+
+// PrepareScript prepares a script's statements (db.Scripter).
+func (s *Session) PrepareScript(ctx context.Context, stmts []string, nargs int) error {
+	for _, text := range stmts {
+		if _, _, err := s.prepareScript(ctx, text, nargs); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// prepareScript prepares a statement of a script and returns how many
+// of the nargs parameters it takes (-1: all, the driver cannot tell).
+func (s *Session) prepareScript(ctx context.Context, text string, nargs int) (*sql.Stmt, int, error) {
+	st, err := s.userStmt(ctx, text)
+	if err != nil {
+		return nil, 0, err
+	}
+	n, ok := s.params[st]
+	if !ok {
+		if n, err = s.placeholders(text); err != nil {
+			return nil, 0, err
+		}
+		if s.params == nil {
+			s.params = map[*sql.Stmt]int{}
+		}
+		s.params[st] = n
+	}
+	if n > nargs {
+		return nil, 0, fmt.Errorf("statement takes %d parameters, statement.params gives %d (statement: %s)", n, nargs, text)
+	}
+	return st, n, nil
 }
 
 // placeholders asks the driver how many parameters a statement of the
