@@ -68,7 +68,7 @@ var meanings = map[string]string{
 	"query.aggpath":        "docbench: the path an aggregate query computes over",
 	"query.func":           "docbench: avg, sum or count",
 	"querymix":             "docbench: a YAML file naming a service's queries and updates of one path, each with its proportion, each reported as QUERY-NAME or UPDATE-NAME (docs/documents.md)",
-	"statementproportion":  "docbench: share of the user's own statement (statement.sql)",
+	"statementproportion":  "docbench: share of the user's own statements (statement.sql or statement.file)",
 	"statement.sql":        "docbench: a statement of the user's, prepared once per session",
 	"statement.file":       "docbench: files of statements, FILE[@WEIGHT] comma-separated (pgbench's -f): each one transaction, drawn by weight, reported as STATEMENT-FILE",
 	"statement.name":       "docbench: the operation name its latency is reported under",
