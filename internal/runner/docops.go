@@ -38,6 +38,9 @@ type DocOps struct {
 	stmtSetup  []string
 	stmtParams []param
 
+	scripts     []script // statement.file
+	scriptTotal int      // their weights' sum
+
 	schema db.Schema
 	paths  map[string]document.PathInfo
 	writes bool // the run rewrites existing documents

@@ -24,6 +24,7 @@ type worker struct {
 	sess     db.Session
 	qs       db.Querier     // sess as a Querier, when it is one
 	stmts    db.Statementer // sess as a Statementer, when it is one
+	scripts  db.Scripter    // sess as a Scripter, when it is one
 	wl       *workload.Workload
 	th       *workload.Thread
 	docOps   *DocOps
@@ -31,6 +32,7 @@ type worker struct {
 	ops      int64 // operations to measure (this thread's share)
 	verifyOp int   // the index of VERIFY (dataintegrity)
 	mixOp    int   // the index of the query mix's first entry (querymix)
+	scriptOp int   // the index of the first script (statement.file)
 	batch    int
 	stop     <-chan struct{}
 	drng     *document.Rand
@@ -263,6 +265,9 @@ func (w *worker) step(ctx context.Context, cfg *workload.Config, r *rand.Rand, i
 			w.rec.AddRows(int(op), n)
 		}
 	case workload.OpStatement:
+		if len(w.docOps.scripts) > 0 {
+			return w.scriptStep(ctx, r, intended, t0) // records itself
+		}
 		_, err = w.stmts.Statement(ctx, w.docOps.stmtSQL, w.statementArgs(r))
 	case workload.OpReadModifyWrite:
 		return w.readModifyWrite(ctx, cfg, r, intended, t0) // records itself

@@ -389,6 +389,7 @@ var (
 	_ db.BatchInserter = (*session)(nil)
 	_ db.Querier       = (*session)(nil)
 	_ db.Statementer   = (*session)(nil)
+	_ db.Scripter      = (*session)(nil)
 )
 
 // Keys and documents are bound as strings viewing their bytes
@@ -531,6 +532,30 @@ func (s *session) Statement(ctx context.Context, text string, args []any) (int, 
 		}
 	}
 	return s.Session.Statement(ctx, text, args)
+}
+
+// Script runs a script of the user's (statement.file) in one transaction:
+// BEGIN IMMEDIATE when a statement writes, so that the transaction takes
+// the write lock at once rather than fail to upgrade a read; under
+// sqlite.writes=serialized such a script takes the store's write lock.
+func (s *session) Script(ctx context.Context, stmts []string, args []any) error {
+	begin := "BEGIN"
+	for _, text := range stmts {
+		ro, err := s.isReadOnly(text)
+		if err != nil {
+			return err
+		}
+		if !ro {
+			begin = "BEGIN IMMEDIATE"
+		}
+	}
+	if begin != "BEGIN" && s.wmu != nil {
+		if err := s.wmu.lock(ctx); err != nil {
+			return err
+		}
+		defer s.wmu.unlock()
+	}
+	return s.ScriptIn(ctx, begin, stmts, args)
 }
 
 // isReadOnly reports whether SQLite finds a statement of the user's
