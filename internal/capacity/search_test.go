@@ -299,28 +299,35 @@ func TestSearchFlatNoisyCurveHasNoKnee(t *testing.T) {
 	}
 }
 
-// TestSearchTooFewOperationsExtends: at 3.2 ops/s a 10 s look holds some
-// 32 operations, too few for p99: the rate is not decided, and the next
-// look at it runs longer.
-func TestSearchTooFewOperationsExtends(t *testing.T) {
-	tg := bursty(1, 4, 10)
+// TestSearchLowRateLookIsLongEnough: at 32 ops/s a 10 s look would hold
+// some 320 operations, too few for p99 at the per-look level (410): the
+// first look at the rate runs long enough to reach them.
+func TestSearchLowRateLookIsLongEnough(t *testing.T) {
+	tg := bursty(1, 40, 10)
 	s, err := New(Spec{SLOs: slos(t, "p99<5ms")})
 	if err != nil {
 		t.Fatal(err)
 	}
 	tr, _ := s.Next()
-	s.Observe(tg.look(tr)) // the probe: 6.4 ops/s
+	s.Observe(tg.look(tr)) // the probe: 64 ops/s
 	tr, _ = s.Next()
-	if tr.Rate != 3.2 {
-		t.Fatalf("first rate %.0f, want half the closed loop", tr.Rate)
+	if tr.Rate != 32 || tr.Duration != 17*time.Second || !tr.Extended || !strings.Contains(tr.Why, "operations needed") {
+		t.Fatalf("first trial %+v, want a 17 s look at half the closed loop", tr)
 	}
-	j := s.Observe(tg.look(tr))
-	if j.Decision != Pending || !strings.Contains(j.Evidence, "too few") {
-		t.Fatalf("decision %q, evidence %q; want no decision, too few operations", j.Decision, j.Evidence)
+	if j := s.Observe(tg.look(tr)); strings.Contains(j.Evidence, "too few") {
+		t.Errorf("evidence %q: the look was too short", j.Evidence)
 	}
-	next, _ := s.Next()
-	if next.Rate != tr.Rate || next.Duration <= tr.Duration || !next.Extended || !strings.Contains(next.Why, "operations needed") {
-		t.Errorf("next trial %+v, want a longer look at %.0f", next, tr.Rate)
+}
+
+// TestSearchTooLowRateIsSkipped: at 3.2 ops/s a verdict would need a look
+// of 161 s, longer than a look is stretched: the search does not run it and
+// says what it would need.
+func TestSearchTooLowRateIsSkipped(t *testing.T) {
+	tg := bursty(1, 4, 10)
+	v, recs := drive(t, Spec{SLOs: slos(t, "p99<5ms")}, tg)
+	if len(recs) != 1 || v.Holds != 0 || v.Limit != "no passing rate" || !strings.Contains(v.Absent, "too thin") ||
+		!strings.Contains(v.Absent, "a look of 2m41s") || !strings.Contains(v.Absent, "--trial 21s") {
+		t.Fatalf("%d trials, verdict %+v: want no look at 3.2 ops/s, and why", len(recs), v)
 	}
 }
 
@@ -390,7 +397,13 @@ func TestSearchTrendingLookIsExtendedThenUndecided(t *testing.T) {
 			}
 		}
 	}
-	if v := s.Verdict(); v.Holds > 6000 || !extended || !unsteady {
+	v := s.Verdict()
+	for _, r := range v.Rates {
+		if r.Rate > 6000 && r.Rate < 9000 && r.Decision != Undecided {
+			t.Errorf("trending rate %.0f: %s", r.Rate, r.Decision)
+		}
+	}
+	if !extended || !unsteady {
 		t.Errorf("verdict %+v, extended %v, unsteady %v: want a trending rate looked at twice as long, then undecided", v, extended, unsteady)
 	}
 }
