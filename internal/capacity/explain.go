@@ -33,15 +33,20 @@ type Culprit struct {
 }
 
 // String says a culprit in one line: "QUERY-big-orders: 5% of operations,
-// p50 23ms (service time); alone 4.9% over p99<5ms's bound, 1% allowed".
+// p50 23ms in the database: alone 4.9% of all over p99<5ms's bound, 1%
+// allowed".
 func (c Culprit) String() string {
-	return fmt.Sprintf("%s: %s of operations, p50 %s in the database; alone it puts %s of the operations over %s's bound, %s allowed",
+	return fmt.Sprintf("%s: %s of operations, p50 %s in the database: alone %s of all over %s's bound, %s allowed",
 		c.Op, pct(c.Share), formatUS(c.P50), pct(c.Over), c.SLO, pct(c.Limit))
 }
 
+// minCulpritOps is the fewest operations of one type that can name it the
+// culprit.
+const minCulpritOps = 10
+
 // culprit is the operation of a trial whose own service time breaks a
 // quantile SLO by the widest margin, if any. An operation with too few
-// operations counted (under 20) is no evidence.
+// operations counted (minCulpritOps) is no evidence.
 func culprit(cfg Spec, o Observation) (Culprit, bool) {
 	var best Culprit
 	found := false
@@ -58,7 +63,7 @@ func culprit(cfg Spec, o Observation) (Culprit, bool) {
 			}
 		}
 		for _, op := range o.Ops {
-			if i >= len(op.Over) || math.IsNaN(op.Over[i]) || op.Count < 20 || all == 0 {
+			if i >= len(op.Over) || math.IsNaN(op.Over[i]) || op.Count < minCulpritOps || all == 0 {
 				continue
 			}
 			over := op.Over[i] * float64(op.Count) / all
@@ -69,6 +74,35 @@ func culprit(cfg Spec, o Observation) (Culprit, bool) {
 		}
 	}
 	return best, found
+}
+
+// pooledOps merges the per-operation figures of a rate's looks: counts,
+// busy time and the shares over each bound added up; the percentiles are
+// the last look's that had the operation.
+func pooledOps(obs []Observation) []OpFigure {
+	var out []OpFigure
+	at := map[string]int{}
+	for _, o := range obs {
+		for _, op := range o.Ops {
+			i, ok := at[op.Name]
+			if !ok {
+				at[op.Name] = len(out)
+				out = append(out, OpFigure{Name: op.Name, Over: make([]float64, len(op.Over))})
+				i = len(out) - 1
+			}
+			p := &out[i]
+			n := float64(p.Count + op.Count)
+			for k := range p.Over {
+				if k < len(op.Over) && n > 0 {
+					p.Over[k] = (p.Over[k]*float64(p.Count) + op.Over[k]*float64(op.Count)) / n
+				}
+			}
+			p.Count += op.Count
+			p.BusyS += op.BusyS
+			p.P50, p.P99 = op.P50, op.P99
+		}
+	}
+	return out
 }
 
 // heldBy names the operation that held the workers longest in a trial:

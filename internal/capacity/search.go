@@ -419,6 +419,9 @@ type Search struct {
 	rates   []*rate
 	done    *Verdict
 	closed  float64 // closed-loop throughput
+	// culpritFound: an operation breaks the SLO at any rate, whatever
+	// else limited the looks.
+	culpritFound bool
 }
 
 // New starts a search; cfg is validated first.
@@ -582,8 +585,9 @@ func (s *Search) nextRate() (Stage, float64, bool) {
 		// No holding rate yet: step down from the lowest rate tried,
 		// unless an operation breaks the SLO whatever the rate.
 		if c, at, ok := s.anyRateCulprit(); ok {
-			s.finish("no passing rate", fmt.Sprintf("%s breaks %s at any rate — %s (at %s and %s ops/s alike: a lower rate does not shorten it)",
-				c.Op, c.SLO, c, trimRate(at[0]), trimRate(at[1])))
+			s.culpritFound = true
+			s.finish("no passing rate", fmt.Sprintf("an operation breaks the SLO at any rate: %s (at %s and %s ops/s alike: a lower rate does not shorten it)",
+				c, trimRate(at[0]), trimRate(at[1])))
 			return "", 0, false
 		}
 		low := s.lowestLooked()
@@ -717,7 +721,7 @@ func (s *Search) Observe(o Observation) Judgement {
 	}
 	if !j.Pass {
 		r.why = j.Why
-		if c, ok := culprit(s.cfg, o); ok {
+		if c, ok := culprit(s.cfg, Observation{Ops: pooledOps(r.obs)}); ok {
 			r.culprit = &c
 		}
 	}
@@ -942,7 +946,7 @@ func (s *Search) finish(limit, absent string) {
 		v.FailWhy = r.failWhy()
 	}
 	v.Wide = s.wideWhy(lo, hi, und)
-	if r := s.find(hi); r != nil && r.Generator != "" && (v.Holds > 0 || limit == "no passing rate") {
+	if r := s.find(hi); r != nil && r.Generator != "" && !s.culpritFound && (v.Holds > 0 || limit == "no passing rate") {
 		// What failed above the rate was the client, not the server.
 		v.Limit = "generator"
 		v.GeneratorLimited = fmt.Sprintf("at %s ops/s: %s", grouped(hi), r.Generator)
@@ -963,7 +967,9 @@ func (s *Search) absentWhy(limit, absent string, hi float64) string {
 	if absent == "" {
 		absent = "no rate held the SLO with confidence"
 	}
-	if r := s.find(hi); r != nil && r.Generator != "" {
+	if r := s.find(hi); s.culpritFound {
+		// the operation, not the client's lag, is the answer
+	} else if r != nil && r.Generator != "" {
 		absent = fmt.Sprintf("the client was the limit, not the server: at %s ops/s %s%s; %s", trimRate(hi), r.Generator, generatorFix(r.Generator), absent)
 	} else if r != nil && r.culprit != nil && !strings.Contains(absent, r.culprit.Op) {
 		absent = fmt.Sprintf("at %s ops/s %s; %s", trimRate(hi), r.culprit, absent)
@@ -1008,10 +1014,10 @@ func (r *rate) failWhy() string {
 	switch {
 	case r.Decision != Fails:
 		return ""
-	case r.Generator != "":
-		return "the client was the limit: " + r.Generator
 	case r.culprit != nil:
 		return r.culprit.String()
+	case r.Generator != "":
+		return "the client was the limit: " + r.Generator
 	case r.why != "":
 		return r.why
 	}

@@ -253,5 +253,5 @@ func capacityExit(res *report.Result) error {
 	if c.Rate > 0 || c.Limit == "shard" {
 		return nil
 	}
-	return &ExitError{Code: ExitThresholds, Err: errors.New("capacity: no sustainable rate: " + c.Absent)}
+	return &ExitError{Code: ExitThresholds, Err: errors.New("capacity: no rate holds " + strings.Join(c.SLO, ", ") + ": " + c.Absent)}
 }

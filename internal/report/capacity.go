@@ -58,6 +58,11 @@ type Capacity struct {
 	// GeneratorLimited says why the search could not tell the server's
 	// ceiling: the client was the bottleneck at the failing edge.
 	GeneratorLimited string `json:"generator_limited,omitempty"`
+	// FailWhy says why the failing edge failed (the client, the operation
+	// that broke the SLO, or its figures); Wide why a band wider than 1.5×
+	// is that wide: the rates left undecided and their slow windows.
+	FailWhy string `json:"fail_why,omitempty"`
+	Wide    string `json:"wide,omitempty"`
 	// Rates are the decided rates, ascending, with the pooled evidence
 	// of their trials.
 	Rates  []CapacityRate `json:"rates,omitempty"`
@@ -283,6 +288,12 @@ func WriteCapacityText(w io.Writer, r *Result) error {
 	if c.GeneratorLimited != "" {
 		fmt.Fprintf(ew, "generator-limited: %s — a limit of docbench's machine, not the server's ceiling\n", c.GeneratorLimited)
 	}
+	if c.Wide != "" {
+		fmt.Fprintf(ew, "%s\n", c.Wide)
+	}
+	if c.Rate > 0 && c.FailWhy != "" {
+		fmt.Fprintf(ew, "at %s ops/s: %s\n", formatNumber(c.LowestFail), c.FailWhy)
+	}
 	if c.ClosedLoop > 0 {
 		fmt.Fprintf(ew, "closed-loop throughput: %s ops/s (the probe; no latency bound)\n", formatNumber(c.ClosedLoop))
 	}
@@ -322,9 +333,12 @@ func confidenceText(c *Capacity) string {
 func CapacityLine(c *Capacity) string {
 	slo := strings.Join(c.SLO, ", ")
 	if c.Rate == 0 {
-		s := fmt.Sprintf("no rate held %s with %s confidence — %s", slo, confidenceText(c), c.Absent)
-		if c.LowestFail > 0 {
+		s := fmt.Sprintf("no rate holds %s with %s confidence — %s", slo, confidenceText(c), c.Absent)
+		if c.LowestFail > 0 && !strings.Contains(c.Absent, formatNumber(c.LowestFail)+" ops/s") {
 			s += fmt.Sprintf("; %s ops/s failed", formatNumber(c.LowestFail))
+			if c.FailWhy != "" {
+				s += " (" + c.FailWhy + ")"
+			}
 		}
 		return s
 	}
@@ -439,6 +453,9 @@ func CapacityReport(r *Result) *StudyReport {
 	rep.Notes = append(rep.Notes, CapacityLine(c))
 	if c.GeneratorLimited != "" {
 		rep.Notes = append(rep.Notes, "generator-limited: "+c.GeneratorLimited)
+	}
+	if c.Wide != "" {
+		rep.Notes = append(rep.Notes, c.Wide)
 	}
 	ch := Chart{Title: "Latency vs rate offered", XLabel: "rate offered (ops/s, open loop)", YLabel: "latency (ms, from the intended start)", Kind: "line", YLog: true}
 	lo, hi := math.Inf(1), 0.0

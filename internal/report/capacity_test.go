@@ -55,7 +55,7 @@ func TestCapacityLine(t *testing.T) {
 		{Capacity{SLO: []string{"p99<5ms"}, Confidence: 0.95, Rate: 3000, LowestFail: 3150, Limit: "generator", GeneratorLimited: "at 3150 ops/s: lag"},
 			"generator-limited: a lower bound"},
 		{Capacity{SLO: []string{"p99<5ms"}, Confidence: 0.95, Absent: "no rate down to 1 ops/s held the SLO with 95% confidence"},
-			"no rate held p99<5ms with 95% confidence — no rate down to 1 ops/s held the SLO with 95% confidence"},
+			"no rate holds p99<5ms with 95% confidence — no rate down to 1 ops/s held the SLO with 95% confidence"},
 	} {
 		if got := CapacityLine(&x.c); !strings.Contains(got, x.want) {
 			t.Errorf("line %q\nwant %q", got, x.want)
