@@ -514,6 +514,88 @@ func CapacityReport(r *Result) *StudyReport {
 	return rep
 }
 
+// allCapacity reports whether every result is a capacity search's (not a
+// shard's part, which has no band of its own).
+func allCapacity(rs []*Result) bool {
+	for _, r := range rs {
+		if r.Capacity == nil || r.Capacity.Limit == "shard" {
+			return false
+		}
+	}
+	return len(rs) > 0
+}
+
+// writeCapacityCompare compares capacity results by their bands: each
+// band, and for two whether they overlap (the searches cannot tell the
+// targets apart) or which lies above.
+func writeCapacityCompare(w io.Writer, rs []*Result) {
+	for i, r := range rs {
+		fmt.Fprintf(w, "%s: %s\n", compareLabel(i), bandText(r.Capacity))
+	}
+	if len(rs) != 2 {
+		return
+	}
+	a, b := rs[0].Capacity, rs[1].Capacity
+	if strings.Join(a.SLO, ",") != strings.Join(b.SLO, ",") {
+		fmt.Fprintf(w, "the SLOs differ (%s vs %s): the bands answer different questions\n", strings.Join(a.SLO, ", "), strings.Join(b.SLO, ", "))
+	}
+	fmt.Fprintln(w, bandsOverlap(a, b))
+}
+
+// bandText says a band in a few words: "holds 9,700, fails 10,700 ops/s
+// (1.10× wide; 10,200 undecided)".
+func bandText(c *Capacity) string {
+	var s string
+	switch {
+	case c.Rate == 0 && c.LowestFail > 0:
+		s = fmt.Sprintf("no rate holds %s; fails at %s ops/s", strings.Join(c.SLO, ", "), formatNumber(c.LowestFail))
+	case c.Rate == 0:
+		s = fmt.Sprintf("no rate holds %s", strings.Join(c.SLO, ", "))
+	case c.LowestFail > 0:
+		s = fmt.Sprintf("holds %s, fails %s ops/s at %s (%.2f× wide", formatNumber(c.Rate), formatNumber(c.LowestFail), strings.Join(c.SLO, ", "), c.LowestFail/c.Rate)
+		if c.Band != nil && len(c.Band.Undecided) > 0 {
+			s += "; " + numberList(c.Band.Undecided) + " undecided"
+		}
+		s += ")"
+	default:
+		s = fmt.Sprintf("holds %s ops/s at %s; no higher rate failed", formatNumber(c.Rate), strings.Join(c.SLO, ", "))
+	}
+	if c.GeneratorLimited != "" {
+		s += "; generator-limited"
+	}
+	return s
+}
+
+// bandsOverlap says whether two bands overlap; a band's top is its
+// failing edge (none: unbounded above).
+func bandsOverlap(a, b *Capacity) string {
+	top := func(c *Capacity) float64 {
+		if c.LowestFail > 0 {
+			return c.LowestFail
+		}
+		return math.Inf(1)
+	}
+	switch {
+	case a.Rate == 0 && b.Rate == 0:
+		return "bands: neither search found a rate that holds"
+	case top(a) <= b.Rate:
+		return fmt.Sprintf("bands: B's lies above A's, no overlap: B held %s ops/s where A failed at %s (%.2f×)", formatNumber(b.Rate),
+			formatNumber(a.LowestFail), b.Rate/a.LowestFail)
+	case top(b) <= a.Rate:
+		return fmt.Sprintf("bands: A's lies above B's, no overlap: A held %s ops/s where B failed at %s (%.2f×)", formatNumber(a.Rate),
+			formatNumber(b.LowestFail), a.Rate/b.LowestFail)
+	}
+	return fmt.Sprintf("bands: they overlap (%s–%s ops/s is in both): at this confidence the searches do not tell A and B apart",
+		formatNumber(max(a.Rate, b.Rate)), topText(min(top(a), top(b))))
+}
+
+func topText(v float64) string {
+	if math.IsInf(v, 1) {
+		return "∞"
+	}
+	return formatNumber(v)
+}
+
 // FormatNumber prints a figure as the reports do: thousands grouped, the
 // digits it needs.
 func FormatNumber(v float64) string { return formatNumber(v) }

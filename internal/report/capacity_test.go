@@ -79,3 +79,27 @@ func TestCapacityText(t *testing.T) {
 		t.Errorf("text:\n%s", out)
 	}
 }
+
+// TestCompareCapacityBands: two capacity results are compared by their
+// bands, which overlap or lie one above the other, not by their last trials.
+func TestCompareCapacityBands(t *testing.T) {
+	band := func(holds, fails float64) *Result {
+		return &Result{Phase: "capacity", Throughput: holds, Capacity: &Capacity{SLO: []string{"p99<5ms"}, Confidence: 0.95, Rate: holds, LowestFail: fails, Limit: "slo"}}
+	}
+	for _, x := range []struct {
+		a, b *Result
+		want string
+	}{
+		{band(9000, 10000), band(9500, 11000), "bands: they overlap (9,500–10,000 ops/s is in both)"},
+		{band(9000, 10000), band(12000, 13000), "bands: B's lies above A's, no overlap: B held 12,000 ops/s where A failed at 10,000 (1.20×)"},
+		{band(12000, 0), band(9000, 10000), "bands: A's lies above B's"},
+		{band(0, 500), band(900, 1000), "bands: B's lies above A's"},
+	} {
+		var out strings.Builder
+		WriteCompare(&out, []string{"a.json", "b.json"}, []*Result{x.a, x.b})
+		if !strings.Contains(out.String(), x.want) || !strings.Contains(out.String(), "A: holds 9,000, fails 10,000 ops/s at p99<5ms (1.11× wide)") && x.a.Capacity.Rate == 9000 ||
+			strings.Contains(out.String(), "throughput ops/s") {
+			t.Errorf("compare:\n%s\nwant %q", out.String(), x.want)
+		}
+	}
+}
