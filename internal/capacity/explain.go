@@ -209,40 +209,43 @@ func (s *Search) lowestLooked() float64 {
 	return low
 }
 
-// slowRuns says, for the looks at rate r, where its windows went over what
-// an SLO allows: "trial 5 at 3–5 s (3 s, server)"; the client is named
-// when the trial was generator-limited.
+// slowRuns says, for the looks at rate r, which of their seconds went
+// over what an SLO allows: "trial 5 at 3–5, 9 s (server)"; the client is
+// named when the trial was generator-limited.
 func (s *Search) slowRuns(r float64) []string {
 	var out []string
 	for _, rec := range s.records {
 		if rec.Stage == ClosedLoop || rec.Rate != r {
 			continue
 		}
+		var spans []string
+		start := -1
+		flush := func(end int) {
+			switch {
+			case start < 0:
+			case end-start > 1:
+				spans = append(spans, fmt.Sprintf("%d–%d", start+1, end))
+			default:
+				spans = append(spans, fmt.Sprint(start+1))
+			}
+			start = -1
+		}
+		for k, w := range rec.Windows {
+			if !s.slowWindow(w) {
+				flush(k)
+			} else if start < 0 {
+				start = k
+			}
+		}
+		flush(len(rec.Windows))
+		if len(spans) == 0 {
+			continue
+		}
 		who := "server"
 		if rec.GeneratorLimited != "" {
 			who = "client: " + strings.SplitN(rec.GeneratorLimited, ";", 2)[0]
 		}
-		start := -1
-		flush := func(end int) {
-			if start >= 0 {
-				span := fmt.Sprintf("%d s", start+1)
-				if end-start > 1 {
-					span = fmt.Sprintf("%d–%d s", start+1, end)
-				}
-				out = append(out, fmt.Sprintf("trial %d at %s (%d s, %s)", rec.N, span, end-start, who))
-				start = -1
-			}
-		}
-		for k, w := range rec.Windows {
-			if s.slowWindow(w) {
-				if start < 0 {
-					start = k
-				}
-				continue
-			}
-			flush(k)
-		}
-		flush(len(rec.Windows))
+		out = append(out, fmt.Sprintf("trial %d at %s s (%s)", rec.N, strings.Join(spans, ", "), who))
 	}
 	return out
 }

@@ -1082,6 +1082,17 @@ func (s *Search) Remaining() int {
 	switch {
 	case len(s.records) == 0:
 		return 1 + 2 + 2*bisections(s.cfg.Growth, s.cfg.Precision) + confirm
+	case lo == 0 && hi > 0:
+		// Stepping down: one step more, or as many as remain to the
+		// lowest rate worth a look, then the band between.
+		steps := 1
+		for r := s.lowestLooked() / s.cfg.Growth; steps < 3 && r >= s.cfg.MinRate && s.tooLow(r) == ""; r /= s.cfg.Growth {
+			steps++
+		}
+		if s.tooLow(s.lowestLooked()/s.cfg.Growth) != "" {
+			return 0
+		}
+		return steps + 2*bisections(s.cfg.Growth, s.cfg.Precision) + confirm
 	case lo == 0 || hi == 0:
 		return 1 + 2*bisections(s.cfg.Growth, s.cfg.Precision) + confirm
 	}

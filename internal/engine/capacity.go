@@ -225,6 +225,10 @@ func rates(v *capacity.Verdict) []report.CapacityRate {
 	var out []report.CapacityRate
 	for _, r := range v.Rates {
 		cr := report.CapacityRate{Rate: r.Rate, Trials: r.Looks, Decision: string(r.Decision), Evidence: r.Evidence}
+		if r.Decision == capacity.Fails && r.Generator != "" {
+			// A rate that failed because of the client says so beside its figures.
+			cr.Evidence += " [generator-limited: " + r.Generator + "]"
+		}
 		for _, c := range r.Criteria {
 			e := c.Estimate
 			d := string(c.Decision)
