@@ -176,20 +176,21 @@ func (s *Search) minOpsFirst() int64 {
 }
 
 // tooLow says why rate is not worth a look: reaching the operations a
-// decision needs would take a look longer than the search stretches one
-// (maxStretch trials); "" when it is.
+// decision needs would take more than its looks allow (MaxLooks looks of
+// at most maxStretch trials); "" when it is.
 func (s *Search) tooLow(r float64) string {
 	need := s.minOpsFirst()
 	if need == 0 || r <= 0 {
 		return ""
 	}
 	secs := math.Ceil(1.25 * float64(need) / r)
-	if time.Duration(secs)*time.Second <= maxStretch*s.cfg.Trial {
+	most := time.Duration(s.cfg.MaxLooks) * maxStretch * s.cfg.Trial
+	if time.Duration(secs)*time.Second <= most {
 		return ""
 	}
-	return fmt.Sprintf("the evidence is too thin: at %s ops/s a verdict needs %d operations, a look of %s, over the %s a look may last (%d × --trial; --trial %s allows it)",
-		trimRate(r), need, time.Duration(secs)*time.Second, maxStretch*s.cfg.Trial, maxStretch,
-		time.Duration(math.Ceil(secs/maxStretch))*time.Second)
+	return fmt.Sprintf("the evidence is too thin: at %s ops/s a verdict needs %d operations, %s of looks, over the %s its %d looks may last (%d × --trial each; --trial %s allows it)",
+		trimRate(r), need, time.Duration(secs)*time.Second, most, s.cfg.MaxLooks, maxStretch,
+		time.Duration(math.Ceil(secs/float64(maxStretch*s.cfg.MaxLooks)))*time.Second)
 }
 
 // trimRate prints a rate with the digits a low one needs ("3.2").

@@ -392,6 +392,7 @@ type rate struct {
 	confirmed bool // the confirmation look ran
 	server    bool // a look failed on its own figures without the client limiting it
 	unsteady  bool // left undecided because its figures still trended
+	clientGen string // why the client limited its last generator-limited look
 	culprit   *Culprit
 	why       string // the last failing look's own reason
 }
@@ -726,6 +727,9 @@ func (s *Search) Observe(o Observation) Judgement {
 		}
 	}
 	r.unsteady = r.unsteady || j.Unsteady
+	if j.GeneratorLimited != "" {
+		r.clientGen = j.GeneratorLimited
+	}
 	j.Decision, j.Evidence, j.Criteria = d, r.Evidence, r.Criteria
 	s.records = append(s.records, Record{t, o, j})
 	if d != Pending {
@@ -973,6 +977,8 @@ func (s *Search) absentWhy(limit, absent string, hi float64) string {
 		absent = fmt.Sprintf("the client was the limit, not the server: at %s ops/s %s%s; %s", trimRate(hi), r.Generator, generatorFix(r.Generator), absent)
 	} else if r != nil && r.culprit != nil && !strings.Contains(absent, r.culprit.Op) {
 		absent = fmt.Sprintf("at %s ops/s %s; %s", trimRate(hi), r.culprit, absent)
+	} else if rates, gen := s.clientLimitedUndecided(); gen != "" {
+		absent = fmt.Sprintf("the client limited the looks at %s ops/s (%s)%s; %s", strings.Join(rates, ", "), gen, generatorFix(gen), absent)
 	}
 	if und := s.undecided(); len(und) > 0 {
 		absent += fmt.Sprintf("; %s within this target's noise", rateList(und))
@@ -981,6 +987,25 @@ func (s *Search) absentWhy(limit, absent string, hi float64) string {
 		}
 	}
 	return absent
+}
+
+// clientLimitedUndecided are the undecided rates with a look the client
+// limited, and why it limited the first of them.
+func (s *Search) clientLimitedUndecided() ([]string, string) {
+	var rs []float64
+	gen := ""
+	for _, r := range s.rates {
+		if r.Decision == Undecided && r.clientGen != "" {
+			rs = append(rs, r.Rate)
+			gen = cmp.Or(gen, r.clientGen)
+		}
+	}
+	slices.Sort(rs)
+	var out []string
+	for _, r := range rs {
+		out = append(out, trimRate(r))
+	}
+	return out, gen
 }
 
 // generatorFix is what to do about a client that limited a search.

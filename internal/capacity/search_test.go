@@ -319,15 +319,15 @@ func TestSearchLowRateLookIsLongEnough(t *testing.T) {
 	}
 }
 
-// TestSearchTooLowRateIsSkipped: at 3.2 ops/s a verdict would need a look
-// of 161 s, longer than a look is stretched: the search does not run it and
-// says what it would need.
+// TestSearchTooLowRateIsSkipped: at 1.6 ops/s a verdict would need 321 s
+// of looks, more than its two looks of at most 80 s allow: the search does
+// not look and says what it would need.
 func TestSearchTooLowRateIsSkipped(t *testing.T) {
-	tg := bursty(1, 4, 10)
+	tg := bursty(1, 2, 10)
 	v, recs := drive(t, Spec{SLOs: slos(t, "p99<5ms")}, tg)
 	if len(recs) != 1 || v.Holds != 0 || v.Limit != "no passing rate" || !strings.Contains(v.Absent, "too thin") ||
-		!strings.Contains(v.Absent, "a look of 2m41s") || !strings.Contains(v.Absent, "--trial 21s") {
-		t.Fatalf("%d trials, verdict %+v: want no look at 3.2 ops/s, and why", len(recs), v)
+		!strings.Contains(v.Absent, "5m21s of looks") || !strings.Contains(v.Absent, "--trial 21s") {
+		t.Fatalf("%d trials, verdict %+v: want no look at 1.6 ops/s, and why", len(recs), v)
 	}
 }
 
