@@ -388,10 +388,10 @@ type RateVerdict struct {
 type rate struct {
 	RateVerdict
 	obs       []Observation
-	trended   bool // the last look trended and was not yet extended
-	confirmed bool // the confirmation look ran
-	server    bool // a look failed on its own figures without the client limiting it
-	unsteady  bool // left undecided because its figures still trended
+	trended   bool   // the last look trended and was not yet extended
+	confirmed bool   // the confirmation look ran
+	server    bool   // a look failed on its own figures without the client limiting it
+	unsteady  bool   // left undecided because its figures still trended
 	clientGen string // why the client limited its last generator-limited look
 	culprit   *Culprit
 	why       string // the last failing look's own reason
