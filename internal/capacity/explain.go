@@ -262,8 +262,13 @@ func (s *Search) slowWindow(w Window) bool {
 	return false
 }
 
-// wideBand is the ratio above which a band says why it is as wide.
-const wideBand = 1.5
+// wideBand is the ratio above which a band says why it is as wide;
+// narrowBand the ratio a search with undecided rates in its band keeps
+// narrowing it to, in the time it has left.
+const (
+	wideBand   = 1.5
+	narrowBand = 1.3
+)
 
 // wideWhy says why a band wider than wideBand is that wide: the rates that
 // stayed undecided and the slow windows behind them; "" for a narrower

@@ -640,11 +640,11 @@ func (s *Search) nextRate() (Stage, float64, bool) {
 }
 
 // widestGap is the middle of the widest gap between the band's edges and
-// the undecided rates inside it, while the band is wider than wideBand
+// the undecided rates inside it, while the band is wider than narrowBand
 // and the gap wider than four times the precision: the time the search
 // has left goes where a verdict narrows the band most.
 func (s *Search) widestGap(lo, hi float64, und []float64) (float64, bool) {
-	if hi/lo <= wideBand {
+	if hi/lo <= narrowBand {
 		return 0, false
 	}
 	pts := append(append([]float64{lo}, und...), hi)
