@@ -563,6 +563,10 @@ func bandText(c *Capacity) string {
 	if c.GeneratorLimited != "" {
 		s += "; generator-limited"
 	}
+	switch c.Limit {
+	case "max-time", "interrupted", "max-trials":
+		s += "; the search ended (" + c.Limit + ") before its band was narrowed"
+	}
 	return s
 }
 
