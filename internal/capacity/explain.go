@@ -123,10 +123,16 @@ func heldBy(o Observation) string {
 	return fmt.Sprintf("%s held the workers %.0f%% of their busy time (p99 %s)", top.Name, top.BusyS/busy*100, formatUS(top.P99))
 }
 
+// culpritMargin is how many times the share an SLO allows an operation
+// must put over the bound on its own to end a search: a borderline one may
+// be the machine's noise.
+const culpritMargin = 2
+
 // anyRateCulprit looks for an operation that breaks the SLO at any rate:
-// the two lowest rates tried both failed with the same culprit, and its
-// time in the database did not shorten at the lower rate (p50 within
-// 80 %): a lower rate would not help.
+// the two lowest rates tried both failed with the same culprit, at least
+// culpritMargin times over what the SLO allows, and neither its time in
+// the database (p50) nor its share over the bound shrank at the lower rate
+// (within 80 %): a lower rate would not help.
 func (s *Search) anyRateCulprit() (Culprit, []float64, bool) {
 	var failed []*rate
 	for _, r := range s.rates {
@@ -148,7 +154,7 @@ func (s *Search) anyRateCulprit() (Culprit, []float64, bool) {
 		}
 	}
 	a, b := lo.culprit, next.culprit
-	if a.Op != b.Op || a.SLO != b.SLO || a.P50 < 0.8*b.P50 {
+	if a.Op != b.Op || a.SLO != b.SLO || a.P50 < 0.8*b.P50 || a.Over < 0.8*b.Over || a.Over < culpritMargin*a.Limit {
 		return Culprit{}, nil, false
 	}
 	for _, r := range s.rates {

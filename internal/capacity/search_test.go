@@ -655,3 +655,26 @@ func TestSearchWideBandSaysWhy(t *testing.T) {
 		t.Errorf("no look above the lowest undecided rate %v: %+v", v.Band.Undecided, v)
 	}
 }
+
+// TestSearchBorderlineOperationDoesNotEndTheSearch: an operation whose
+// own tail is only just over what the SLO allows (1.2 % against 1 %) may
+// be the machine's noise: the search goes on down.
+func TestSearchBorderlineOperationDoesNotEndTheSearch(t *testing.T) {
+	tg := bursty(2, 1e9, 0)
+	tg.closed = 2000
+	tg.share = func(float64) float64 { return 0.05 }
+	s, _ := New(Spec{SLOs: slos(t, "p99<5ms"), MinRate: 100})
+	for range 50 {
+		tr, ok := s.Next()
+		if !ok {
+			break
+		}
+		o := tg.look(tr)
+		n := int64(o.Throughput * o.ScheduledS)
+		o.Ops = []OpFigure{{Name: "READ", Count: n, P50: 120, P99: 6000, BusyS: float64(n) * 150e-6, Over: []float64{0.012}}}
+		s.Observe(o)
+	}
+	if w := s.Verdict(); strings.Contains(w.Absent, "at any rate") || !strings.Contains(w.Absent, "no rate down to 125 ops/s") {
+		t.Errorf("%d trials, verdict %+v: want the search to go down to its lowest rate", len(s.Records()), w)
+	}
+}
