@@ -194,6 +194,9 @@ type Observation struct {
 	// Failed says the trial could not run to its end (the database
 	// stopped answering, a worker failed): its rate fails.
 	Failed string
+	// Ops are the trial's figures per operation type (nil: unknown): they
+	// name the operation that breaks an SLO or held the workers.
+	Ops []OpFigure
 }
 
 // Third is the first or last third of a trial's windows.
@@ -278,7 +281,11 @@ func Judge(cfg Spec, rate float64, o Observation) Judgement {
 		why = append(why, fmt.Sprintf("errors %s > %s", pct(o.ErrorShare), pct(cfg.MaxErrorShare)))
 	}
 	if issued := cmp.Or(o.Issued, o.Throughput); rate > 0 && issued < (1-shortfall)*rate {
-		why = append(why, fmt.Sprintf("issued %s ops/s, < %.0f%% of the rate: the target fell behind", grouped(issued), (1-shortfall)*100))
+		behind := fmt.Sprintf("issued %s ops/s, < %.0f%% of the rate: the target fell behind", grouped(issued), (1-shortfall)*100)
+		if h := heldBy(o); h != "" {
+			behind += " (" + h + ")"
+		}
+		why = append(why, behind)
 	}
 	j.Trending = trend(cfg, o)
 	j.Pass = len(why) == 0
@@ -358,6 +365,9 @@ type Verdict struct {
 	// passing rate, no operations, max-trials (see report.Capacity).
 	Limit            string
 	GeneratorLimited string
+	// FailWhy says why the failing edge failed; Wide why a band wider
+	// than 1.5× is that wide ("" when narrower).
+	FailWhy, Wide string
 	// Rates are the decided rates in ascending order.
 	Rates []RateVerdict
 }
@@ -378,9 +388,13 @@ type RateVerdict struct {
 type rate struct {
 	RateVerdict
 	obs       []Observation
-	trended   bool // the last look trended and was not yet extended
-	confirmed bool // the confirmation look ran
-	server    bool // a look failed on its own figures without the client limiting it
+	trended   bool   // the last look trended and was not yet extended
+	confirmed bool   // the confirmation look ran
+	server    bool   // a look failed on its own figures without the client limiting it
+	unsteady  bool   // left undecided because its figures still trended
+	clientGen string // why the client limited its last generator-limited look
+	culprit   *Culprit
+	why       string // the last failing look's own reason
 }
 
 // Search is a capacity search in progress. Call Next for the trial to run,
@@ -406,6 +420,9 @@ type Search struct {
 	rates   []*rate
 	done    *Verdict
 	closed  float64 // closed-loop throughput
+	// culpritFound: an operation breaks the SLO at any rate, whatever
+	// else limited the looks.
+	culpritFound bool
 }
 
 // New starts a search; cfg is validated first.
@@ -454,6 +471,8 @@ func (s *Search) Next() (Step, bool) {
 		} else {
 			s.cur = &rate{RateVerdict: RateVerdict{Rate: r}}
 			s.rates = append(s.rates, s.cur)
+			t.Duration, t.Why = s.lookLength(s.cur)
+			t.Extended = t.Duration > s.cfg.Trial
 		}
 	}
 	s.pending = &t
@@ -494,6 +513,15 @@ func (s *Search) lookLength(r *rate) (time.Duration, string) {
 		if want := time.Duration(math.Ceil(secs)) * time.Second; want > d {
 			d = min(want, maxStretch*s.cfg.Trial)
 			why = fmt.Sprintf("%d more operations needed to decide", need)
+		}
+	}
+	if need := s.minOpsFirst(); r.Looks == 0 && need > 0 && r.Rate > 0 {
+		// A first look long enough to reach the operations a verdict
+		// needs: at a low rate a look of --trial would hold too few.
+		secs := 1.25 * float64(need) / r.Rate
+		if want := time.Duration(math.Ceil(secs)) * time.Second; want > d {
+			d = min(want, maxStretch*s.cfg.Trial)
+			why = fmt.Sprintf("%d operations needed to decide at this rate", need)
 		}
 	}
 	return d, why
@@ -548,16 +576,29 @@ func (s *Search) nextRate() (Stage, float64, bool) {
 	lo, hi, und := s.edges()
 	switch {
 	case len(s.rates) == 0:
-		return Bracket, max(s.closed/s.cfg.Growth, s.cfg.MinRate), true
-	case lo == 0:
-		// No holding rate yet: step down from the lowest rate tried.
-		low := math.Inf(1)
-		for _, r := range s.rates {
-			low = min(low, r.Rate)
+		first := max(s.closed/s.cfg.Growth, s.cfg.MinRate)
+		if why := s.tooLow(first); why != "" {
+			s.finish("no passing rate", why)
+			return "", 0, false
 		}
+		return Bracket, first, true
+	case lo == 0:
+		// No holding rate yet: step down from the lowest rate tried,
+		// unless an operation breaks the SLO whatever the rate.
+		if c, at, ok := s.anyRateCulprit(); ok {
+			s.culpritFound = true
+			s.finish("no passing rate", fmt.Sprintf("an operation breaks the SLO at any rate: %s (at %s and %s ops/s alike: a lower rate does not shorten it)",
+				c, trimRate(at[0]), trimRate(at[1])))
+			return "", 0, false
+		}
+		low := s.lowestLooked()
 		next := low / s.cfg.Growth
 		if next < s.cfg.MinRate {
 			s.finish("no passing rate", fmt.Sprintf("no rate down to %.3g ops/s held the SLO with %s confidence", low, pct(s.cfg.Confidence)))
+			return "", 0, false
+		}
+		if why := s.tooLow(next); why != "" {
+			s.finish("no passing rate", why)
 			return "", 0, false
 		}
 		return Bracket, next, true
@@ -591,8 +632,29 @@ func (s *Search) nextRate() (Stage, float64, bool) {
 	if r := s.find(lo); !s.cfg.NoConfirm && !r.confirmed && r.Looks <= s.cfg.MaxLooks {
 		return Confirm, lo, true
 	}
+	if mid, ok := s.widestGap(lo, hi, und); ok {
+		return Bisect, mid, true
+	}
 	s.finish(s.bandLimit(), "")
 	return "", 0, false
+}
+
+// widestGap is the middle of the widest gap between the band's edges and
+// the undecided rates inside it, while the band is wider than narrowBand
+// and the gap wider than four times the precision: the time the search
+// has left goes where a verdict narrows the band most.
+func (s *Search) widestGap(lo, hi float64, und []float64) (float64, bool) {
+	if hi/lo <= narrowBand {
+		return 0, false
+	}
+	pts := append(append([]float64{lo}, und...), hi)
+	best, mid := 4*s.cfg.Precision, 0.0
+	for i := 1; i < len(pts); i++ {
+		if g := pts[i]/pts[i-1] - 1; g > best && s.find((pts[i]+pts[i-1])/2) == nil {
+			best, mid = g, (pts[i]+pts[i-1])/2
+		}
+	}
+	return mid, mid > 0
 }
 
 // bandLimit names why a finished band is as wide as it is.
@@ -658,6 +720,16 @@ func (s *Search) Observe(o Observation) Judgement {
 	case !r.server:
 		r.Generator = j.GeneratorLimited
 	}
+	if !j.Pass {
+		r.why = j.Why
+		if c, ok := culprit(s.cfg, Observation{Ops: pooledOps(r.obs)}); ok {
+			r.culprit = &c
+		}
+	}
+	r.unsteady = r.unsteady || j.Unsteady
+	if j.GeneratorLimited != "" {
+		r.clientGen = j.GeneratorLimited
+	}
 	j.Decision, j.Evidence, j.Criteria = d, r.Evidence, r.Criteria
 	s.records = append(s.records, Record{t, o, j})
 	if d != Pending {
@@ -692,6 +764,9 @@ func (cfg *Spec) decide(r *rate, level float64) Decision {
 	}
 	if issued := ops / sched; issued < (1-shortfall)*r.Rate {
 		r.Evidence = fmt.Sprintf("issued %s ops/s, under %.0f%% of the rate: the target fell behind", grouped(issued), (1-shortfall)*100)
+		if h := heldBy(r.obs[len(r.obs)-1]); h != "" {
+			r.Evidence += " (" + h + ")"
+		}
 		return Fails
 	}
 	decided := Holds
@@ -869,15 +944,13 @@ func (s *Search) finish(limit, absent string) {
 		v.Confirmed = true
 	}
 	if v.Holds == 0 {
-		v.Absent = absent
-		if absent == "" {
-			v.Absent = "no rate held the SLO with confidence"
-		}
-		if len(und) > 0 || limit == "no passing rate" && s.anyUndecided() {
-			v.Absent += fmt.Sprintf("; %s within this target's noise", rateList(s.undecided()))
-		}
+		v.Absent = s.absentWhy(limit, absent, hi)
 	}
-	if r := s.find(hi); r != nil && r.Generator != "" && (v.Holds > 0 || limit == "no passing rate") {
+	if r := s.find(hi); r != nil {
+		v.FailWhy = r.failWhy()
+	}
+	v.Wide = s.wideWhy(lo, hi, und)
+	if r := s.find(hi); r != nil && r.Generator != "" && !s.culpritFound && (v.Holds > 0 || limit == "no passing rate") {
 		// What failed above the rate was the client, not the server.
 		v.Limit = "generator"
 		v.GeneratorLimited = fmt.Sprintf("at %s ops/s: %s", grouped(hi), r.Generator)
@@ -891,7 +964,90 @@ func (s *Search) finish(limit, absent string) {
 	s.done = v
 }
 
-func (s *Search) anyUndecided() bool { return len(s.undecided()) > 0 }
+// absentWhy says in one line why no rate held: the client was the limit
+// (with the fix), an operation breaks the SLO, or the evidence was too
+// thin; then the rates left undecided and why.
+func (s *Search) absentWhy(limit, absent string, hi float64) string {
+	if absent == "" {
+		absent = "no rate held the SLO with confidence"
+	}
+	if r := s.find(hi); s.culpritFound {
+		// the operation, not the client's lag, is the answer
+	} else if r != nil && r.Generator != "" {
+		absent = fmt.Sprintf("the client was the limit, not the server: at %s ops/s %s%s; %s", trimRate(hi), r.Generator, generatorFix(r.Generator), absent)
+	} else if r != nil && r.culprit != nil && !strings.Contains(absent, r.culprit.Op) {
+		absent = fmt.Sprintf("at %s ops/s %s; %s", trimRate(hi), r.culprit, absent)
+	} else if rates, gen := s.clientLimitedUndecided(); gen != "" {
+		absent = fmt.Sprintf("the client limited the looks at %s ops/s (%s)%s; %s", strings.Join(rates, ", "), gen, generatorFix(gen), absent)
+	}
+	if und := s.undecided(); len(und) > 0 {
+		absent += fmt.Sprintf("; %s within this target's noise", rateList(und))
+		if thin := s.thinRates(); len(thin) > 0 {
+			absent += fmt.Sprintf(" (too few operations to decide at %s ops/s)", strings.Join(thin, ", "))
+		}
+	}
+	return absent
+}
+
+// clientLimitedUndecided are the undecided rates with a look the client
+// limited, and why it limited the first of them.
+func (s *Search) clientLimitedUndecided() ([]string, string) {
+	var rs []float64
+	gen := ""
+	for _, r := range s.rates {
+		if r.Decision == Undecided && r.clientGen != "" {
+			rs = append(rs, r.Rate)
+			gen = cmp.Or(gen, r.clientGen)
+		}
+	}
+	slices.Sort(rs)
+	var out []string
+	for _, r := range rs {
+		out = append(out, trimRate(r))
+	}
+	return out, gen
+}
+
+// generatorFix is what to do about a client that limited a search.
+func generatorFix(gen string) string {
+	if strings.Contains(gen, "--threads") {
+		return ""
+	}
+	return " — docbench could not keep its schedule: run it where it has spare cores (fewer jobs beside it, or another machine)"
+}
+
+// thinRates are the undecided rates whose operations were too few.
+func (s *Search) thinRates() []string {
+	var out []string
+	for _, r := range s.rates {
+		if r.Decision != Undecided {
+			continue
+		}
+		for _, c := range r.Criteria {
+			if c.TooFew {
+				out = append(out, trimRate(r.Rate))
+				break
+			}
+		}
+	}
+	return out
+}
+
+// failWhy says why a failing rate failed, in a few words: the client, the
+// operation that broke the SLO, or its last failing look's figures.
+func (r *rate) failWhy() string {
+	switch {
+	case r.Decision != Fails:
+		return ""
+	case r.culprit != nil:
+		return r.culprit.String()
+	case r.Generator != "":
+		return "the client was the limit: " + r.Generator
+	case r.why != "":
+		return r.why
+	}
+	return r.Evidence
+}
 
 func (s *Search) undecided() []float64 {
 	var out []float64
@@ -908,7 +1064,7 @@ func (s *Search) undecided() []float64 {
 func rateList(rs []float64) string {
 	var parts []string
 	for _, r := range rs {
-		parts = append(parts, grouped(r))
+		parts = append(parts, trimRate(r))
 	}
 	if len(parts) == 1 {
 		return parts[0] + " ops/s was"
@@ -951,6 +1107,17 @@ func (s *Search) Remaining() int {
 	switch {
 	case len(s.records) == 0:
 		return 1 + 2 + 2*bisections(s.cfg.Growth, s.cfg.Precision) + confirm
+	case lo == 0 && hi > 0:
+		// Stepping down: one step more, or as many as remain to the
+		// lowest rate worth a look, then the band between.
+		steps := 1
+		for r := s.lowestLooked() / s.cfg.Growth; steps < 3 && r >= s.cfg.MinRate && s.tooLow(r) == ""; r /= s.cfg.Growth {
+			steps++
+		}
+		if s.tooLow(s.lowestLooked()/s.cfg.Growth) != "" {
+			return 0
+		}
+		return steps + 2*bisections(s.cfg.Growth, s.cfg.Precision) + confirm
 	case lo == 0 || hi == 0:
 		return 1 + 2*bisections(s.cfg.Growth, s.cfg.Precision) + confirm
 	}

@@ -58,12 +58,15 @@ share over the bound lies under what the SLO allows (1 % for p99), fails when
 the lower bound lies above it, and is looked at again otherwise (up to two
 looks, then it is undecided). Bursts are accounted for: consecutive windows are
 batched until they are no longer correlated, and the interval widens by the
-bursts' design effect. Too few operations for a decision (300 for p99 at 95 %)
-lengthen the next look instead; a look stops as soon as its windows fail the
-rate with confidence. A trial whose p99 or throughput still trends is looked at
+bursts' design effect. A look is long enough for the operations a decision
+needs (410 for p99 at 95 %, up to eight trials; a rate that would need more is
+not looked at); a look stops as soon as its windows fail the rate with
+confidence. A trial whose p99 or throughput still trends is looked at
 again twice as long, then leaves the rate undecided. A trial the client could
 not drive (schedule lag, docbench's CPU at its cores, every worker busy) is
-labelled generator-limited, and so is a band bounded by one.
+labelled generator-limited, and so is a band bounded by one. When no rate
+holds, the answer says why: an operation that breaks the SLO at any rate (named),
+the client (and the fix), or too few operations.
 
 It prints the band first, the evidence at each rate and the trials, and writes
 the result (--out) and an HTML report with the latency-vs-rate curve and the
@@ -253,5 +256,5 @@ func capacityExit(res *report.Result) error {
 	if c.Rate > 0 || c.Limit == "shard" {
 		return nil
 	}
-	return &ExitError{Code: ExitThresholds, Err: errors.New("capacity: no sustainable rate: " + c.Absent)}
+	return &ExitError{Code: ExitThresholds, Err: errors.New("capacity: no rate holds " + strings.Join(c.SLO, ", ") + ": " + c.Absent)}
 }

@@ -205,3 +205,36 @@ func TestCapacityOnServers(t *testing.T) {
 		})
 	}
 }
+
+// TestCapacityNamesTheQueryThatBreaksTheSLO: in a mix of reads by key and
+// an aggregate over every document (5 % of the operations, tens of
+// milliseconds each), no rate holds p99<5ms. The search stops once two
+// rates failed on that query alike, and its answer says so and names it.
+func TestCapacityNamesTheQueryThatBreaksTheSLO(t *testing.T) {
+	dir := t.TempDir()
+	mix := filepath.Join(dir, "mix.yaml")
+	if err := os.WriteFile(mix, []byte("queries:\n  - {name: per-city, kind: aggregate, path: address.city, func: avg, aggpath: balance, proportion: 0.05}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	target := "sqlite:" + filepath.Join(dir, "mix.db")
+	props := []string{"-P", "workloadc", "-p", "document.shape=customer", "-p", "recordcount=5000", "-p", "querymix=" + mix}
+	if _, stderr, code := docbench(t, append([]string{"load", "-t", target, "--status", "0"}, props...)...); code != 0 {
+		t.Fatalf("load: %s", stderr)
+	}
+	out := filepath.Join(dir, "cap.json")
+	stdout, stderr, code := docbench(t, append([]string{"capacity", "-t", target, "--slo", "p99<5ms", "--trial", "2s", "--warmup", "500ms",
+		"--out", out, "--html", ""}, props...)...)
+	if code != ExitThresholds {
+		t.Fatalf("exit %d, want %d (no rate holds)\n%s\n%s", code, ExitThresholds, stdout, stderr)
+	}
+	c := readResult(t, out).Capacity
+	first, _, _ := strings.Cut(stdout, "\n")
+	for _, s := range []string{first, c.Absent, stderr} {
+		if !strings.Contains(s, "no rate holds") && s != c.Absent || !strings.Contains(s, "QUERY-per-city") || !strings.Contains(s, "at any rate") {
+			t.Errorf("%q: want no rate holds, QUERY-per-city breaks the SLO at any rate", s)
+		}
+	}
+	if c.Rate != 0 || c.Limit != "no passing rate" {
+		t.Errorf("capacity: rate %v, limit %q", c.Rate, c.Limit)
+	}
+}

@@ -170,7 +170,7 @@ func TestNewcomer(t *testing.T) {
 			var words []string
 			switch {
 			case c.Rate == 0: // no figure: why, where it would be (results.csv has no row)
-				words = []string{"no rate held"}
+				words = []string{"no rate holds"}
 				delete(outputs, "results.csv")
 			case !c.Confirmed:
 				words = []string{"not confirmed", "95% confidence", "one round"}

@@ -83,7 +83,33 @@ func Observe(cfg capacity.Spec, t *report.Trial) capacity.Observation {
 		o.Windows = append(o.Windows, x)
 	}
 	o.Early, o.Late = segment(t.Early), segment(t.Late)
+	o.Ops = opFigures(cfg, t.Ops)
 	return o
+}
+
+// opFigures are a trial's figures per operation type from its service
+// times: what names an operation that breaks an SLO on its own, or held
+// the workers.
+func opFigures(cfg capacity.Spec, ops []report.Op) []capacity.OpFigure {
+	var out []capacity.OpFigure
+	for _, op := range ops {
+		n := op.Count // successful operations: those the service time counts
+		if op.Service == nil || n <= 0 {
+			continue
+		}
+		f := capacity.OpFigure{Name: op.Name, Count: n, P50: op.Service.P50, P99: op.Service.P99, BusyS: op.Service.Mean / 1e6 * float64(n)}
+		ts := make([]report.WindowTally, len(cfg.SLOs))
+		tally(cfg, op.Name, op.Service.Histogram, ts)
+		for i, s := range cfg.SLOs {
+			v := math.NaN()
+			if ts[i].N > 0 && s.Metric != "mean" && strings.HasPrefix(s.Metric, "p") {
+				v = ts[i].Over / float64(ts[i].N)
+			}
+			f.Over = append(f.Over, v)
+		}
+		out = append(out, f)
+	}
+	return out
 }
 
 // Windows counts, second by second of a trial's series (whose points carry
@@ -199,6 +225,10 @@ func rates(v *capacity.Verdict) []report.CapacityRate {
 	var out []report.CapacityRate
 	for _, r := range v.Rates {
 		cr := report.CapacityRate{Rate: r.Rate, Trials: r.Looks, Decision: string(r.Decision), Evidence: r.Evidence}
+		if r.Decision == capacity.Fails && r.Generator != "" {
+			// A rate that failed because of the client says so beside its figures.
+			cr.Evidence += " [generator-limited: " + r.Generator + "]"
+		}
 		for _, c := range r.Criteria {
 			e := c.Estimate
 			d := string(c.Decision)
@@ -219,6 +249,7 @@ func rates(v *capacity.Verdict) []report.CapacityRate {
 func Result(c *report.Capacity, v *capacity.Verdict) {
 	c.ClosedLoop, c.Rate, c.Absent, c.LowestFail = v.ClosedLoop, v.Holds, v.Absent, v.Fails
 	c.Confirmed, c.Limit, c.GeneratorLimited = v.Confirmed, v.Limit, v.GeneratorLimited
+	c.FailWhy, c.Wide = v.FailWhy, v.Wide
 	if v.Holds > 0 || v.Fails > 0 || len(v.Undecided) > 0 {
 		c.Band = &report.CapacityBand{Holds: v.Holds, Fails: v.Fails, Undecided: v.Undecided}
 	}

@@ -194,7 +194,7 @@ func (e *Engine) search(ctx context.Context, sc *Search, capRes *report.Capacity
 		if res != nil && tr.Rate > 0 {
 			atRate[tr.Rate] = res
 		}
-		e.progress(tr, &t, s.Remaining(), sc.Config.Trial+warmup+time.Second)
+		e.progress(tr, &t, s.Remaining(), eta(started, len(capRes.Trials), s.Remaining(), sc.MaxTime))
 	}
 	Result(capRes, s.Verdict())
 	if r := atRate[capRes.Rate]; r != nil && capRes.Rate > 0 {
@@ -234,8 +234,23 @@ func (e *Engine) ladder(ctx context.Context, sc *Search, capRes *report.Capacity
 	return last, nil
 }
 
+// eta estimates the time a search has left after n trials: the remaining
+// trials at the mean time a trial took so far (warm-up, drain and the
+// looks stretched at low rates included), within max-time.
+func eta(started time.Time, n, remaining int, maxTime time.Duration) time.Duration {
+	if n == 0 || remaining == 0 {
+		return 0
+	}
+	spent := time.Since(started)
+	d := spent / time.Duration(n) * time.Duration(remaining)
+	if maxTime > 0 {
+		d = min(d, max(maxTime-spent, 0))
+	}
+	return d
+}
+
 // progress prints one line per trial on Stderr.
-func (e *Engine) progress(tr capacity.Step, t *report.Trial, remaining int, per time.Duration) {
+func (e *Engine) progress(tr capacity.Step, t *report.Trial, remaining int, left time.Duration) {
 	if e.Stderr == nil {
 		return
 	}
@@ -262,7 +277,7 @@ func (e *Engine) progress(tr capacity.Step, t *report.Trial, remaining int, per 
 	}
 	eta := ""
 	if remaining > 0 {
-		eta = fmt.Sprintf(" · ETA ~%s (%d trials)", (time.Duration(remaining) * per).Round(time.Second), remaining)
+		eta = fmt.Sprintf(" · ETA ~%s (~%d trials)", left.Round(time.Second), remaining)
 	}
 	stage := string(tr.Stage) + " " + target
 	if tr.Stage == capacity.ClosedLoop {

@@ -58,6 +58,11 @@ type Capacity struct {
 	// GeneratorLimited says why the search could not tell the server's
 	// ceiling: the client was the bottleneck at the failing edge.
 	GeneratorLimited string `json:"generator_limited,omitempty"`
+	// FailWhy says why the failing edge failed (the client, the operation
+	// that broke the SLO, or its figures); Wide why a band wider than 1.5×
+	// is that wide: the rates left undecided and their slow windows.
+	FailWhy string `json:"fail_why,omitempty"`
+	Wide    string `json:"wide,omitempty"`
 	// Rates are the decided rates, ascending, with the pooled evidence
 	// of their trials.
 	Rates  []CapacityRate `json:"rates,omitempty"`
@@ -283,6 +288,12 @@ func WriteCapacityText(w io.Writer, r *Result) error {
 	if c.GeneratorLimited != "" {
 		fmt.Fprintf(ew, "generator-limited: %s — a limit of docbench's machine, not the server's ceiling\n", c.GeneratorLimited)
 	}
+	if c.Wide != "" {
+		fmt.Fprintf(ew, "%s\n", c.Wide)
+	}
+	if c.Rate > 0 && c.FailWhy != "" {
+		fmt.Fprintf(ew, "at %s ops/s: %s\n", formatNumber(c.LowestFail), c.FailWhy)
+	}
 	if c.ClosedLoop > 0 {
 		fmt.Fprintf(ew, "closed-loop throughput: %s ops/s (the probe; no latency bound)\n", formatNumber(c.ClosedLoop))
 	}
@@ -322,9 +333,12 @@ func confidenceText(c *Capacity) string {
 func CapacityLine(c *Capacity) string {
 	slo := strings.Join(c.SLO, ", ")
 	if c.Rate == 0 {
-		s := fmt.Sprintf("no rate held %s with %s confidence — %s", slo, confidenceText(c), c.Absent)
-		if c.LowestFail > 0 {
+		s := fmt.Sprintf("no rate holds %s with %s confidence — %s", slo, confidenceText(c), c.Absent)
+		if c.LowestFail > 0 && !strings.Contains(c.Absent, formatNumber(c.LowestFail)+" ops/s") {
 			s += fmt.Sprintf("; %s ops/s failed", formatNumber(c.LowestFail))
+			if c.FailWhy != "" {
+				s += " (" + c.FailWhy + ")"
+			}
 		}
 		return s
 	}
@@ -440,6 +454,9 @@ func CapacityReport(r *Result) *StudyReport {
 	if c.GeneratorLimited != "" {
 		rep.Notes = append(rep.Notes, "generator-limited: "+c.GeneratorLimited)
 	}
+	if c.Wide != "" {
+		rep.Notes = append(rep.Notes, c.Wide)
+	}
 	ch := Chart{Title: "Latency vs rate offered", XLabel: "rate offered (ops/s, open loop)", YLabel: "latency (ms, from the intended start)", Kind: "line", YLog: true}
 	lo, hi := math.Inf(1), 0.0
 	var trials []Trial
@@ -495,6 +512,92 @@ func CapacityReport(r *Result) *StudyReport {
 			t.N, t.Stage, target, formatNumber(t.Throughput), trialP99(&t), percent(t.ErrorShare), trialVerdict(&t)))
 	}
 	return rep
+}
+
+// allCapacity reports whether every result is a capacity search's (not a
+// shard's part, which has no band of its own).
+func allCapacity(rs []*Result) bool {
+	for _, r := range rs {
+		if r.Capacity == nil || r.Capacity.Limit == "shard" {
+			return false
+		}
+	}
+	return len(rs) > 0
+}
+
+// writeCapacityCompare compares capacity results by their bands: each
+// band, and for two whether they overlap (the searches cannot tell the
+// targets apart) or which lies above.
+func writeCapacityCompare(w io.Writer, rs []*Result) {
+	for i, r := range rs {
+		fmt.Fprintf(w, "%s: %s\n", compareLabel(i), bandText(r.Capacity))
+	}
+	if len(rs) != 2 {
+		return
+	}
+	a, b := rs[0].Capacity, rs[1].Capacity
+	if strings.Join(a.SLO, ",") != strings.Join(b.SLO, ",") {
+		fmt.Fprintf(w, "the SLOs differ (%s vs %s): the bands answer different questions\n", strings.Join(a.SLO, ", "), strings.Join(b.SLO, ", "))
+	}
+	fmt.Fprintln(w, bandsOverlap(a, b))
+}
+
+// bandText says a band in a few words: "holds 9,700, fails 10,700 ops/s
+// (1.10× wide; 10,200 undecided)".
+func bandText(c *Capacity) string {
+	var s string
+	switch {
+	case c.Rate == 0 && c.LowestFail > 0:
+		s = fmt.Sprintf("no rate holds %s; fails at %s ops/s", strings.Join(c.SLO, ", "), formatNumber(c.LowestFail))
+	case c.Rate == 0:
+		s = fmt.Sprintf("no rate holds %s", strings.Join(c.SLO, ", "))
+	case c.LowestFail > 0:
+		s = fmt.Sprintf("holds %s, fails %s ops/s at %s (%.2f× wide", formatNumber(c.Rate), formatNumber(c.LowestFail), strings.Join(c.SLO, ", "), c.LowestFail/c.Rate)
+		if c.Band != nil && len(c.Band.Undecided) > 0 {
+			s += "; " + numberList(c.Band.Undecided) + " undecided"
+		}
+		s += ")"
+	default:
+		s = fmt.Sprintf("holds %s ops/s at %s; no higher rate failed", formatNumber(c.Rate), strings.Join(c.SLO, ", "))
+	}
+	if c.GeneratorLimited != "" {
+		s += "; generator-limited"
+	}
+	switch c.Limit {
+	case "max-time", "interrupted", "max-trials":
+		s += "; the search ended (" + c.Limit + ") before its band was narrowed"
+	}
+	return s
+}
+
+// bandsOverlap says whether two bands overlap; a band's top is its
+// failing edge (none: unbounded above).
+func bandsOverlap(a, b *Capacity) string {
+	top := func(c *Capacity) float64 {
+		if c.LowestFail > 0 {
+			return c.LowestFail
+		}
+		return math.Inf(1)
+	}
+	switch {
+	case a.Rate == 0 && b.Rate == 0:
+		return "bands: neither search found a rate that holds"
+	case top(a) <= b.Rate:
+		return fmt.Sprintf("bands: B's lies above A's, no overlap: B held %s ops/s where A failed at %s (%.2f×)", formatNumber(b.Rate),
+			formatNumber(a.LowestFail), b.Rate/a.LowestFail)
+	case top(b) <= a.Rate:
+		return fmt.Sprintf("bands: A's lies above B's, no overlap: A held %s ops/s where B failed at %s (%.2f×)", formatNumber(a.Rate),
+			formatNumber(b.LowestFail), a.Rate/b.LowestFail)
+	}
+	return fmt.Sprintf("bands: they overlap (%s–%s ops/s is in both): at this confidence the searches do not tell A and B apart",
+		formatNumber(max(a.Rate, b.Rate)), topText(min(top(a), top(b))))
+}
+
+func topText(v float64) string {
+	if math.IsInf(v, 1) {
+		return "∞"
+	}
+	return formatNumber(v)
 }
 
 // FormatNumber prints a figure as the reports do: thousands grouped, the

@@ -55,7 +55,7 @@ func TestCapacityLine(t *testing.T) {
 		{Capacity{SLO: []string{"p99<5ms"}, Confidence: 0.95, Rate: 3000, LowestFail: 3150, Limit: "generator", GeneratorLimited: "at 3150 ops/s: lag"},
 			"generator-limited: a lower bound"},
 		{Capacity{SLO: []string{"p99<5ms"}, Confidence: 0.95, Absent: "no rate down to 1 ops/s held the SLO with 95% confidence"},
-			"no rate held p99<5ms with 95% confidence — no rate down to 1 ops/s held the SLO with 95% confidence"},
+			"no rate holds p99<5ms with 95% confidence — no rate down to 1 ops/s held the SLO with 95% confidence"},
 	} {
 		if got := CapacityLine(&x.c); !strings.Contains(got, x.want) {
 			t.Errorf("line %q\nwant %q", got, x.want)
@@ -77,5 +77,29 @@ func TestCapacityText(t *testing.T) {
 	if !strings.HasPrefix(out, "holds 4,200 ops/s") || !strings.Contains(out, "2 trials") || !strings.Contains(out, "the rate holds") ||
 		strings.Index(out, "p99<5ms: 0.2% over") > strings.Index(out, "bracket") {
 		t.Errorf("text:\n%s", out)
+	}
+}
+
+// TestCompareCapacityBands: two capacity results are compared by their
+// bands, which overlap or lie one above the other, not by their last trials.
+func TestCompareCapacityBands(t *testing.T) {
+	band := func(holds, fails float64) *Result {
+		return &Result{Phase: "capacity", Throughput: holds, Capacity: &Capacity{SLO: []string{"p99<5ms"}, Confidence: 0.95, Rate: holds, LowestFail: fails, Limit: "slo"}}
+	}
+	for _, x := range []struct {
+		a, b *Result
+		want string
+	}{
+		{band(9000, 10000), band(9500, 11000), "bands: they overlap (9,500–10,000 ops/s is in both)"},
+		{band(9000, 10000), band(12000, 13000), "bands: B's lies above A's, no overlap: B held 12,000 ops/s where A failed at 10,000 (1.20×)"},
+		{band(12000, 0), band(9000, 10000), "bands: A's lies above B's"},
+		{band(0, 500), band(900, 1000), "bands: B's lies above A's"},
+	} {
+		var out strings.Builder
+		WriteCompare(&out, []string{"a.json", "b.json"}, []*Result{x.a, x.b})
+		if !strings.Contains(out.String(), x.want) || !strings.Contains(out.String(), "A: holds 9,000, fails 10,000 ops/s at p99<5ms (1.11× wide)") && x.a.Capacity.Rate == 9000 ||
+			strings.Contains(out.String(), "throughput ops/s") {
+			t.Errorf("compare:\n%s\nwant %q", out.String(), x.want)
+		}
 	}
 }

@@ -72,6 +72,11 @@ func WriteCompare(w io.Writer, names []string, rs []*Result) []probe.Finding {
 		WriteSetupWarning(w, SetupDifferences(rs[0], rs[1]))
 	}
 	fmt.Fprintln(w)
+	if allCapacity(rs) {
+		// A capacity result's answer is its band, not its last trial.
+		writeCapacityCompare(w, rs)
+		return writeAudit(w, rs)
+	}
 	writeCompareTable(w, rs)
 	if len(rs) == 2 {
 		writeSignificance(w, rs[0], rs[1])
