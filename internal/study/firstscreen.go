@@ -2,11 +2,14 @@ package study
 
 import (
 	"fmt"
+	"math"
 	"net/url"
 	"slices"
 	"sort"
 	"strconv"
 	"strings"
+
+	"golang.org/x/perf/benchmath"
 
 	"github.com/docbench/docbench/internal/db"
 	"github.com/docbench/docbench/internal/report"
@@ -335,8 +338,9 @@ func (d *Data) Comparisons() []string {
 }
 
 // headline compares the targets on one workload at one point: their
-// throughput, best first, and the operation with the highest p99 with its
-// maximum.
+// throughput, best first, with the best's ratio to the worst when the
+// rounds separate them (ratioWords), and the operation with the highest
+// p99 with its maximum.
 func (d *Data) headline(wl, point string) string {
 	var tputs []report.Row
 	var worst report.Row
@@ -370,7 +374,7 @@ func (d *Data) headline(wl, point string) string {
 	}
 	line := where + ": " + strings.Join(parts, ", ")
 	if len(tputs) > 1 && tputs[len(tputs)-1].Median > 0 {
-		line += fmt.Sprintf(" (%s %.2f× %s)", tputs[0].Target, tputs[0].Median/tputs[len(tputs)-1].Median, tputs[len(tputs)-1].Target)
+		line += " (" + d.ratioWords(tputs[0], tputs[len(tputs)-1]) + ")"
 	}
 	if worst.Target != "" {
 		line += fmt.Sprintf("; highest p99: %s's %s %s", worst.Target, worst.Op, report.HumanMicros(worst.Median))
@@ -382,6 +386,40 @@ func (d *Data) headline(wl, point string) string {
 		line += "; " + t
 	}
 	return line
+}
+
+// ratioWords compares the best and the worst of a headline's series:
+// "a 1.63× b" when the rounds separate them (apart), else "within the
+// noise (a x–y, b x–y)" with the range of each one's rounds.
+func (d *Data) ratioWords(best, worst report.Row) string {
+	if best.N < 2 || worst.N < 2 {
+		return roundsEach(best.N, worst.N) + ": too few to tell a ratio from the noise"
+	}
+	values := func(r report.Row) []float64 {
+		return d.values[seriesKey{r.Target, r.Workload, pointID(r.Point), r.Op, r.Metric}]
+	}
+	if apart(values(best), values(worst)) {
+		return fmt.Sprintf("%s %.2f× %s", best.Target, best.Median/worst.Median, worst.Target)
+	}
+	span := func(r report.Row) string {
+		return r.Target + " " + report.HumanRate(r.Min) + "–" + report.HumanRate(r.Max)
+	}
+	return "within the noise: " + span(best) + ", " + span(worst)
+}
+
+// apart says whether the rounds separate two series: the 95% confidence
+// intervals of their medians do not overlap, or, when a side has too few
+// rounds for an interval (benchmath needs 6 at 95%), the Mann–Whitney U
+// test finds them different at α=0.05 (which takes 4 rounds each).
+func apart(a, b []float64) bool {
+	sa := benchmath.NewSample(append([]float64(nil), a...), &benchmath.DefaultThresholds)
+	sb := benchmath.NewSample(append([]float64(nil), b...), &benchmath.DefaultThresholds)
+	ca, cb := benchmath.AssumeNothing.Summary(sa, confidence), benchmath.AssumeNothing.Summary(sb, confidence)
+	if finite := func(s benchmath.Summary) bool { return !math.IsInf(s.Lo, 0) && !math.IsInf(s.Hi, 0) }; finite(ca) && finite(cb) {
+		return ca.Hi < cb.Lo || cb.Hi < ca.Lo
+	}
+	c := benchmath.AssumeNothing.Compare(sa, sb)
+	return report.CanTest(len(a), len(b)) && c.P <= c.Alpha
 }
 
 // missingFrom says, for each target of the study without a figure for a
