@@ -530,7 +530,8 @@ func (d *Data) Markers() []string {
 
 // Caveats are what a reader must know before quoting a study's figures:
 // one round, the machine's CPUs shared by docbench and the servers it
-// measures, the targets that gave no figure.
+// measures, the machine-speed control's drift and the runs it voided,
+// the targets that gave no figure.
 func (d *Data) Caveats() []string {
 	var out []string
 	if d.File.Rounds <= 1 {
@@ -539,6 +540,10 @@ func (d *Data) Caveats() []string {
 	if c := d.cpuCaveat(); c != "" {
 		out = append(out, c)
 	}
+	if c := d.controlLine(); c != "" {
+		out = append(out, c)
+	}
+	out = append(out, d.Void()...)
 	for _, s := range d.Skipped() {
 		out = append(out, "no figures from "+s)
 	}

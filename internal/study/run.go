@@ -982,9 +982,11 @@ func (g *group) runWorkload(ctx context.Context, round int, pt []KV, i int) erro
 	g.inserted = g.inserted || g.inserting[i]
 	g.done++
 	g.logf("[%d/%d %s] %s %s %s round %d", g.done, g.total, eta(g.started, g.done, g.total), t.Name, w.Name, pointID(pt), round)
+	control := takeControl(ctx, g.store)
 	res, err := g.phase(ctx, t.Target, files, props, runner.Run, f.Warmup.D())
 	run := Run{Target: t.Name, Workload: w.Name, Point: pt, Round: round, AddedFor: g.addedFor}
 	if res != nil {
+		res.Control = control
 		report.CheckThresholds(res, f.ThresholdsFor(t, *w))
 		for _, tr := range res.Thresholds {
 			if !tr.Pass {
