@@ -150,25 +150,68 @@ func median(vs []float64) float64 {
 	return (s[n/2-1] + s[n/2]) / 2
 }
 
-// voids are the runs whose control moved more than controlBound from the
-// study's median (the kernel's over every run, the round trip's over the
-// target's runs), by result file: why each is void.
+// controlMoves says how control c moved beyond controlBound from the
+// median kernel time and target's median round trip (0: none to compare
+// with); of ends each ("the study's median" + of).
+func controlMoves(c *report.Control, kernel, roundTrip float64, target, of string) []string {
+	var why []string
+	if x := c.KernelUS / kernel; kernel > 0 && math.Abs(x-1) > controlBound {
+		why = append(why, fmt.Sprintf("the client kernel took %.2f× the study's median%s", x, of))
+	}
+	if x := c.RoundTripUS / roundTrip; roundTrip > 0 && c.RoundTripUS > 0 && math.Abs(x-1) > controlBound {
+		why = append(why, fmt.Sprintf("the round trip took %.2f× %s's median%s", x, target, of))
+	}
+	return why
+}
+
+// controlLog keeps the controls a study has taken so far, as it runs.
+type controlLog struct {
+	kernels    []float64
+	roundTrips map[string][]float64 // by target
+}
+
+func (l *controlLog) add(c *report.Control, target string) {
+	l.kernels = append(l.kernels, c.KernelUS)
+	if c.RoundTripUS > 0 {
+		if l.roundTrips == nil {
+			l.roundTrips = map[string][]float64{}
+		}
+		l.roundTrips[target] = append(l.roundTrips[target], c.RoundTripUS)
+	}
+}
+
+// moved says how c moved beyond controlBound from the medians of the
+// controls so far (minControls of them at least); "" when it did not.
+func (l *controlLog) moved(c *report.Control, target string) string {
+	var kernel, roundTrip float64
+	if len(l.kernels) >= minControls {
+		kernel = median(l.kernels)
+	}
+	if rts := l.roundTrips[target]; len(rts) >= minControls {
+		roundTrip = median(rts)
+	}
+	why := controlMoves(c, kernel, roundTrip, target, " so far")
+	if len(why) == 0 {
+		return ""
+	}
+	return fmt.Sprintf("%s (bound ±%.0f %%)", strings.Join(why, ", "), controlBound*100)
+}
+
+// voids are the study's void runs, by result file, each with why: those
+// found void as the study ran (Run.Void, run again), and those whose
+// control moved more than controlBound from the study's median (the
+// kernel's over every run, the round trip's over the target's runs).
 func (d *Data) voids() map[string]string {
 	runs, cs := d.controlled()
 	kernel, roundTrip := controlMedians(runs, cs)
 	out := map[string]string{}
 	for i, c := range cs {
 		run := runs[i]
-		var why []string
-		if x := c.KernelUS / kernel; kernel > 0 && math.Abs(x-1) > controlBound {
-			why = append(why, fmt.Sprintf("the client kernel took %.2f× the study's median", x))
-		}
-		if m := roundTrip[run.Target]; m > 0 && c.RoundTripUS > 0 && math.Abs(c.RoundTripUS/m-1) > controlBound {
-			why = append(why, fmt.Sprintf("the round trip took %.2f× %s's median", c.RoundTripUS/m, run.Target))
-		}
-		if len(why) > 0 {
-			out[run.File] = fmt.Sprintf("%s %s at %s round %d: void, %s (bound ±%.0f %%)", run.Target, run.Workload,
-				pointID(run.Point), run.Round, strings.Join(why, ", "), controlBound*100)
+		where := fmt.Sprintf("%s %s at %s round %d: void, ", run.Target, run.Workload, pointID(run.Point), run.Round)
+		if run.Void != "" {
+			out[run.File] = where + run.Void + "; run again"
+		} else if why := controlMoves(c, kernel, roundTrip[run.Target], run.Target, ""); len(why) > 0 {
+			out[run.File] = where + fmt.Sprintf("%s (bound ±%.0f %%)", strings.Join(why, ", "), controlBound*100)
 		}
 	}
 	return out

@@ -190,3 +190,58 @@ func TestControlVoidsARun(t *testing.T) {
 		t.Errorf("findings.json without claims or void runs")
 	}
 }
+
+// A run whose control moved beyond the bound from the study's controls
+// so far is recorded void and run once more, as the study runs: the
+// round keeps its place, the void run is left out of every figure with
+// why, and the study's rounds are all there.
+func TestControlRunsAVoidRunAgain(t *testing.T) {
+	f, err := Parse("again.yaml", []byte(`name: again
+title: a void run runs again
+targets:
+  - {name: lite, target: "sqlite:again.db"}
+properties: {recordcount: 100}
+workloads:
+  - {name: read, workload: workloadc}
+rounds: 5
+duration: 100ms
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	kernels := []float64{1000, 1000, 1000, 1500, 1000, 1000}
+	n := 0
+	opts := RunOptions{Out: t.TempDir(), control: func(context.Context, db.Store) *report.Control {
+		n++
+		return &report.Control{KernelUS: kernels[n-1], RoundTripUS: 50}
+	}}
+	var log strings.Builder
+	opts.Log = &log
+	m, err := Conduct(context.Background(), f, opts)
+	if err != nil {
+		t.Fatalf("%v\n%s", err, log.String())
+	}
+	var got []string
+	for _, r := range m.Runs {
+		if r.Workload == "read" {
+			got = append(got, fmt.Sprintf("r%d %s %s", r.Round, filepath.Base(r.File), r.Void))
+		}
+	}
+	want := []string{"r1 read-r1.json ", "r2 read-r2.json ", "r3 read-r3.json ",
+		"r4 read-r4-void.json the client kernel took 1.50× the study's median so far (bound ±10 %)",
+		"r4 read-r4.json ", "r5 read-r5.json "}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("runs:\n%s\nwant:\n%s\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"), log.String())
+	}
+	d, err := Read(opts.Out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r, _ := d.row("lite", "read", "default", "ALL", "throughput"); r.N != 5 {
+		t.Errorf("throughput over %d rounds, want 5", r.N)
+	}
+	md, _ := os.ReadFile(filepath.Join(opts.Out, "summary.md"))
+	if want := "lite read at default round 4: void, the client kernel took 1.50× the study's median so far (bound ±10 %); run again"; !strings.Contains(string(md), want) {
+		t.Errorf("summary.md lacks %q:\n%s", want, md)
+	}
+}
