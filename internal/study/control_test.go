@@ -18,6 +18,7 @@ import (
 // (the kernel, the round trip to its server) in its result file; the
 // load does not, and the summary states the control's drift.
 func TestControlBesideEachRun(t *testing.T) {
+	t.Setenv(controlEnv, "on")
 	f, err := Parse("control.yaml", []byte(`name: control
 title: a control per run
 targets:
@@ -108,8 +109,9 @@ func TestControlRoundTrip(t *testing.T) {
 
 // writeControlStudy writes a study directory of targets a and b, six
 // rounds each of workload w, every run with a control: the kernel at
-// 1 ms, but kernel[target][round] where given.
-func writeControlStudy(t *testing.T, kernel map[string]map[int]float64) string {
+// 1 ms and the round trip at 50 µs, but kernel[target][round] and
+// roundTrip[target][round] where given.
+func writeControlStudy(t *testing.T, kernel, roundTrip map[string]map[int]float64) string {
 	t.Helper()
 	dir := t.TempDir()
 	yaml := "name: ctl\ntitle: controls\ntargets: [{name: a, target: \"sqlite:a.db\"}, {name: b, target: \"sqlite:b.db\"}]\n" +
@@ -124,8 +126,12 @@ func writeControlStudy(t *testing.T, kernel map[string]map[int]float64) string {
 			if x, ok := kernel[target][round]; ok {
 				k = x
 			}
+			rt := 50.0
+			if x, ok := roundTrip[target][round]; ok {
+				rt = x
+			}
 			res := &report.Result{Schema: report.Schema, Phase: "run", Complete: true, Throughput: 1000 * float64(round),
-				Control: &report.Control{KernelUS: k, RoundTripUS: 50}}
+				Control: &report.Control{KernelUS: k, RoundTripUS: rt}}
 			b, err := report.Marshal(res)
 			if err != nil {
 				t.Fatal(err)
@@ -150,12 +156,12 @@ func writeControlStudy(t *testing.T, kernel map[string]map[int]float64) string {
 	return dir
 }
 
-// A run whose control moved more than 10 % from the study's median is
+// A run whose kernel moved more than 10 % from the study's median is
 // void: left out of every figure, with why in summary.md and
-// findings.json; the summary states the drift. Within the bound, no run
-// is void.
+// findings.json; the summary states the drift, the round trip's too,
+// which voids nothing. Within the bound, no run is void.
 func TestControlVoidsARun(t *testing.T) {
-	dir := writeControlStudy(t, map[string]map[int]float64{"b": {4: 1300}, "a": {2: 1090}})
+	dir := writeControlStudy(t, map[string]map[int]float64{"b": {4: 1300}, "a": {2: 1090}}, map[string]map[int]float64{"a": {3: 80}})
 	d, err := Read(dir)
 	if err != nil {
 		t.Fatal(err)
@@ -164,11 +170,11 @@ func TestControlVoidsARun(t *testing.T) {
 		t.Errorf("b's throughput %+v: want 5 rounds, round 4 left out", r)
 	}
 	if r, _ := d.row("a", "w", "default", "ALL", "throughput"); r.N != 6 {
-		t.Errorf("a's throughput over %d rounds, want 6 (1.09× is within the bound)", r.N)
+		t.Errorf("a's throughput over %d rounds, want 6 (1.09× is within the bound, a round trip voids nothing)", r.N)
 	}
 	why := "b w at default round 4: void, the client kernel took 1.30× the study's median (bound ±10 %)"
 	drift := "machine-speed control before each of 12 runs: the client kernel took 1.00–1.30× its median (1.0 ms), " +
-		"the round trip 1.00–1.00× its target's median; 1 run void (beyond ±10 %), left out of every figure"
+		"the round trip 1.00–1.60× its target's median; 1 run void (beyond ±10 %), left out of every figure"
 	md, _ := os.ReadFile(filepath.Join(dir, "summary.md"))
 	for _, want := range []string{why, drift} {
 		if !strings.Contains(string(md), want) {
@@ -181,7 +187,7 @@ func TestControlVoidsARun(t *testing.T) {
 		t.Errorf("findings.json's void: %q (%v), want [%q]", fj.Void, err, why)
 	}
 
-	dir = writeControlStudy(t, nil)
+	dir = writeControlStudy(t, nil, nil)
 	md, _ = os.ReadFile(filepath.Join(dir, "summary.md"))
 	if !strings.Contains(string(md), "1.00–1.00× its median (1.0 ms), the round trip 1.00–1.00× its target's median; no run void (bound ±10 %)") {
 		t.Errorf("a steady control: summary.md\n%s", md)

@@ -1006,10 +1006,12 @@ func (g *group) measure(ctx context.Context, round int, pt []KV, i int, props *w
 	run := Run{Target: t.Name, Workload: w.Name, Point: pt, Round: round, AddedFor: g.addedFor}
 	if res != nil {
 		res.Control = control
-		if why := g.controls.moved(control, t.Name); again && why != "" && err == nil && res.Complete {
-			run.Void = why
+		if control != nil {
+			if why := g.controls.moved(control); again && why != "" && err == nil && res.Complete {
+				run.Void = why
+			}
+			g.controls.add(control)
 		}
-		g.controls.add(control, t.Name)
 		report.CheckThresholds(res, f.ThresholdsFor(t, *w))
 		for _, tr := range res.Thresholds {
 			if !tr.Pass {
