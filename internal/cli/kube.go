@@ -65,6 +65,9 @@ or the kubectl pipeline printed in the manifests' header.`,
 			if _, err := config(p); err != nil { // every problem here, not in N pods
 				return err
 			}
+			if _, ok := p.Get("statement.file"); ok {
+				return &ExitError{Code: exitUsage, Err: errors.New("statement.file: kube job does not ship statement files to the pods; run them with docbench run --shard")}
+			}
 			if !cmd.Flags().Changed("image") && Version != "dev" {
 				image = imageRepository + ":" + Version
 			}

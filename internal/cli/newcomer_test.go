@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"database/sql"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -98,7 +99,11 @@ func TestNewcomer(t *testing.T) {
 			"  - {name: total, kind: update, path: total, proportion: 0.2}\n"), 0o644); err != nil {
 			t.Fatal(err)
 		}
-		stdout, stderr, code := docbench(t, "quickstart", "--quick", "--replay", "docs200.ndjson", "--mix", "mix.yaml", "--out", "qs")
+		// The user indexes the city only: the array query runs without its
+		// index, and the first screen says so with the fix. --keep leaves
+		// the tables.
+		stdout, stderr, code := docbench(t, "quickstart", "--quick", "--replay", "docs200.ndjson", "--mix", "mix.yaml",
+			"-p", "secondaryindex=customer.address.city", "--keep", "--out", "qs")
 		if code != 0 {
 			t.Fatalf("quickstart: exit %d\n%s", code, stderr)
 		}
@@ -118,15 +123,22 @@ func TestNewcomer(t *testing.T) {
 				t.Fatalf("%s: want the --quick marker first and a table:\n%s", what, s)
 			}
 			// The answer first: the documents, each target's sustainable
-			// rate, latency at the common rate and storage, the audit.
+			// rate of the mix, the mix at the common rate and per query
+			// (closed loop), storage, the missing index, the audit.
 			for _, answer := range []string{"\ndocuments: 200 documents (those of docs200.ndjson, each once)", "depth 3",
-				"\npostgres: sustainable rate", "\nsqlite: sustainable rate", "\n  at 500 ops/s", "\n  storage",
-				"\n  mix (your queries, closed loop): ", "QUERY-by-city p50 ", "QUERY-tagged p50 ", "UPDATE-total p50 ",
-				"\nfairness audit: ", "\nwhat the time gave up: ", "\ncomparable state: ",
-				"\nload: ", "\nworkloada: ", "\nworkloadc: ", "\nmix: "} {
+				"\npostgres: sustainable rate (mix-rate)", "\nsqlite: sustainable rate (mix-rate)",
+				"\n  at 500 ops/s (mix-rate", "intended start): QUERY-by-city p50 ", "; QUERY-tagged p50 ", "; UPDATE-total p50 ", "\n  storage",
+				"\n  mix (your queries, closed loop): ", "\n    QUERY-by-city: p50 ", "\n    QUERY-tagged: p50 ", "\n    UPDATE-total: p50 ",
+				" rows per call; plan: ", "\nindexes: secondaryindex=customer.address.city on every target (-p)",
+				"\nindex missing: QUERY-tagged (tags) ran without a secondary index on its path; the fix: -p secondaryindex=customer.address.city,tags",
+				"\nfairness audit: ", "\nwhat the time gave up: ", "\ncomparable state: ", "the table was kept (--keep)",
+				"\nload: ", "\nworkloadc: ", "\nmix: ", "\nmix-rate: "} {
 				if i := strings.Index(s, answer); i < 0 || i > table[0] {
 					t.Errorf("%s: %q does not precede the table:\n%s", what, answer, s)
 				}
+			}
+			if strings.Contains(s, "workloada") {
+				t.Errorf("%s: with a mix, workload A ran:\n%s", what, s)
 			}
 			if trial.MatchString(s) {
 				t.Errorf("%s: a capacity trial's line:\n%s", what, s)
@@ -143,13 +155,16 @@ func TestNewcomer(t *testing.T) {
 			"results.csv": read("results.csv")}
 		searches := 0
 		for _, name := range []string{"postgres", "sqlite"} {
-			b, err := os.ReadFile(inClone(filepath.Join("qs", "results", name, "default", "workloada-capacity-r1.json")))
+			b, err := os.ReadFile(inClone(filepath.Join("qs", "results", name, "default", "mix-rate-capacity-r1.json")))
 			if err != nil {
 				t.Fatal(err)
 			}
 			var res report.Result
 			if err := json.Unmarshal(b, &res); err != nil || res.Capacity == nil {
 				t.Fatalf("%s's capacity result: %v", name, err)
+			}
+			if mix := res.Workload.Properties["querymix"]; !strings.HasSuffix(mix, "mix.yaml") {
+				t.Errorf("%s's capacity search ran without the mix (querymix=%q)", name, mix)
 			}
 			c := res.Capacity
 			var words []string
@@ -170,6 +185,20 @@ func TestNewcomer(t *testing.T) {
 			}
 		}
 		t.Logf("%d of 2 searches found a rate not confirmed", searches)
+		// summary.md has the mix per query: rows per call and plan.
+		if md := outputs["summary.md"]; !regexp.MustCompile(`(?m)^\| default \| sqlite \| QUERY-tagged \| [0-9.]+ \| .+ \|$`).MatchString(md) {
+			t.Errorf("summary.md: no row of QUERY-tagged with rows per call and plan:\n%s", md)
+		}
+		// --keep: the SQLite table is still there, with its documents.
+		db, err := sql.Open("sqlite3", inClone(filepath.Join("qs", "study.sqlite")))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer db.Close()
+		var n int
+		if err := db.QueryRow("SELECT count(*) FROM study_quickstart_sqlite").Scan(&n); err != nil || n != 200 {
+			t.Errorf("--keep: the SQLite table holds %d documents (%v), want 200", n, err)
+		}
 	})
 
 	// The user's PostgreSQL server and their database on it.

@@ -42,6 +42,7 @@ type phaseFlags struct {
 	maxErrorShare string
 	thresholds    []string
 	hdrLog        string
+	files         []string // run's -f FILE[@WEIGHT]: statement.file
 }
 
 // ExitThresholds is the exit status of a run whose measurement succeeded
@@ -105,10 +106,27 @@ func (a *app) phaseCommand(phase runner.Phase) *cobra.Command {
 		fl.Float64Var(&f.rate, "rate", 0, "target operations/s over all threads: an open loop (overrides target; default 0: as fast as possible)")
 		fl.DurationVar(&f.duration, "duration", 0, "run this long, e.g. 30s or 5m (overrides maxexecutiontime, and a workload file's operationcount; default 0: at operationcount)")
 		fl.DurationVar(&f.warmup, "warmup", 0, "run this long first, e.g. 10s, and discard its measurements (default 0: none)")
+		fl.StringArrayVarP(&f.files, "file", "f", nil, "a file of SQL statements run as one transaction, FILE[@WEIGHT] as pgbench's -f; repeatable; the run's only operations unless -p sets proportions (statement.file)")
 	}
 	_ = cmd.MarkFlagRequired("target")
 	_ = cmd.MarkFlagRequired("workload")
 	return cmd
+}
+
+// statementFiles sets statement.file from run's -f files, which, as
+// pgbench's, are the run's operations: statementproportion=1 and the other
+// proportions 0, unless -p sets them.
+func statementFiles(props *workload.Properties, files []string) {
+	props.Set("statement.file", strings.Join(files, ","), "--file")
+	for _, k := range []string{"readproportion", "updateproportion", "insertproportion", "scanproportion", "readmodifywriteproportion", "queryproportion", "statementproportion"} {
+		if props.Source(k) != "-p" {
+			v := "0"
+			if k == "statementproportion" {
+				v = "1"
+			}
+			props.Set(k, v, "--file")
+		}
+	}
 }
 
 // spec is one phase to execute, and the thresholds its result is checked
@@ -141,6 +159,9 @@ func (a *app) specFromFlags(cmd *cobra.Command, phase runner.Phase, f *phaseFlag
 		if props.Source("operationcount") != "-p" {
 			props.Set("operationcount", "0", "--duration")
 		}
+	}
+	if len(f.files) > 0 {
+		statementFiles(props, f.files)
 	}
 	if err := report.CheckFormat(f.format); err != nil {
 		return nil, &ExitError{Code: 2, Err: err}

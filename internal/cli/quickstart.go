@@ -42,13 +42,18 @@ type quickFlags struct {
 	sample   string
 	replay   string
 	mix      string
+	keep     bool
+	// mixQueries is the mix read from mix (nil without one); mixIndexes
+	// says quickstart chose its secondary indexes (no -p secondaryindex).
+	mixQueries *workload.Mix
+	mixIndexes bool
 }
 
 func (a *app) quickstartCommand() *cobra.Command {
 	f := &quickFlags{}
 	cmd := &cobra.Command{
-		Use:   "quickstart [--sample|--replay FILE.ndjson] [--mix FILE.yaml] [-p KEY=VALUE]... [-t [NAME=]TARGET]... [--out DIR]",
-		Short: "Load the same documents (yours with --sample or --replay) into managed PostgreSQL 18 and SQLite (and -t targets), run YCSB C, A at a common rate and a short capacity search on each, answer first",
+		Use:   "quickstart [--sample|--replay FILE.ndjson] [--mix FILE.yaml] [-p KEY=VALUE]... [-t [NAME=]TARGET]... [--keep] [--out DIR]",
+		Short: "Load the same documents (yours with --sample or --replay) into managed PostgreSQL 18 and SQLite (and -t targets), run YCSB C, A (or your --mix) at a common rate and a short capacity search on each, answer first",
 		Long: `quickstart runs the built-in study quickstart on postgres:embedded, SQLite and every -t
 target, in about two minutes on two cores: the load, workload C (reads), workload A at
 500 ops/s on every target (latency from the intended start), then a short capacity
@@ -61,8 +66,14 @@ its band and caveats, READ and UPDATE p50/p99 at the common rate, storage per do
 what the fairness audit flagged. The table and caveats follow; report.html has every
 trial of the searches. --sample FILE.ndjson generates look-alikes of your documents,
 --replay FILE.ndjson loads the file's documents themselves (each once, in order).
---mix FILE.yaml (-p querymix=FILE.yaml) runs your queries as a third workload, mix,
-between C and A, each reported as QUERY-NAME or UPDATE-NAME.`,
+
+--mix FILE.yaml (-p querymix=FILE.yaml) measures your queries instead of workload A:
+the mix closed loop after C (workload mix), then at 500 ops/s on every target and in the
+capacity search (mix-rate); proportions adding to less than 1 leave the rest to reads by
+key. The load creates the secondary indexes the queries need (-p secondaryindex=…
+chooses them yourself); the first screen shows each query's p50/p99, rows per call and
+plan, and any query left without its index, with the fix. --keep leaves the tables on
+the targets (by default those docbench created are dropped).`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if f.out == "" {
@@ -85,7 +96,8 @@ between C and A, each reported as QUERY-NAME or UPDATE-NAME.`,
 	fl.StringArrayVarP(&f.props, "property", "p", nil, "property key=value for every target and workload (repeatable), as run's -p")
 	fl.StringVar(&f.sample, "sample", "", "NDJSON file of your documents: load look-alikes of them (document.sample)")
 	fl.StringVar(&f.replay, "replay", "", "NDJSON file of your documents: load them themselves, each once, in order (document.replay)")
-	fl.StringVar(&f.mix, "mix", "", "YAML file of your service's queries (querymix, docs/documents.md): run them as a third workload, mix")
+	fl.BoolVar(&f.keep, "keep", false, "keep the tables on the targets (by default each is dropped when quickstart is done with it; only tables docbench created are dropped)")
+	fl.StringVar(&f.mix, "mix", "", "YAML file of your service's queries (querymix, docs/documents.md): measure them in place of workload A (closed loop, at the common rate, in the capacity search)")
 	return cmd
 }
 
@@ -143,17 +155,18 @@ func quickProps(st *study.File, cmd *cobra.Command, f *quickFlags) error {
 		}
 	}
 	if f.mix != "" {
-		// The mix alone, closed loop, after C and before A (whose updates,
-		// and the search's, come last).
-		if _, err := workload.ReadMix(f.mix); err != nil {
+		m, err := workload.ReadMix(f.mix)
+		if err != nil {
 			return bad(fmt.Errorf("%s: %w", via, err)) // alone: not also the mix workload's lack of operations
 		}
 		abs, err := filepath.Abs(f.mix)
 		if err != nil {
 			return bad(fmt.Errorf("%s %s: %w", via, f.mix, err))
 		}
-		mix := study.WorkloadSpec{Name: "mix", Workload: "workloadc", Properties: map[string]string{"readproportion": "0", "querymix": abs}}
-		st.Workloads = append(st.Workloads[:1], append([]study.WorkloadSpec{mix}, st.Workloads[1:]...)...)
+		if err := quickMix(st, m, abs); err != nil {
+			return err
+		}
+		f.mixQueries = m
 	}
 	// As run checks its -P and -p: the workloads' files under them.
 	for _, w := range st.Workloads {
@@ -179,7 +192,11 @@ func quickProps(st *study.File, cmd *cobra.Command, f *quickFlags) error {
 			return err
 		}
 	}
-	return nil
+	if _, ok := given.Get("secondaryindex"); ok || f.mixQueries == nil {
+		return nil
+	}
+	f.mixIndexes, err = mixIndexes(st, f.mixQueries)
+	return err
 }
 
 // countDocuments counts the documents of an NDJSON file: its lines that
@@ -253,7 +270,7 @@ func (a *app) quickstart(ctx context.Context, cmd *cobra.Command, f *quickFlags)
 		quick, st.Properties["recordcount"], strings.Join(names, ", "), st.Duration.D(), st.Warmup.D(), st.Threads, shortSearch(st), f.out)
 	progress := newStatusWriter(a.stderr)
 	qa := &app{stdout: a.stdout, stderr: progress}
-	m, runErr := study.Conduct(ctx, st, study.RunOptions{Out: f.out, Quick: f.quick, ExtraTargets: f.targets, Log: progress, Engine: qa.engine()})
+	m, runErr := study.Conduct(ctx, st, study.RunOptions{Out: f.out, Quick: f.quick, Keep: f.keep, ExtraTargets: f.targets, Log: progress, Engine: qa.engine()})
 	progress.Done()
 	if m == nil {
 		return &ExitError{Code: 2, Err: runErr}
@@ -284,7 +301,7 @@ func (a *app) quickstart(ctx context.Context, cmd *cobra.Command, f *quickFlags)
 	for _, l := range d.Markers() {
 		buf.WriteString(l + "\n")
 	}
-	for _, l := range quickAnswer(d, st, docs, ran) {
+	for _, l := range quickAnswer(d, st, f, docs, ran) {
 		buf.WriteString(l + "\n")
 	}
 	buf.WriteString("\n")
@@ -371,31 +388,6 @@ func describeDocuments(st *study.File, f *quickFlags) (string, error) {
 	return what + fmt.Sprintf(", depth %d", depth), nil
 }
 
-// mixLine is the query mix's figures on target t: its throughput (closed
-// loop) and each named operation's p50/p99; "" without a mix.
-func mixLine(d *study.Data, st *study.File, t string) string {
-	for _, w := range st.Workloads {
-		if w.Properties["querymix"] == "" {
-			continue
-		}
-		all, why := d.Figure(t, w.Name, "ALL", "throughput")
-		if why != "" {
-			return "  " + w.Name + ": " + why
-		}
-		var parts []string
-		for _, r := range d.Rows {
-			if r.Target != t || r.Workload != w.Name || r.Metric != "p50" ||
-				!strings.HasPrefix(r.Op, "QUERY-") && !strings.HasPrefix(r.Op, "UPDATE-") {
-				continue
-			}
-			p99, _ := d.Figure(t, w.Name, r.Op, "p99")
-			parts = append(parts, fmt.Sprintf("%s p50 %s, p99 %s", r.Op, report.HumanMicros(r.Median), report.HumanMicros(p99.Median)))
-		}
-		return fmt.Sprintf("  %s (your queries, closed loop): %s ops/s; %s", w.Name, report.FormatNumber(math.Round(all.Median)), strings.Join(parts, "; "))
-	}
-	return ""
-}
-
 // shortSearch says what the quickstart's capacity search gives up for
 // its time.
 func shortSearch(st *study.File) string {
@@ -405,61 +397,29 @@ func shortSearch(st *study.File) string {
 }
 
 // quickAnswer is the quickstart's first screen: the documents, then per
-// target the sustainable rate with its band and caveats, READ and UPDATE
-// latency at the rate every target ran, storage per document; the
+// target the sustainable rate with its band and caveats, latency at the
+// rate every target ran (READ and UPDATE, or the mix's operations), the
+// mix per query, storage per document; the mix's missing indexes; the
 // fairness audit; what the search gave up, and how the state was kept
 // comparable.
-func quickAnswer(d *study.Data, st *study.File, docs string, targets []string) []string {
+func quickAnswer(d *study.Data, st *study.File, f *quickFlags, docs string, targets []string) []string {
 	out := []string{"documents: " + docs}
-	rate, fixed := "", ""
-	for _, w := range st.Workloads {
-		if v := w.Properties["target"]; v != "" {
-			rate, fixed = v, w.Name
+	if f.mixQueries != nil {
+		switch ix := st.Properties["secondaryindex"]; {
+		case f.mixIndexes:
+			out = append(out, "indexes: secondaryindex="+ix+" on every target, for the mix's queries")
+		case ix != "":
+			out = append(out, "indexes: secondaryindex="+ix+" on every target (-p)")
 		}
 	}
-	capWL := st.Capacity.Workload
 	for _, t := range targets {
-		line := t + ": "
-		var holds float64
-		var found bool
-		for _, run := range d.Manifest.Runs {
-			if run.Target != t || !run.Capacity {
-				continue
-			}
-			found = true
-			if res := d.Results[run.File]; res != nil && res.Capacity != nil {
-				line += "sustainable rate (" + capWL + "): " + report.CapacityLine(res.Capacity)
-				holds = res.Capacity.Rate
-			} else {
-				line += "capacity search failed: " + run.Error
-			}
-		}
-		if !found {
-			line += "no capacity search ran"
-		}
+		line, holds, searched := capacityAnswer(d, st, t)
 		out = append(out, line)
-		if fixed != "" {
-			var parts []string
-			for _, op := range []string{"READ", "UPDATE"} {
-				p50, why := d.Figure(t, fixed, op, "p50")
-				p99, _ := d.Figure(t, fixed, op, "p99")
-				if why != "" {
-					parts = append(parts, op+" "+why)
-					continue
-				}
-				parts = append(parts, fmt.Sprintf("%s p50 %s, p99 %s", op, report.HumanMicros(p50.Median), report.HumanMicros(p99.Median)))
-			}
-			l := fmt.Sprintf("  at %s ops/s (%s, the same rate on every target; latency from the intended start): %s", rate, fixed, strings.Join(parts, "; "))
-			switch r, _ := strconv.ParseFloat(rate, 64); {
-			case found && holds == 0:
-				l += " — its search found no rate that held: this may be an overloaded target's latency"
-			case found && holds < r:
-				l += " — above the " + report.FormatNumber(holds) + " ops/s it holds: an overloaded target's latency"
-			}
+		if l := commonRateLine(d, st, f.mixQueries != nil, t, holds, searched); l != "" {
 			out = append(out, l)
 		}
-		if mix := mixLine(d, st, t); mix != "" {
-			out = append(out, mix)
+		if f.mixQueries != nil {
+			out = append(out, mixLines(d, t)...)
 		}
 		if b, why := d.Figure(t, "load", "SERVER", "bytes_per_document"); why == "" {
 			l := "  storage: " + report.FormatNumber(math.Round(b.Median)) + " bytes per document after the load"
@@ -469,6 +429,11 @@ func quickAnswer(d *study.Data, st *study.File, docs string, targets []string) [
 			out = append(out, l)
 		} else {
 			out = append(out, "  storage per document: absent ("+why+")")
+		}
+	}
+	if f.mixQueries != nil {
+		if l := missingIndexes(f.mixQueries, st.Properties["secondaryindex"]); l != "" {
+			out = append(out, l)
 		}
 	}
 	var flagged []string
@@ -491,9 +456,71 @@ func quickAnswer(d *study.Data, st *study.File, docs string, targets []string) [
 	for _, w := range st.Workloads {
 		order = append(order, w.Name)
 	}
-	out = append(out, "comparable state: on each target "+strings.Join(order, ", then ")+" ran on the table as loaded, the capacity search "+
-		"last; the table was then dropped: no workload ran on the table the search's updates grew")
-	return out
+	end := "the table was then dropped: no workload ran on the table the search's updates grew"
+	if f.keep {
+		end = "the table was kept (--keep): no workload ran on it after the search's updates grew it"
+	}
+	ran := " ran on the table as loaded, the capacity search last; "
+	if f.mixQueries != nil {
+		ran = " ran in this order on the table loaded once (each on what the ones before it left), the capacity search last; "
+	}
+	return append(out, "comparable state: on each target "+strings.Join(order, ", then ")+ran+end)
+}
+
+// capacityAnswer is target t's line of its sustainable rate, the rate that
+// held (0 for none) and whether a search ran.
+func capacityAnswer(d *study.Data, st *study.File, t string) (line string, holds float64, searched bool) {
+	line = t + ": "
+	for _, run := range d.Manifest.Runs {
+		if run.Target != t || !run.Capacity {
+			continue
+		}
+		searched = true
+		if res := d.Results[run.File]; res != nil && res.Capacity != nil {
+			line += "sustainable rate (" + st.Capacity.Workload + "): " + report.CapacityLine(res.Capacity)
+			holds = res.Capacity.Rate
+		} else {
+			line += "capacity search failed: " + run.Error
+		}
+	}
+	if !searched {
+		line += "no capacity search ran"
+	}
+	return line, holds, searched
+}
+
+// commonRateLine is target t's latency at the rate every target ran: READ
+// and UPDATE, or with a mix each of its operations; "" when no workload
+// ran at a common rate.
+func commonRateLine(d *study.Data, st *study.File, mix bool, t string, holds float64, searched bool) string {
+	rate, fixed := "", ""
+	for _, w := range st.Workloads {
+		if v := w.Properties["target"]; v != "" {
+			rate, fixed = v, w.Name
+		}
+	}
+	if fixed == "" {
+		return ""
+	}
+	ops := []string{"READ", "UPDATE"}
+	if mix {
+		ops = opsOf(d, t, fixed)
+	}
+	var parts []string
+	for _, op := range ops {
+		parts = append(parts, op+" "+latencies(d, t, fixed, op))
+	}
+	if len(parts) == 0 {
+		parts = []string{"not measured"}
+	}
+	l := fmt.Sprintf("  at %s ops/s (%s, the same rate on every target; latency from the intended start): %s", rate, fixed, strings.Join(parts, "; "))
+	switch r, _ := strconv.ParseFloat(rate, 64); {
+	case searched && holds == 0:
+		l += " — its search found no rate that held: this may be an overloaded target's latency"
+	case searched && holds < r:
+		l += " — above the " + report.FormatNumber(holds) + " ops/s it holds: an overloaded target's latency"
+	}
+	return l
 }
 
 // writeSideBySide prints throughput and p50/p99 per operation, targets side

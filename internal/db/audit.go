@@ -1,8 +1,10 @@
 package db
 
 import (
+	"cmp"
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -50,9 +52,13 @@ type Audit struct {
 	DurabilityDetail string     `json:"durability_detail"`
 	KeyIndex         KeyIndex   `json:"key_index"`
 	KeyIndexDetail   string     `json:"key_index_detail"`
-	SecondaryIndexes string     `json:"secondary_indexes"`
-	Compression      string     `json:"compression"`
-	Memory           string     `json:"memory"`
+	// SecondaryIndexes lists the indexed document paths ("none"), the same
+	// text on every backend for the same paths; the detail has the
+	// catalog's definitions.
+	SecondaryIndexes       string `json:"secondary_indexes"`
+	SecondaryIndexesDetail string `json:"secondary_indexes_detail,omitempty"`
+	Compression            string `json:"compression"`
+	Memory                 string `json:"memory"`
 	// Clients is the phase's client count, set by the caller: it is not
 	// the backend's to say.
 	Clients int `json:"clients"`
@@ -81,6 +87,7 @@ func Classify(backend string, settings, layout map[string]string) Audit {
 	if b != nil && b.Audit != nil {
 		a = b.Audit(settings, layout)
 	}
+	a.auditIndexes(layout)
 	if a.DurabilityDetail == "" {
 		a.DurabilityDetail = "settings not recorded"
 	}
@@ -115,4 +122,45 @@ func HumanBytes(v string) string {
 		return v
 	}
 	return FormatBytes(n)
+}
+
+// IndexPathComment prefixes the comment docbench gives the index it creates
+// for a secondary path, where the server keeps comments; the path follows.
+const IndexPathComment = "docbench path: "
+
+// CatalogIndex is a secondary index as the server's catalog describes it:
+// the document path docbench created it for ("" for an index of another's)
+// and its definition.
+type CatalogIndex struct{ Path, Def string }
+
+// SetIndexLayout records the secondary indexes a table has in an Info's
+// layout: "secondary_indexes" lists the indexed paths (an index of
+// another's by its definition), sorted, the form the fairness audit
+// compares between backends; "secondary_index_definitions" the catalog's
+// definitions in the same order. No index: neither is set.
+func SetIndexLayout(layout map[string]string, ixs []CatalogIndex) {
+	if len(ixs) == 0 {
+		return
+	}
+	ixs = slices.Clone(ixs)
+	name := func(ix CatalogIndex) string { return cmp.Or(ix.Path, ix.Def) }
+	slices.SortFunc(ixs, func(a, b CatalogIndex) int { return cmp.Or(cmp.Compare(name(a), name(b)), cmp.Compare(a.Def, b.Def)) })
+	var paths, defs []string
+	for _, ix := range ixs {
+		if n := name(ix); len(paths) == 0 || paths[len(paths)-1] != n {
+			paths = append(paths, n)
+		}
+		defs = append(defs, ix.Def)
+	}
+	layout["secondary_indexes"] = strings.Join(paths, ", ")
+	layout["secondary_index_definitions"] = strings.Join(defs, "; ")
+}
+
+// auditIndexes sets an audit's secondary indexes from a layout
+// SetIndexLayout wrote; an older result's are the backend's to read.
+func (a *Audit) auditIndexes(layout map[string]string) {
+	if v := layout["secondary_indexes"]; v != "" {
+		a.SecondaryIndexes = v
+		a.SecondaryIndexesDetail = layout["secondary_index_definitions"]
+	}
 }

@@ -96,6 +96,20 @@ type Statementer interface {
 	Statement(ctx context.Context, sql string, args []any) (int, error)
 }
 
+// Scripter is implemented by sessions that run a script of the user's
+// (statement.file): its statements in one transaction, each prepared once
+// per session with {table} replaced; a failing statement rolls the
+// transaction back. Each statement takes its parameters from args, from
+// the first on: as many as it has placeholders (on PostgreSQL up to its
+// highest $N).
+// PrepareScript prepares them before a run, so that a statement the
+// server refuses, or one with more placeholders than nargs, stops the run
+// before any work.
+type Scripter interface {
+	Script(ctx context.Context, stmts []string, args []any) error
+	PrepareScript(ctx context.Context, stmts []string, nargs int) error
+}
+
 // SetupRunner is implemented by stores that run setup statements of the
 // user's (statement.setup) once, with {table} replaced.
 type SetupRunner interface {

@@ -186,3 +186,30 @@ func TestBuildChecksAndIntervals(t *testing.T) {
 		t.Error("bytes per document without a storage figure")
 	}
 }
+
+// TestDocumentsStoredChecked: a load's inserts are checked against the
+// documents the table gained; a server that counts only changed rows has
+// its shortfall of rows updated explained.
+func TestDocumentsStoredChecked(t *testing.T) {
+	snap := func(docs, upd float64) db.Snapshot {
+		s := db.NewSnapshot()
+		s.Gauges["documents"] = db.Val(docs, db.Count)
+		s.Counters["rows_updated"] = db.Val(upd, db.Count)
+		s.Facts[UnchangedUncounted] = "MariaDB"
+		return s
+	}
+	b, a := &Reading{Snap: snap(10, 0)}, &Reading{Snap: snap(60, 0)}
+	s := Build(b, a, Counts{Ops: 50, Inserts: 50, Exact: true}, 0)
+	if want := (Check{What: "documents stored", Docbench: 50, Server: 50, Match: true}); len(s.Checks) != 1 || s.Checks[0] != want {
+		t.Errorf("load checks %+v, want %+v", s.Checks, want)
+	}
+	est := &Reading{Snap: snap(60, 0)}
+	est.Snap.Facts[DocumentsEstimated] = "n_live_tup"
+	if s := Build(b, est, Counts{Ops: 50, Inserts: 50, Exact: true}, 0); len(s.Checks) != 0 {
+		t.Errorf("checks of an estimate %+v", s.Checks)
+	}
+	s = Build(b, &Reading{Snap: snap(10, 7)}, Counts{Ops: 10, Updates: 10, Exact: true}, 0)
+	if len(s.Checks) != 1 || s.Checks[0].Match || !strings.HasPrefix(s.Checks[0].Explained, "MariaDB counts only the rows an UPDATE changed: at least 3") {
+		t.Errorf("update checks %+v", s.Checks)
+	}
+}

@@ -87,7 +87,10 @@ func WriteText(w io.Writer, s *Server, a *db.Audit) {
 	}
 	for _, ch := range s.Checks {
 		mark := "= server"
-		if !ch.Match {
+		switch {
+		case ch.Explained != "":
+			mark = fmt.Sprintf("(server %.0f: %s)", ch.Server, ch.Explained)
+		case !ch.Match:
 			mark = fmt.Sprintf("≠ server %.0f", ch.Server)
 		}
 		fmt.Fprintf(w, "  check: %s %d %s\n", ch.What, ch.Docbench, mark)
@@ -101,7 +104,7 @@ func WriteText(w io.Writer, s *Server, a *db.Audit) {
 	}
 	if a != nil {
 		wrapped(w, "audit", []string{"durability " + string(a.Durability) + " (" + a.DurabilityDetail + ")", "key index " + string(a.KeyIndex),
-			fmt.Sprintf("clients %d", a.Clients)})
+			"secondary indexes " + a.SecondaryIndexes, fmt.Sprintf("clients %d", a.Clients)})
 	}
 	for _, n := range s.Notes {
 		wrapped(w, "note", []string{n})

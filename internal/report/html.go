@@ -620,7 +620,7 @@ footer{color:var(--muted);font-size:13px;padding:24px;border-top:1px solid var(-
 <h3>Findings</h3>
 <ul class="findings">
 {{- range .Findings}}
-<li><strong>{{.Verdict}}</strong>: {{.Says}}.{{if .Threshold}} Threshold: {{.Threshold}}{{if .Source}} (the source: {{.Source}}){{end}}.{{else if .Source}} The source: {{.Source}}.{{end}}{{if .Measured}} Measured: {{.Measured}}.{{end}}{{if .Why}} Why: {{.Why}}.{{end}}{{if .Chart}} Chart: “{{.Chart}}”.{{end}}</li>
+<li><strong>{{.Verdict}}</strong>{{if .ID}} <code>{{.ID}}</code>{{end}}: {{.Says}}.{{if .Threshold}} Threshold: {{.Threshold}}{{if .Source}} (the source: {{.Source}}){{end}}.{{else if .Source}} The source: {{.Source}}.{{end}}{{if .Measured}} Measured: {{.Measured}}.{{end}}{{if .Why}} Why: {{.Why}}.{{end}}{{if .Chart}} Chart: “{{.Chart}}”.{{end}}</li>
 {{- end}}
 </ul>
 {{- end}}

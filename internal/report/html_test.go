@@ -68,7 +68,7 @@ func fixedStudies() []*StudyReport {
 		Rows:      rows,
 		Workloads: []KV{{"workloadc", "YCSB C: reads only"}, {"update", "YCSB C: reads only, changed by readproportion=0, updateproportion=1"}},
 		Notes:     []string{"sqlite: one writer at a time; readers do not block."},
-		Findings: []Finding{{Says: "read throughput at 16 clients ≥ 1.5× that at 1", Threshold: "16 / 1 ≥ 1.5×", Source: "\"scale well on R/O workloads\"", Chart: "Workload C: throughput by clients",
+		Findings: []Finding{{ID: "concurrency#pg-scales-read-only", Says: "read throughput at 16 clients ≥ 1.5× that at 1", Threshold: "16 / 1 ≥ 1.5×", Source: "\"scale well on R/O workloads\"", Chart: "Workload C: throughput by clients",
 			Verdict: "inconclusive", Measured: "postgres c threads=16 / postgres c threads=1 = 35,100 / 9,800 = 3.58×", Why: "one round: the medians agree with the claim, but one round is no evidence"}},
 		PlanChecks: []string{"PLAN CONTRADICTS TARGET: sqlite c READ is meant to use usertable_pkey; its plan is SCAN usertable"},
 		Headlines:  []string{"c at threads=16: postgres 35.1k ops/s, sqlite 21.0k (postgres 1.67× sqlite); highest p99: sqlite's READ 8.6 ms, max 1.3 s"},

@@ -115,6 +115,9 @@ type KV struct{ Key, Value string }
 // Finding is one of a study's claims with its verdict: reproduced, not
 // reproduced, inconclusive or not measurable here, and why.
 type Finding struct {
+	// ID is the claim's stable id, STUDY#ID, and @VERSION for a claim on
+	// one PostgreSQL version of a --pg-versions run.
+	ID        string `json:"id,omitempty"`
 	Says      string `json:"says"`                // the claim
 	Threshold string `json:"threshold,omitempty"` // the comparison checked: "a / b ≥ 10×", "a < b < c by p50:READ"
 	Source    string `json:"source,omitempty"`    // the source's own figure

@@ -21,6 +21,7 @@ import (
 // that path allocates nothing.
 type DocOps struct {
 	Shape document.Shape
+	raw   rawMean        // RawDocSize's last answer: a capacity search's trials share it
 	flat  *document.Flat // plain flat documents: YCSB's (deterministic) values
 	cfg   *workload.Config
 
@@ -36,6 +37,9 @@ type DocOps struct {
 	stmtName   string
 	stmtSetup  []string
 	stmtParams []param
+
+	scripts     []script // statement.file
+	scriptTotal int      // their weights' sum
 
 	schema db.Schema
 	paths  map[string]document.PathInfo

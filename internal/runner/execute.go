@@ -131,6 +131,10 @@ func (p *execution) openSessions(ctx context.Context, store db.Store) error {
 			p.closeSessions()
 			return err
 		}
+		if err := p.docOps.tryScripts(ctx, p.sessions[0]); err != nil {
+			p.closeSessions()
+			return err
+		}
 	}
 	return nil
 }
@@ -152,6 +156,7 @@ func ioModes(sessions []db.Session) string {
 func (p *execution) missingCapability(s db.Session) string {
 	_, querier := s.(db.Querier)
 	_, statementer := s.(db.Statementer)
+	_, scripter := s.(db.Scripter)
 	switch {
 	case p.o.Phase != Run:
 	case !querier && len(p.docOps.queries) > 0:
@@ -160,6 +165,8 @@ func (p *execution) missingCapability(s db.Session) string {
 		return "secondary queries (querymix)"
 	case !statementer && p.docOps.stmtSQL != "":
 		return "statements of the user's (statementproportion)"
+	case !scripter && len(p.docOps.scripts) > 0:
+		return "statement files (statement.file)"
 	}
 	return ""
 }
@@ -190,10 +197,11 @@ func (p *execution) buildWorkers() {
 			sess: p.sessions[i], wl: p.wl, th: p.wl.NewThread(i), docOps: p.docOps,
 			rec: p.reg.NewRecorder(), ops: p.share(i), batch: p.batch,
 			stop: p.stop, drng: document.NewRand(), verifyOp: verifyIndex(p.reg.Names()),
-			mixOp: mixIndex(p.docOps, p.reg.Names()),
+			mixOp: mixIndex(p.docOps, p.reg.Names()), scriptOp: scriptIndex(p.docOps, p.reg.Names()),
 		}
 		w.qs, _ = p.sessions[i].(db.Querier)
 		w.stmts, _ = p.sessions[i].(db.Statementer)
+		w.scripts, _ = p.sessions[i].(db.Scripter)
 		w.prepare()
 		if o.Rate > 0 {
 			w.interval = o.interval()
@@ -274,6 +282,7 @@ func (p *execution) warmUp(ctx context.Context) {
 	for i, w := range p.workers {
 		w.done.Store(0)
 		w.failed.Store(0)
+		w.loaded = 0
 		w.stop, w.ops = p.stop, p.share(i)
 		if w.lag != nil {
 			w.lag.Reset()
@@ -470,6 +479,9 @@ func (p *execution) collect() (*Outcome, error) {
 	out.Totals = p.reg.Totals()
 	out.Queries = p.docOps.queryPages()
 	out.Ops, out.Failed = p.counts()
+	for _, w := range p.workers {
+		out.LoadedBytes += w.loaded
+	}
 	p.st.finish(out.Ops)
 	if p.o.Rate > 0 {
 		p.mergeLag()

@@ -105,6 +105,9 @@ type Outcome struct {
 	Failure string
 	// Failed counts, of Ops, those that failed (records of failed batches).
 	Failed int64
+	// LoadedBytes is the JSON bytes of the documents a load stored (Ops
+	// less Failed of them).
+	LoadedBytes int64
 	// Warmup is what the discarded warm-up did, failures included.
 	Warmup *Warmup
 	Batch  int
@@ -185,8 +188,8 @@ const DefaultMaxErrorShare = 0.01
 var ErrFailed = errors.New("phase failed")
 
 // opNames are the measured operations, indexed by workload.Op; a batched
-// load adds INSERT-BATCH, dataintegrity VERIFY (verifyIndex), and a query
-// mix its entries (mixIndex).
+// load adds INSERT-BATCH, dataintegrity VERIFY (verifyIndex), statement
+// files theirs (scriptIndex) and a query mix its entries (mixIndex).
 func opNames(p *DocOps, batched bool) []string {
 	names := make([]string, workload.NumOps)
 	for op := range workload.NumOps {
@@ -198,7 +201,17 @@ func opNames(p *DocOps, batched bool) []string {
 	if p.cfg.DataIntegrity {
 		names = append(names, "VERIFY")
 	}
+	names = append(names, p.scriptNames()...)
 	return append(names, p.mixNames()...)
+}
+
+// scriptIndex is the index of the first script in names (the scripts
+// follow in order, before the query mix's entries), or -1.
+func scriptIndex(p *DocOps, names []string) int {
+	if len(p.scripts) == 0 {
+		return -1
+	}
+	return len(names) - len(p.mix) - len(p.scripts)
 }
 
 // mixIndex is the index of the query mix's first entry in names (its

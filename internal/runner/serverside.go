@@ -2,7 +2,9 @@ package runner
 
 import (
 	"context"
+	"fmt"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/docbench/docbench/internal/db"
@@ -27,7 +29,11 @@ func ServerSide(ctx context.Context, store db.Store, before *probe.Reading, out 
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), bound)
 	defer cancel()
 	after := probe.TakeAfter(ctx, store, before)
-	srv := probe.Build(before, after, out.counts(), docOps.RawDocSize(wl))
+	raw, note := out.rawDocSize(wl, docOps, bound == interruptedProbe)
+	srv := probe.Build(before, after, out.counts(), raw)
+	if note != "" && srv.Absent == "" {
+		srv.Notes = append(srv.Notes, note)
+	}
 	phase := out.Phase
 	if srv.Absent == "" {
 		plans, err := db.Explain(ctx, store, docOps.ExplainRequest(wl, phase))
@@ -72,23 +78,62 @@ func (o *Outcome) counts() probe.Counts {
 	return c
 }
 
-// RawDocSize is the average size of o's documents as raw JSON,
-// measured on a sample spread over the loaded keys.
-func (o *DocOps) RawDocSize(wl *workload.Workload) float64 {
+// rawDocSize is the mean size, as raw JSON, of the documents the phase's
+// table holds: a load's, of those it stored; another phase's, of the
+// documents of the load range (RawDocSize: all of them up to rawDocLimit,
+// fewer when the phase was interrupted), with a note when not all.
+func (o *Outcome) rawDocSize(wl *workload.Workload, docOps *DocOps, interrupted bool) (float64, string) {
+	if n := o.Ops - o.Failed; o.Phase == Load && n > 0 && o.LoadedBytes > 0 {
+		return float64(o.LoadedBytes) / float64(n), ""
+	}
+	limit := int64(rawDocLimit)
+	if interrupted {
+		limit = rawDocLimit / 100
+	}
+	mean, of, n := docOps.RawDocSize(wl, limit)
+	if of == n {
+		return mean, ""
+	}
+	return mean, fmt.Sprintf("raw_json_bytes_per_document is the mean of %d of the %d documents, spread over the keys", of, n)
+}
+
+// rawDocLimit bounds the documents a run generates again for their mean
+// size: about a second's work.
+const rawDocLimit = 1_000_000
+
+// RawDocSize is the mean size, as raw JSON, of the documents of the load
+// range: of all of them (n) when there are at most limit, else of limit
+// spread over the range (of).
+func (o *DocOps) RawDocSize(wl *workload.Workload, limit int64) (mean float64, of, n int64) {
 	start, n := wl.LoadRange()
 	if n <= 0 {
 		n = max(wl.Config().RecordCount, 1)
 	}
-	const sample = 256
+	of = min(n, max(limit, 1))
+	o.raw.mu.Lock()
+	defer o.raw.mu.Unlock()
+	at := [3]int64{start, n, of}
+	if o.raw.at == at {
+		return o.raw.mean, of, n
+	}
 	th := wl.NewThread(0)
 	dr := document.NewRand()
 	var key, buf []byte
 	total := 0
-	for i := range int64(sample) {
-		k := start + i*n/sample
+	for i := range of {
+		k := start + i*n/of
 		key = th.AppendKey(key[:0], k)
 		buf = o.Shape.AppendDoc(buf[:0], key, k, dr)
 		total += len(buf)
 	}
-	return float64(total) / sample
+	o.raw.at, o.raw.mean = at, float64(total)/float64(of)
+	return o.raw.mean, of, n
+}
+
+// rawMean is RawDocSize's last answer: of the documents at names (start,
+// count, generated).
+type rawMean struct {
+	mu   sync.Mutex
+	at   [3]int64
+	mean float64
 }

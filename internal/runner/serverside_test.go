@@ -42,9 +42,11 @@ func TestServerSide(t *testing.T) {
 		if c != tc.c {
 			t.Errorf("%s counts %+v, want %+v", tc.phase, c, tc.c)
 		}
-		raw := docOps.RawDocSize(wl)
-		if raw <= 0 || raw != docOps.RawDocSize(wl) {
-			t.Errorf("raw document size %v", raw)
+		if raw, of, n := docOps.RawDocSize(wl, 1000); raw <= 0 || of != 200 || n != 200 {
+			t.Errorf("raw document size %v of %d of %d documents", raw, of, n)
+		}
+		if raw, of, n := docOps.RawDocSize(wl, 50); raw <= 0 || of != 50 || n != 200 {
+			t.Errorf("raw document size of a sample: %v of %d of %d documents", raw, of, n)
 		}
 		srv := ServerSide(ctx, store, before, out, wl, docOps)
 		if srv.Absent != "" || srv.Storage["ratio_to_raw_json"].Value <= 0 || srv.CPU == nil {

@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/docbench/docbench/internal/db"
 	"github.com/docbench/docbench/internal/workload"
@@ -27,6 +28,10 @@ func (o *DocOps) prepareStatement(wl *workload.Workload, seed uint64) error {
 	o.stmtName = "STATEMENT"
 	if d.StatementName != "" {
 		o.stmtName += "-" + strings.ToUpper(d.StatementName)
+	}
+	for _, sc := range d.Scripts {
+		o.scriptTotal += sc.Weight
+		o.scripts = append(o.scripts, script{file: sc.File, name: sc.Name, stmts: sc.Statements, cum: o.scriptTotal})
 	}
 	for _, spec := range d.StatementParams {
 		kind, arg, _ := strings.Cut(spec, ":")
@@ -63,6 +68,62 @@ func (o *DocOps) prepareStatement(wl *workload.Workload, seed uint64) error {
 			g.fixed = arg
 		}
 		o.stmtParams = append(o.stmtParams, g)
+	}
+	return nil
+}
+
+// script is one file of statement.file, prepared: its statements and its
+// weight added to those before it.
+type script struct {
+	file  string
+	name  string // STATEMENT-FILE
+	stmts []string
+	cum   int
+}
+
+// scriptNames are the report names of the scripts, in order.
+func (o *DocOps) scriptNames() []string {
+	names := make([]string, len(o.scripts))
+	for i, sc := range o.scripts {
+		names[i] = sc.name
+	}
+	return names
+}
+
+// pickScript chooses a script by its weight.
+func (o *DocOps) pickScript(r *rand.Rand) int {
+	x := r.IntN(o.scriptTotal)
+	for i := range o.scripts {
+		if x < o.scripts[i].cum {
+			return i
+		}
+	}
+	return len(o.scripts) - 1
+}
+
+// scriptStep runs one script, chosen by weight, as one transaction with
+// the statement parameters drawn once, and records it as its own
+// operation, timed over the whole script.
+func (w *worker) scriptStep(ctx context.Context, r *rand.Rand, intended, t0 time.Time) error {
+	i := w.docOps.pickScript(r)
+	err := w.scripts.Script(ctx, w.docOps.scripts[i].stmts, w.statementArgs(r))
+	end := time.Now()
+	w.rec.Record(w.scriptOp+i, end.Sub(t0), end.Sub(intended), err)
+	return err
+}
+
+// tryScripts prepares every script's statements on s, before the phase:
+// a statement the server refuses stops the phase before any work, named
+// with its file.
+func (o *DocOps) tryScripts(ctx context.Context, s db.Session) error {
+	sc, ok := s.(db.Scripter)
+	if !ok {
+		return nil // missingCapability says so
+	}
+	for _, x := range o.scripts {
+		if err := sc.PrepareScript(ctx, x.stmts, len(o.stmtParams)); err != nil {
+			return fmt.Errorf("statement.file=%s: %w", x.file, err)
+		}
 	}
 	return nil
 }

@@ -24,6 +24,7 @@ type worker struct {
 	sess     db.Session
 	qs       db.Querier     // sess as a Querier, when it is one
 	stmts    db.Statementer // sess as a Statementer, when it is one
+	scripts  db.Scripter    // sess as a Scripter, when it is one
 	wl       *workload.Workload
 	th       *workload.Thread
 	docOps   *DocOps
@@ -31,6 +32,7 @@ type worker struct {
 	ops      int64 // operations to measure (this thread's share)
 	verifyOp int   // the index of VERIFY (dataintegrity)
 	mixOp    int   // the index of the query mix's first entry (querymix)
+	scriptOp int   // the index of the first script (statement.file)
 	batch    int
 	stop     <-chan struct{}
 	drng     *document.Rand
@@ -39,6 +41,9 @@ type worker struct {
 	// of them, the failed ones: the worker's own, summed by the sampler
 	// (execution.counts), so that workers share no counter.
 	done, failed atomic.Int64
+	// loaded is the JSON bytes of the documents the worker's load stored
+	// (its successful inserts), read when the phase is over.
+	loaded int64
 
 	interval time.Duration        // open loop: time between this worker's operations
 	offset   time.Duration        // open loop: this worker's phase within the schedule
@@ -109,7 +114,9 @@ func (w *worker) load(ctx context.Context) error {
 			if ctx.Err() != nil {
 				return ctx.Err()
 			}
+			continue
 		}
+		w.loaded += int64(len(w.doc))
 	}
 	return nil
 }
@@ -153,6 +160,10 @@ func (w *worker) loadBatches(ctx context.Context) error {
 			w.failed.Add(int64(n))
 			if ctx.Err() != nil {
 				return ctx.Err()
+			}
+		} else {
+			for _, doc := range w.docs[:n] {
+				w.loaded += int64(len(doc))
 			}
 		}
 		if n < w.batch {
@@ -254,6 +265,9 @@ func (w *worker) step(ctx context.Context, cfg *workload.Config, r *rand.Rand, i
 			w.rec.AddRows(int(op), n)
 		}
 	case workload.OpStatement:
+		if len(w.docOps.scripts) > 0 {
+			return w.scriptStep(ctx, r, intended, t0) // records itself
+		}
 		_, err = w.stmts.Statement(ctx, w.docOps.stmtSQL, w.statementArgs(r))
 	case workload.OpReadModifyWrite:
 		return w.readModifyWrite(ctx, cfg, r, intended, t0) // records itself

@@ -1,11 +1,13 @@
 package study
 
 import (
+	"cmp"
 	"math"
 	"strconv"
 	"strings"
 
 	"github.com/docbench/docbench/internal/db"
+	"github.com/docbench/docbench/internal/workload"
 )
 
 // metricNames are the axis titles of figures: words, not metric names.
@@ -187,6 +189,20 @@ func operationMix(f *File, w WorkloadSpec) (mix string, changed bool) {
 				}
 				p[op.prop], changed = x, true
 			}
+		}
+	}
+	if file := cmp.Or(w.Properties["querymix"], f.Properties["querymix"]); file != "" {
+		// A mix's entries are shares of all operations; a file not found
+		// here (relative to its study file) is left out of the words.
+		if m, err := workload.ReadMix(file); err == nil {
+			for _, q := range m.Queries {
+				if q.Kind == "update" {
+					p["updateproportion"] += q.Proportion
+				} else {
+					p["queryproportion"] += q.Proportion
+				}
+			}
+			changed = true
 		}
 	}
 	total := 0.0

@@ -23,7 +23,8 @@ import (
 // sides (A/B with Ratio) or ordered across sides (Order, ascending).
 //
 //	claims:
-//	  - says: "jsonb_path_ops index ≤ 0.6× the jsonb_ops index"
+//	  - id: path-ops-smaller
+//	    says: "jsonb_path_ops index ≤ 0.6× the jsonb_ops index"
 //	    source: "295 MB vs 636 MB (0.46×)"
 //	    chart: Index size by target
 //	    y: index_bytes
@@ -38,7 +39,12 @@ import (
 //
 // A claim's chart, when named, must plot its y. Order claims over skewed
 // latencies compare medians (p50), as the sources did, not means.
+//
+// A claim is known as STUDY#ID (containment#path-ops-smaller) in
+// findings.json, summary.md and docs/reproductions.md: its id stays when
+// its words change. A claim without id: is known by its position (1, 2, …).
 type Claim struct {
+	ID       string `yaml:"id"`       // kebab-case, unique in the study; its position when not given
 	Says     string `yaml:"says"`     // the claim, in words
 	Source   string `yaml:"source"`   // the source's own figure, shown beside the threshold
 	Seed     string `yaml:"seed"`     // older name of source (accepted)
@@ -231,10 +237,39 @@ func (rr ratioRange) String() string {
 	return fmt.Sprintf("≤ %g×", rr.Hi)
 }
 
-// validateClaims checks the claims and plan checks against the study's
-// targets, workloads and sweeps; each problem names its line.
-func (f *File) validateClaims(root *yaml.Node, fail func(int, string, ...any)) {
-	targets, workloads, swept := map[string]bool{}, map[string]bool{}, map[string]bool{}
+// positional reports whether a finding's id, STUDY#ID, is its claim's
+// position, not an id of its own.
+func positional(id string) bool {
+	_, own, _ := strings.Cut(id, "#")
+	return own == "" || own[0] >= '0' && own[0] <= '9'
+}
+
+// claimID is the form of a claim's own id: its position is all digits.
+var claimID = regexp.MustCompile(`^[a-z][a-z0-9]*(-[a-z0-9]+)*$`)
+
+// claimIDs checks the claims' own ids and gives a claim without one its
+// position (1, 2, …).
+func (f *File) claimIDs(root *yaml.Node, fail func(int, string, ...any)) {
+	ids := map[string]int{}
+	for i := range f.Claims {
+		c := &f.Claims[i]
+		line, what := lineOf(root, "claims", i), fmt.Sprintf("claims[%d]", i)
+		switch first, dup := ids[c.ID]; {
+		case c.ID == "":
+			c.ID = strconv.Itoa(i + 1)
+		case !claimID.MatchString(c.ID):
+			fail(line, "%s: id: %q: want a kebab-case name starting with a letter (gin-slower-than-key)", what, c.ID)
+		case dup:
+			fail(line, "%s: id: %q is claims[%d]'s too: a claim's id is unique in its study", what, c.ID, first)
+		}
+		ids[c.ID] = i
+	}
+}
+
+// claimScope is what a claim's sides may name: the study's targets (and
+// opt-in ones), workloads (and the load phase) and swept properties.
+func (f *File) claimScope() (targets, workloads, swept map[string]bool) {
+	targets, workloads, swept = map[string]bool{}, map[string]bool{}, map[string]bool{}
 	for _, t := range f.Targets {
 		targets[t.Name] = true
 	}
@@ -248,6 +283,14 @@ func (f *File) validateClaims(root *yaml.Node, fail func(int, string, ...any)) {
 	for _, s := range f.Sweep {
 		swept[s.Property] = true
 	}
+	return targets, workloads, swept
+}
+
+// validateClaims checks the claims and plan checks against the study's
+// targets, workloads and sweeps; each problem names its line.
+func (f *File) validateClaims(root *yaml.Node, fail func(int, string, ...any)) {
+	f.claimIDs(root, fail)
+	targets, workloads, swept := f.claimScope()
 	checkSide := func(line int, what string, s Side, c *Claim) {
 		t, w := s.Target, s.Workload
 		if t == "" {
@@ -574,7 +617,7 @@ func (d *Data) Findings() []report.Finding {
 	var out []report.Finding
 	for i := range d.File.Claims {
 		c := &d.File.Claims[i]
-		fd := report.Finding{Says: c.Says, Threshold: c.threshold(), Source: c.Source, Chart: c.Chart}
+		fd := report.Finding{ID: d.File.Name + "#" + c.ID, Says: c.Says, Threshold: c.threshold(), Source: c.Source, Chart: c.Chart}
 		sides := c.Order
 		if len(sides) == 0 {
 			sides = []Side{c.A, c.B}
@@ -1172,7 +1215,7 @@ func markdownFindings(b *bytes.Buffer, rep *report.StudyReport, quick bool) {
 	}
 	b.WriteString("A verdict compares the 95% confidence intervals of the medians (6 or more rounds), or else the min–max ranges across rounds (2 or more: every round must agree); one round is never evidence. An order or directed ratio also needs its minimum effect (the source's, else 5 %), and rounds whose spread is under half of it.\n\n")
 	for _, f := range rep.Findings {
-		fmt.Fprintf(b, "- **%s** — %s.%s", f.Verdict, f.Says, thresholdText(f, "."))
+		fmt.Fprintf(b, "- **%s** `%s` — %s.%s", f.Verdict, f.ID, f.Says, thresholdText(f, "."))
 		if f.Measured != "" {
 			fmt.Fprintf(b, " Measured: %s.", f.Measured)
 		}
@@ -1220,15 +1263,20 @@ func writeFindings(dir string, rep *report.StudyReport) error {
 }
 
 // verdictChanges prints the claims whose verdict differs between two runs
-// of a study (matched by what they say), after compare's table.
+// of a study, after compare's table. Claims are matched by their ids, or
+// by their words where an id is only a position (a claim without id:, or
+// a run from before claims had them).
 func verdictChanges(w io.Writer, old, cur *Data) {
-	before := map[string]report.Finding{}
+	byID, bySays := map[string]report.Finding{}, map[string]report.Finding{}
 	for _, f := range old.Findings() {
-		before[f.Says] = f
+		byID[f.ID], bySays[f.Says] = f, f
 	}
 	first := true
 	for _, f := range cur.Findings() {
-		o, ok := before[f.Says]
+		o, ok := byID[f.ID]
+		if !ok || positional(f.ID) || positional(o.ID) {
+			o, ok = bySays[f.Says]
+		}
 		if !ok || o.Verdict == f.Verdict {
 			continue
 		}

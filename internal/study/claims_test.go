@@ -60,6 +60,44 @@ plans:
 	}
 }
 
+// TestClaimIDs: a claim's id is kebab-case and unique in its study; a
+// claim without one is known by its position; a finding carries
+// STUDY#ID.
+func TestClaimIDs(t *testing.T) {
+	src := `name: c
+targets:
+  - {name: pg, target: "postgres:embedded"}
+workloads:
+  - {name: w, workload: workloadc}
+claims:
+  - {id: Fast_Reads, says: x, y: throughput, a: pg, b: pg, ratio: ">= 1"}
+  - {id: same, says: y, y: throughput, a: pg, b: pg, ratio: ">= 1"}
+  - {id: same, says: z, y: throughput, a: pg, b: pg, ratio: ">= 1"}
+  - {id: "3", says: z, y: throughput, a: pg, b: pg, ratio: ">= 1"}
+`
+	_, err := Parse("c.yaml", []byte(src))
+	for _, want := range []string{
+		`c.yaml:7:5: claims[0]: id: "Fast_Reads": want a kebab-case name`,
+		`c.yaml:9:5: claims[2]: id: "same" is claims[1]'s too`,
+		`c.yaml:10:5: claims[3]: id: "3": want a kebab-case name`,
+	} {
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("missing %q in:\n%v", want, err)
+		}
+	}
+	f, err := Parse("c.yaml", []byte(strings.Replace(claimsStudy, "{says: ordered,", "{id: size-order, says: ordered,", 1)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ids []string
+	for _, fd := range (&Data{File: f, Manifest: &Manifest{}, Results: map[string]*report.Result{}}).Findings() {
+		ids = append(ids, fd.ID)
+	}
+	if want := []string{"c#1", "c#size-order", "c#3"}; !slices.Equal(ids, want) {
+		t.Errorf("finding ids %v, want %v", ids, want)
+	}
+}
+
 func row(target, size, op, metric string, median, lo, hi float64, n int) report.Row {
 	return report.Row{Target: target, Workload: "w", Point: []KV{{Key: "document.size", Value: size}}, Op: op, Metric: metric,
 		Median: median, Min: lo, Max: hi, CILo: lo, CIHi: hi, N: n, Unit: "B"}
@@ -155,6 +193,30 @@ func TestVerdictChanges(t *testing.T) {
 	verdictChanges(&b, data(9000), data(600))
 	if !strings.Contains(b.String(), "big is 10x small: reproduced → not reproduced") {
 		t.Errorf("got %q", b.String())
+	}
+	// A claim reworded keeps its id: the change is still the same claim's.
+	withID := func(src string) *File {
+		f, err := Parse("c.yaml", []byte(strings.Replace(claimsStudy, "{says: big is 10x small,", src, 1)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return f
+	}
+	old, cur := data(9000), data(600)
+	old.File, cur.File = withID("{id: big-wal, says: big is 10x small,"), withID("{id: big-wal, says: the big WAL is ten times the small,")
+	b.Reset()
+	verdictChanges(&b, old, cur)
+	if !strings.Contains(b.String(), "the big WAL is ten times the small: reproduced → not reproduced") {
+		t.Errorf("reworded: got %q", b.String())
+	}
+	// Without ids, a claim put first moves the others: they are matched
+	// by their words, not their positions.
+	cur.File = withID("{says: a new first claim, y: wal_bytes_per_update, target: big, a: {point: {document.size: \"8192\"}}, b: {point: {document.size: \"512\"}}, ratio: \">= 1000\"}\n  - {says: big is 10x small,")
+	old.File = f
+	b.Reset()
+	verdictChanges(&b, old, cur)
+	if got := b.String(); !strings.Contains(got, "big is 10x small: reproduced → not reproduced") || strings.Contains(got, "a new first claim") {
+		t.Errorf("a claim put first: got %q", got)
 	}
 }
 

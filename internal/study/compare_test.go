@@ -10,7 +10,7 @@ import (
 	"github.com/docbench/docbench/internal/testutil"
 )
 
-var update = flag.Bool("update", false, "rewrite the golden files in testdata")
+var update = flag.Bool("update", false, "rewrite the golden files: testdata, and docs/reproductions.md's sources and statements")
 
 // series is one series of compareData: an operation's metric and its
 // per-round values.

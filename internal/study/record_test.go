@@ -55,15 +55,18 @@ type recordGroup struct {
 	rows    []docRow
 }
 
+// docRow is a table row: its claim cell is the claim's id, then its words.
 type docRow struct {
-	lineNo                      int
-	claim, ours, verdict, cells string
+	lineNo                          int
+	id, claim, ours, verdict, cells string
 }
 
 var (
 	recordLink = regexp.MustCompile(`\]\(\.\./record/([^/)]+)/summary\.md\)`)
 	boldText   = regexp.MustCompile(`\*\*([^*]+)\*\*`)
 	digitComma = regexp.MustCompile(`(\d),(\d{3})`)
+	// rowID is the claim cell's id, STUDY#ID[@VERSION], before its words.
+	rowID = regexp.MustCompile("^`([a-z0-9-]+#[a-z0-9-]+(?:@[0-9.]+)?)` (.+)$")
 )
 
 func readReproductions(t *testing.T) []*docSection {
@@ -111,7 +114,11 @@ func readReproductions(t *testing.T) []*docSection {
 			if m := boldText.FindStringSubmatch(v); m != nil {
 				v = m[1]
 			}
-			group.rows = append(group.rows, docRow{lineNo: n, claim: plainClaim(cells[0]), ours: cells[2], verdict: v, cells: line})
+			m := rowID.FindStringSubmatch(cells[0])
+			if m == nil {
+				t.Fatalf("%s:%d: a claim row's first cell opens with the claim's id, `STUDY#ID`", reproductions, n)
+			}
+			group.rows = append(group.rows, docRow{lineNo: n, id: m[1], claim: plainClaim(m[2]), ours: cells[2], verdict: v, cells: line})
 		}
 	}
 	if err := sc.Err(); err != nil {
@@ -254,14 +261,14 @@ func checkRecordDir(t *testing.T, src string) ([]report.Finding, *Manifest) {
 	}
 	current := map[string]string{}
 	for i := range f.Claims {
-		current[f.Claims[i].Says] = f.Claims[i].threshold()
+		current[f.Claims[i].ID] = f.Claims[i].threshold()
 	}
 	for i := range d.File.Claims {
 		c := &d.File.Claims[i]
-		th, ok := current[c.Says]
+		th, ok := current[c.ID]
 		switch {
 		case !ok:
-			t.Errorf("%s: its claim %q is no longer one of the built-in %s study's: record the study again", src, c.Says, d.Manifest.Study)
+			t.Errorf("%s: its claim %s (%q) is no longer one of the built-in %s study's: record the study again", src, c.ID, c.Says, d.Manifest.Study)
 		case th != c.threshold():
 			t.Errorf("%s: the claim %q is now judged by %q, the record by %q: record the study again", src, c.Says, th, c.threshold())
 		}
@@ -273,28 +280,28 @@ func checkRecordDir(t *testing.T, src string) ([]report.Finding, *Manifest) {
 // the one a claim's row means when it names none.
 var defaultMajor = strings.SplitN(server.DefaultPostgresVersion, ".", 2)[0]
 
-// checkSection holds a section's rows to its records' findings: each
-// finding has its row, with the record's verdict and the figures it
-// rests on (a finding on the default version, from a --pg-versions run,
-// may have the row without the version); a row without a recorded
-// finding is a claim of the study waiting for the next record.
+// checkGroup holds a group's rows to its records' findings, matched by
+// the claims' ids: each finding has its row, with the record's verdict and
+// the figures it rests on (a finding on the default version, from a
+// --pg-versions run, may have the row without the version); a row without
+// a recorded finding is a claim of the study waiting for the next record.
 func checkGroup(t *testing.T, study string, g *recordGroup, fds []report.Finding) {
 	t.Helper()
 	rows := map[string]docRow{}
 	for _, r := range g.rows {
-		rows[r.claim] = r
+		rows[r.id] = r
 	}
 	recorded := map[string]bool{}
 	for _, f := range fds {
-		key := f.Says
+		key := f.ID
 		r, ok := rows[key]
-		if base, onDefault := strings.CutSuffix(key, " (PostgreSQL "+defaultMajor+")"); !ok && onDefault {
+		if base, onDefault := strings.CutSuffix(key, "@"+defaultMajor); !ok && onDefault {
 			key = base // a row without a version is on docbench's default one
 			r, ok = rows[key]
 		}
 		recorded[key] = true
 		if !ok {
-			t.Errorf("%s: section %s has no row for the recorded claim %q", reproductions, study, f.Says)
+			t.Errorf("%s: section %s has no row for the recorded claim %s (%q)", reproductions, study, f.ID, f.Says)
 			continue
 		}
 		if r.verdict != f.Verdict {
@@ -307,7 +314,7 @@ func checkGroup(t *testing.T, study string, g *recordGroup, fds []report.Finding
 		}
 	}
 	for _, r := range g.rows {
-		if !recorded[r.claim] && r.verdict != "to be recorded" {
+		if !recorded[r.id] && r.verdict != "to be recorded" {
 			t.Errorf("%s:%d: %q is not in the records of the Record line above it (section %s): its verdict is \"to be recorded\", not %q", reproductions, r.lineNo, r.claim, study, r.verdict)
 		}
 	}
@@ -334,14 +341,15 @@ func TestHasFigure(t *testing.T) {
 
 // TestReproductionsListEveryClaim holds docs/reproductions.md to the
 // built-in studies: each study with claims has its section, each claim its
-// row (the claim as the study says it), and each row is a claim of its
-// study, on a version when the row says "(PostgreSQL N)".
+// row (its id, and the claim as the study says it), and each row is a
+// claim of its study in its words, on version N (STUDY#ID@N) when the row
+// says "(PostgreSQL N)".
 func TestReproductionsListEveryClaim(t *testing.T) {
 	sections := map[string]*docSection{}
 	for _, sec := range readReproductions(t) {
 		sections[sec.study] = sec
 	}
-	onVersion := regexp.MustCompile(` \(PostgreSQL [0-9.]+\)$`)
+	onVersion := regexp.MustCompile(` \(PostgreSQL ([0-9.]+)\)$`)
 	for _, name := range Names() {
 		f, err := Load(name)
 		if err != nil {
@@ -357,18 +365,31 @@ func TestReproductionsListEveryClaim(t *testing.T) {
 		}
 		rows := map[string]bool{}
 		for _, r := range sec.rows() {
-			rows[r.claim] = true
+			rows[r.id] = true
 		}
-		says := map[string]bool{}
+		says := map[string]string{}
 		for _, c := range f.Claims {
-			says[c.Says] = true
-			if !rows[c.Says] {
-				t.Errorf("%s: section %s has no row for the claim %q", reproductions, name, c.Says)
+			id := name + "#" + c.ID
+			says[id] = c.Says
+			if !rows[id] {
+				t.Errorf("%s: section %s has no row for the claim %s (%q)", reproductions, name, id, c.Says)
 			}
 		}
 		for _, r := range sec.rows() {
-			if !says[onVersion.ReplaceAllString(r.claim, "")] {
-				t.Errorf("%s:%d: %q is not a claim of the %s study (a row's claim is the study's words)", reproductions, r.lineNo, r.claim, name)
+			id, words := r.id, r.claim
+			if m := onVersion.FindStringSubmatch(words); m != nil {
+				words = strings.TrimSuffix(words, m[0])
+				base, ok := strings.CutSuffix(id, "@"+m[1])
+				if !ok {
+					t.Errorf("%s:%d: the row is on PostgreSQL %s, its id %s not (STUDY#ID@%s)", reproductions, r.lineNo, m[1], r.id, m[1])
+				}
+				id = base
+			}
+			switch w, ok := says[id]; {
+			case !ok:
+				t.Errorf("%s:%d: %s is not a claim of the %s study, or not on the version the row names", reproductions, r.lineNo, r.id, name)
+			case w != words:
+				t.Errorf("%s:%d: %s says %q in the study, %q in the row", reproductions, r.lineNo, r.id, w, words)
 			}
 		}
 	}

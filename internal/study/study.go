@@ -223,7 +223,7 @@ func Load(nameOrPath string) (*File, error) {
 var known = map[string][]string{
 	"":          {"name", "title", "cites", "reported", "targets", "workloads", "properties", "sweep", "rounds", "warmup", "duration", "threads", "protocol", "charts", "quick", "scale", "with", "claims", "plans", "thresholds", "capacity", "floor", "max_rounds", "pg_versions"},
 	"capacity":  capacityKeys,
-	"claims":    {"says", "source", "seed", "chart", "y", "workload", "target", "a", "b", "ratio", "order", "effect", "control"},
+	"claims":    {"id", "says", "source", "seed", "chart", "y", "workload", "target", "a", "b", "ratio", "order", "effect", "control"},
 	"floor":     {"says", "y", "target", "workload", "point"},
 	"plans":     {"target", "workload", "op", "index"},
 	"targets":   {"name", "target", "properties", "thresholds"},

@@ -3,6 +3,7 @@ package study
 import (
 	"archive/tar"
 	"bytes"
+	"cmp"
 	"compress/gzip"
 	"encoding/csv"
 	"errors"
@@ -12,6 +13,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -768,6 +770,7 @@ func (d *Data) markdown(rep *report.StudyReport) []byte {
 			fmt.Fprintf(&b, "| | %s | %s | | | |\n", name, why)
 		}
 		b.WriteString("\n")
+		d.markdownQueries(&b, w.Name)
 	}
 	if len(rep.Notes) > 0 {
 		b.WriteString("## Notes\n\n")
@@ -776,6 +779,50 @@ func (d *Data) markdown(rep *report.StudyReport) []byte {
 		}
 	}
 	return b.Bytes()
+}
+
+// markdownQueries is a workload's table of its queries: rows per call and
+// plan, by point and target; nothing when it ran no query (or its results
+// are older than rows per call).
+func (d *Data) markdownQueries(b *bytes.Buffer, wl string) {
+	if !slices.ContainsFunc(d.Rows, func(r report.Row) bool { return r.Workload == wl && r.Metric == "rows_per_call" }) {
+		return
+	}
+	type key struct{ point, target, op string }
+	plans := map[key]string{}
+	for _, run := range d.Manifest.Runs {
+		res := d.Results[run.File]
+		if run.Workload != wl || run.Capacity || res == nil || res.Server == nil {
+			continue
+		}
+		for _, p := range res.Server.Plans {
+			if a := p.Access; strings.HasPrefix(p.Op, "QUERY") {
+				if p.Flag != "" {
+					a = "⚑ " + p.Flag
+				}
+				plans[key{pointID(run.Point), run.Target, p.Op}] = strings.ReplaceAll(a, "|", "\\|")
+			}
+		}
+	}
+	seen := map[key]bool{}
+	for _, r := range d.Rows {
+		k := key{pointID(r.Point), r.Target, r.Op}
+		if r.Workload != wl || r.Metric != "p50" || !strings.HasPrefix(r.Op, "QUERY") || seen[k] {
+			continue
+		}
+		if len(seen) == 0 {
+			b.WriteString("| point | target | query | rows per call | plan |\n|---|---|---|---:|---|\n")
+		}
+		seen[k] = true
+		rows := "—"
+		if rr, ok := d.row(r.Target, wl, k.point, r.Op, "rows_per_call"); ok {
+			rows = report.FormatNumber(rr.Median)
+		}
+		fmt.Fprintf(b, "| %s | %s | %s | %s | %s |\n", k.point, r.Target, r.Op, rows, cmp.Or(plans[k], "—"))
+	}
+	if len(seen) > 0 {
+		b.WriteString("\n")
+	}
 }
 
 // capacityReports are the capacity searches of a study, trial by trial

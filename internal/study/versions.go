@@ -340,6 +340,7 @@ func (c Claim) onVersion(targets map[string]bool, v string) Claim {
 		c.Control = &ctl
 	}
 	c.Says += " (PostgreSQL " + v + ")"
+	c.ID += "@" + v
 	return c
 }
 

@@ -36,6 +36,7 @@ type DocOps struct {
 	StatementParams []string // statement.params: a generator per parameter (key, keynum, value:PATH, text:PATH, int:MIN:MAX, const:X)
 	StatementName   string   // statement.name: reported as STATEMENT-NAME (default STATEMENT)
 	StatementSetup  []string // statement.setup: statements run once before the run phase, separated by ;
+	Scripts         []Script // statement.file: files of statements, each a transaction drawn by its weight
 }
 
 // Update modes (updatemode).
@@ -158,8 +159,12 @@ func (c *configParser) docOps(cfg *Config) {
 			}
 		}
 	}
-	if d.StatementProp > 0 && d.StatementSQL == "" {
-		c.fail("statement.sql", "statementproportion=%g needs the statement to run", d.StatementProp)
+	files := c.str("statement.file", "")
+	if files != "" {
+		c.scripts(d, files)
+	}
+	if d.StatementProp > 0 && d.StatementSQL == "" && files == "" {
+		c.fail("statement.sql", "statementproportion=%g needs the statement to run (statement.sql or statement.file)", d.StatementProp)
 	}
 	if v := c.str("secondaryindex", ""); v != "" {
 		for _, p := range strings.Split(v, ",") {

@@ -61,6 +61,10 @@ func Bench(b *testing.B, cfg db.OpenRequest, stmt string) {
 			return err
 		}})
 	}
+	if sc, ok := sess.(db.Scripter); ok && stmt != "" {
+		args, script := []any{string(key)}, []string{stmt, stmt}
+		ops = append(ops, op{"script", func() error { return sc.Script(ctx, script, args) }})
+	}
 	ops = append(ops, op{"insert", func() error {
 		n++
 		k = strconv.AppendInt(append(k[:0], "new"...), int64(n), 10)

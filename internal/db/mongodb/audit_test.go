@@ -1,9 +1,12 @@
 package mongodb
 
 import (
+	"context"
 	"testing"
 
 	"github.com/docbench/docbench/internal/db"
+	"github.com/docbench/docbench/internal/db/dbtest"
+	"github.com/docbench/docbench/internal/testutil"
 )
 
 func TestAudit(t *testing.T) {
@@ -33,4 +36,18 @@ func TestAudit(t *testing.T) {
 	if db.IsLocal("mongodb://127.0.0.1:27017/x") || db.IsEphemeral("mongodb://127.0.0.1:27017/x", nil) {
 		t.Error("a MongoDB URI is neither local nor ephemeral")
 	}
+}
+
+// TestIndexAudit: a run's audit lists the indexes listIndexes answers,
+// _id's aside.
+func TestIndexAudit(t *testing.T) {
+	u := testutil.FreshMongoDatabase(t, testutil.MongoDB(t))
+	dbtest.RunIndexes(t, func(t *testing.T, props map[string]string) db.Store {
+		st, err := db.Open(context.Background(), db.OpenRequest{Target: u, Props: props})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { st.Close() })
+		return st
+	}, "address.city, score, tags")
 }

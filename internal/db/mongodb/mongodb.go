@@ -78,7 +78,6 @@ type store struct {
 	database *mongo.Database
 	coll     *mongo.Collection
 	settings map[string]string // what the URI (or docbench's default) set
-	indexes  []string
 }
 
 var (
@@ -276,16 +275,10 @@ func (s *store) Setup(ctx context.Context, sc db.Schema, recreate bool) error {
 			}
 		}
 	}
-	s.indexes = s.indexes[:0]
 	if len(sc.Indexes) > 0 {
 		models := make([]mongo.IndexModel, len(sc.Indexes))
 		for i, ix := range sc.Indexes {
 			models[i] = mongo.IndexModel{Keys: bson.D{{Key: ix.Path, Value: 1}}}
-			kind := "ascending"
-			if ix.Array {
-				kind = "ascending, multikey"
-			}
-			s.indexes = append(s.indexes, ix.Path+" ("+kind+")")
 		}
 		if _, err := s.coll.Indexes().CreateMany(ctx, models); err != nil {
 			return fmt.Errorf("mongodb setup: create indexes on %s: %w", sc.Table, err)
@@ -370,8 +363,10 @@ func (s *store) Info(ctx context.Context) (db.Info, error) {
 	for k, v := range s.settings {
 		info.Settings[k] = v
 	}
-	if len(s.indexes) > 0 {
-		info.Layout["indexes"] = strings.Join(s.indexes, ", ")
+	if ixs, err := s.secondaryIndexes(ctx); err != nil {
+		info.Layout["secondary_indexes"] = "unknown (" + oneLine(err) + ")"
+	} else {
+		db.SetIndexLayout(info.Layout, ixs)
 	}
 	admin := s.client.Database("admin")
 	build, err := admin.RunCommand(ctx, bson.D{{Key: "buildInfo", Value: 1}}).Raw()
@@ -445,4 +440,46 @@ func numberValue(v bson.RawValue) (string, bool) {
 
 func (s *store) NewSession(ctx context.Context) (db.Session, error) {
 	return newSession(s.coll), nil
+}
+
+// secondaryIndexes reads the collection's indexes (listIndexes) but _id's:
+// one ascending key is its path, another key pattern is its definition.
+func (s *store) secondaryIndexes(ctx context.Context) ([]db.CatalogIndex, error) {
+	cur, err := s.coll.Indexes().List(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("mongodb listIndexes: %w", err)
+	}
+	defer cur.Close(ctx)
+	var out []db.CatalogIndex
+	for cur.Next(ctx) {
+		name, _ := cur.Current.Lookup("name").StringValueOK()
+		key, ok := cur.Current.Lookup("key").DocumentOK()
+		if name == "_id_" || !ok {
+			continue
+		}
+		elems, err := key.Elements()
+		if err != nil {
+			return nil, fmt.Errorf("mongodb listIndexes: %w", err)
+		}
+		var parts []string
+		for _, e := range elems {
+			v, ok := e.Value().StringValueOK() // "text", "hashed", "2dsphere"
+			if n, isNum := num(e.Value()); isNum {
+				v, ok = strconv.FormatFloat(n, 'g', -1, 64), true
+			}
+			if !ok {
+				v = e.Value().String()
+			}
+			parts = append(parts, e.Key()+": "+v)
+		}
+		def := "{" + strings.Join(parts, ", ") + "}"
+		if len(elems) == 1 {
+			if n, ok := num(elems[0].Value()); ok && n == 1 {
+				out = append(out, db.CatalogIndex{Path: elems[0].Key(), Def: def})
+				continue
+			}
+		}
+		out = append(out, db.CatalogIndex{Def: def})
+	}
+	return out, cur.Err()
 }

@@ -148,8 +148,8 @@ func TestIndexesOnDottedPaths(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if info.Layout["indexes"] != "address.zip (ascending), tags (ascending, multikey)" {
-		t.Errorf("layout indexes = %q", info.Layout["indexes"])
+	if got, want := info.Layout["secondary_index_definitions"], "{address.zip: 1}; {tags: 1}"; info.Layout["secondary_indexes"] != "address.zip, tags" || got != want {
+		t.Errorf("layout secondary indexes = %q (%s), want address.zip, tags (%s)", info.Layout["secondary_indexes"], got, want)
 	}
 }
 

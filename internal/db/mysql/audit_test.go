@@ -1,9 +1,12 @@
 package mysql
 
 import (
+	"context"
 	"testing"
 
 	"github.com/docbench/docbench/internal/db"
+	"github.com/docbench/docbench/internal/db/dbtest"
+	"github.com/docbench/docbench/internal/testutil"
 )
 
 func TestAudit(t *testing.T) {
@@ -46,6 +49,39 @@ func TestLocalAndEphemeral(t *testing.T) {
 	}{{Local, true}, {"mysql://root@127.0.0.1:3306/x", false}, {"mariadb://root@db:3306/x", false}} {
 		if l, e := db.IsLocal(tc.target), db.IsEphemeral(tc.target, nil); l != tc.throwaway || e != tc.throwaway {
 			t.Errorf("%s: local %v, ephemeral %v; want %v", tc.target, l, e, tc.throwaway)
+		}
+	}
+}
+
+// TestIndexAudit: a run's audit lists the secondary indexes
+// information_schema has: MariaDB has no multi-valued index (tags has
+// none); the user's own index is listed by its columns.
+func TestIndexAudit(t *testing.T) {
+	for _, srv := range servers {
+		for _, layout := range []string{layoutGenerated, layoutColumn} {
+			t.Run(srv.name+"/"+layout, func(t *testing.T) {
+				url := testutil.FreshMySQLDatabase(t, srv.url(t))
+				open := func(t *testing.T, props map[string]string) db.Store {
+					return openStore(t, url, map[string]string{"layout": layout, "table": props["table"]})
+				}
+				dbtest.RunIndexes(t, open, "address.city, score")
+				if srv.name != "mariadb" {
+					return
+				}
+				st := open(t, map[string]string{"table": "ixaudit"}).(*store)
+				city := indexName("address.city")
+				if _, err := st.sqlDB.Exec("CREATE INDEX mine ON " + st.table + " (ix_score, " + city + ")"); err != nil {
+					t.Fatal(err)
+				}
+				info, err := st.Info(context.Background())
+				if err != nil {
+					t.Fatal(err)
+				}
+				t.Logf("%s: %s", info.Layout["secondary_indexes"], info.Layout["secondary_index_definitions"])
+				if got, want := info.Layout["secondary_indexes"], "BTREE (ix_score, "+city+"), address.city, score"; got != want {
+					t.Fatalf("with the user's index: %q, want %q", got, want)
+				}
+			})
 		}
 	}
 }

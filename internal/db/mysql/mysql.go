@@ -550,7 +550,7 @@ func numericPath(cols []db.Column, path string) bool {
 
 // pathComment prefixes the comment of the generated columns and indexes
 // docbench creates for secondary paths; the path follows.
-const pathComment = "docbench path: "
+const pathComment = db.IndexPathComment
 
 // loadIndexes reads the secondary paths the table has from the catalog, so
 // that a run after a load in another process finds them.
@@ -666,15 +666,13 @@ func (s *store) Info(ctx context.Context) (db.Info, error) {
 	}
 	if err := s.loadIndexes(ctx); err == nil {
 		for p, ix := range s.indexes {
-			switch {
-			case ix.col == "":
-				info.Layout["index "+p] = "multi-valued index on the array elements"
-			case ix.numeric:
-				info.Layout["index "+p] = "generated column " + ix.col + " DOUBLE (" + s.d.indexColumnKind() + ") with a btree index"
-			default:
-				info.Layout["index "+p] = "generated column " + ix.col + " VARCHAR(255) (" + s.d.indexColumnKind() + ") with a btree index"
-			}
+			info.Layout["index "+p] = s.describeIndex(ix)
 		}
+	}
+	if ixs, err := s.secondaryIndexes(ctx); err != nil {
+		info.Layout["secondary_indexes"] = "unknown (" + err.Error() + ")"
+	} else {
+		db.SetIndexLayout(info.Layout, ixs)
 	}
 	for _, p := range s.noArrayIndex {
 		info.Layout["index "+p] = "none: " + s.d.flavour() + " has no multi-valued indexes, array queries scan"

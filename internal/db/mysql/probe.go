@@ -93,6 +93,12 @@ func (s *store) Probe(ctx context.Context) (db.Snapshot, error) {
 		snap.Counters["redo_bytes"] = db.Missing("the server reports no redo LSN (Innodb_lsn_current / Innodb_redo_log_current_lsn)")
 	}
 	snap.Facts["counters_scope"] = "redo, row and handler counters are server-wide"
+	// An UPDATE that sets the values a row has is matched, not changed:
+	// neither Handler_update nor Innodb_rows_updated counts it.
+	snap.Facts[probe.UnchangedUncounted] = "MySQL"
+	if s.d.mariadb {
+		snap.Facts[probe.UnchangedUncounted] = "MariaDB"
+	}
 
 	var logBin string
 	_ = s.sqlDB.QueryRowContext(ctx, "SELECT @@log_bin").Scan(&logBin)

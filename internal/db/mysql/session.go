@@ -42,6 +42,7 @@ var (
 	_ db.BatchInserter = (*session)(nil)
 	_ db.Querier       = (*session)(nil)
 	_ db.Statementer   = (*session)(nil)
+	_ db.Scripter      = (*session)(nil)
 )
 
 // sqlDialect is what the shared database/sql session needs to know of the

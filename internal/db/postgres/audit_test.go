@@ -1,9 +1,12 @@
 package postgres
 
 import (
+	"context"
 	"testing"
 
 	"github.com/docbench/docbench/internal/db"
+	"github.com/docbench/docbench/internal/db/dbtest"
+	"github.com/docbench/docbench/internal/testutil"
 )
 
 func TestAudit(t *testing.T) {
@@ -54,6 +57,38 @@ func TestLocalAndEphemeral(t *testing.T) {
 	} {
 		if l, e := db.IsLocal(tc.target), db.IsEphemeral(tc.target, tc.props); l != tc.local || e != tc.throwaway {
 			t.Errorf("%s %v: local %v, ephemeral %v; want %v, %v", tc.target, tc.props, l, e, tc.local, tc.throwaway)
+		}
+	}
+}
+
+// TestIndexAudit: a run's audit lists the secondary indexes the catalog
+// has, docbench's by path and the user's own by definition, on PostgreSQL
+// 18 and 15, in each layout.
+func TestIndexAudit(t *testing.T) {
+	for _, kind := range servers {
+		for _, layout := range []string{"column", "document", "relational"} {
+			t.Run(kind+"/"+layout, func(t *testing.T) {
+				url := testutil.FreshDatabase(t, testutil.Postgres(t, kind))
+				open := func(t *testing.T, props map[string]string) db.Store {
+					return openStore(t, url, map[string]string{"layout": layout, "table": props["table"]})
+				}
+				dbtest.RunIndexes(t, open, "address.city, score, tags")
+				if layout != "column" {
+					return
+				}
+				conn := testutil.PostgresConn(t, url)
+				if _, err := conn.Exec(context.Background(), "CREATE INDEX mine ON docbench.ixaudit ((data->>'name'))"); err != nil {
+					t.Fatal(err)
+				}
+				info, err := open(t, map[string]string{"table": "ixaudit"}).Info(context.Background())
+				if err != nil {
+					t.Fatal(err)
+				}
+				t.Logf("%s: %s", info.Layout["secondary_indexes"], info.Layout["secondary_index_definitions"])
+				if got, want := info.Layout["secondary_indexes"], "address.city, btree (((data ->> 'name'::text))), score, tags"; got != want {
+					t.Fatalf("with the user's index: %q, want %q (%s)", got, want, info.Layout["secondary_index_definitions"])
+				}
+			})
 		}
 	}
 }

@@ -152,7 +152,6 @@ type store struct {
 	tableRaw string            // unquoted table name
 	table    string            // schema-qualified, quoted
 	settings map[string]string // server.* properties
-	indexes  []string          // secondary index definitions created by Setup
 	cols     []relColumn       // layout=relational columns
 	io       netio.Mode        // pg.io (or its older names)
 }
@@ -312,8 +311,10 @@ func (s *store) Info(ctx context.Context) (db.Info, error) {
 	}
 	info.Layout["pathop"] = s.v.pathop
 	info.Layout["arrayop"] = s.v.arrayop
-	if len(s.indexes) > 0 {
-		info.Layout["secondary_indexes"] = strings.Join(s.indexes, "; ")
+	if ixs, err := s.secondaryIndexes(ctx); err != nil {
+		info.Layout["secondary_indexes"] = "unknown (" + err.Error() + ")"
+	} else {
+		db.SetIndexLayout(info.Layout, ixs)
 	}
 	rows, err := s.admin.Query(ctx, "SELECT name, setting, coalesce(unit, '') FROM pg_settings WHERE name = ANY($1)", settingsReported)
 	if err != nil {

@@ -132,7 +132,7 @@ func (s *store) probeTables(ctx context.Context, snap *db.Snapshot) error {
 		return fmt.Errorf("postgres probe: %w", err)
 	}
 	defer rows.Close()
-	found := false
+	found, live := false, 0.0
 	add := func(m map[string]db.Figure, k string, v float64, unit string) {
 		f := m[k]
 		m[k] = db.Val(f.Value+v, unit)
@@ -151,6 +151,7 @@ func (s *store) probeTables(ctx context.Context, snap *db.Snapshot) error {
 		g, k := snap.Gauges, snap.Counters
 		if main {
 			found = true
+			live = v[9]
 			g["table_bytes"] = db.Val(v[0], db.Bytes)
 			g["table_fsm_vm_bytes"] = db.Val(v[1], db.Bytes)
 			g["toast_bytes"] = db.Val(v[2], db.Bytes)
@@ -159,7 +160,6 @@ func (s *store) probeTables(ctx context.Context, snap *db.Snapshot) error {
 			k["rows_updated"] = db.Val(v[6], db.Count)
 			k["rows_deleted"] = db.Val(v[7], db.Count)
 			k["rows_hot_updated"] = db.Val(v[8], db.Count)
-			g["documents"] = db.Val(v[9], db.Count)
 		} else {
 			add(g, "child_tables_bytes", v[4], db.Bytes)
 			add(k, "child_rows_inserted", v[5], db.Count)
@@ -184,6 +184,7 @@ func (s *store) probeTables(ctx context.Context, snap *db.Snapshot) error {
 		}
 		return nil
 	}
+	s.countDocuments(ctx, snap, live)
 	if err := s.probeToast(ctx, snap); err != nil {
 		return err
 	}
@@ -267,14 +268,14 @@ func (s *store) probeToast(ctx context.Context, snap *db.Snapshot) error {
 		FROM (SELECT data FROM ` + s.table + ` LIMIT ` + fmt.Sprint(toastSample) + `) d`
 	var n, ext, comp, compInline, stored, raw float64
 	var extN, compInlineN *float64
-	note, err := s.uncounted(ctx, func(tx pgx.Tx) error {
+	note, err := s.uncounted(ctx, func(tx pgx.Tx, _ bool) error {
 		return tx.QueryRow(ctx, q).Scan(&n, &extN, &comp, &compInlineN, &stored, &raw)
 	})
 	if err != nil {
 		return fmt.Errorf("postgres probe (TOAST): %w", err)
 	}
 	if note != "" {
-		snap.Facts["probe_sample"] = note
+		snap.Facts["probe_sample"] = "the TOAST sample's reads are in the next phase's buffer counters " + note
 	}
 	g["doc_sample"] = db.Val(n, db.Count)
 	if n == 0 {
@@ -311,12 +312,37 @@ func (s *store) probeToast(ctx context.Context, snap *db.Snapshot) error {
 	return nil
 }
 
+// countDocuments sets the documents the table holds: counted, not
+// n_live_tup (live), the statistics' estimate, which an ANALYZE
+// (autovacuum's too) sets from its sample, losing the rows a load inserts
+// meanwhile. Only where the count's reads go uncounted: otherwise a whole
+// scan would land in the next phase's buffer counters, and documents is
+// the estimate, with a fact saying so.
+func (s *store) countDocuments(ctx context.Context, snap *db.Snapshot, live float64) {
+	var docs float64
+	note, err := s.uncounted(ctx, func(tx pgx.Tx, counted bool) error {
+		if counted {
+			docs = live
+			return nil
+		}
+		return tx.QueryRow(ctx, "SELECT count(*)::float8 FROM "+s.table).Scan(&docs)
+	})
+	switch {
+	case err != nil:
+		snap.Gauges["documents"] = db.Missing("count(*): " + oneLine(err))
+		return
+	case note != "":
+		snap.Facts[probe.DocumentsEstimated] = "documents is n_live_tup, the statistics' estimate: counting them would add a scan to the next phase's buffer counters " + note
+	}
+	snap.Gauges["documents"] = db.Val(docs, db.Count)
+}
+
 // uncounted runs f, a read of the table's documents, in a transaction
 // with track_counts off, so that the buffers it touches are not counted in
 // the next phase's figures (a snapshot's sample comes after its counters).
-// Only a superuser may turn track_counts off: without it, f runs counted,
-// and uncounted says so.
-func (s *store) uncounted(ctx context.Context, f func(pgx.Tx) error) (string, error) {
+// Only a superuser may turn track_counts off: without it, f runs counted
+// (told so), and uncounted says why.
+func (s *store) uncounted(ctx context.Context, f func(tx pgx.Tx, counted bool) error) (string, error) {
 	tx, err := s.admin.Begin(ctx)
 	if err != nil {
 		return "", err
@@ -330,7 +356,7 @@ func (s *store) uncounted(ctx context.Context, f func(pgx.Tx) error) (string, er
 		if _, err := tx.Exec(ctx, "ROLLBACK TO SAVEPOINT docbench_probe"); err != nil {
 			return "", err
 		}
-		note = "the TOAST sample's reads are in the next phase's buffer counters (SET track_counts = off: " + oneLine(err) + ")"
+		note = "(SET track_counts = off: " + oneLine(err) + ")"
 	}
-	return note, f(tx)
+	return note, f(tx, note != "")
 }

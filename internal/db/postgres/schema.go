@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/jackc/pgx/v5"
@@ -84,18 +85,62 @@ func (s *store) Setup(ctx context.Context, sc db.Schema, recreate bool) error {
 	if err := s.setColumnOptions(ctx); err != nil {
 		return err
 	}
-	s.indexes = s.indexes[:0]
 	for i, ix := range sc.Indexes {
-		q, err := s.indexDDL(ident(fmt.Sprintf("idx%d", i)), ix)
+		name := ident(fmt.Sprintf("idx%d", i))
+		q, err := s.indexDDL(name, ix)
 		if err != nil {
 			return err
 		}
 		if _, err := s.admin.Exec(ctx, q); err != nil {
 			return fmt.Errorf("postgres secondaryindex=%s: %s: %w", ix.Path, q, err)
 		}
-		s.indexes = append(s.indexes, q)
+		// The comment names the path: Info reads it back from the catalog
+		// (without it, by the index's definition).
+		q = "COMMENT ON INDEX " + pgx.Identifier{s.schema}.Sanitize() + "." + name + " IS " + quoteLiteral(db.IndexPathComment+ix.Path)
+		if _, err := s.admin.Exec(ctx, q); err != nil {
+			s.cfg.Logf("postgres: %s: %v: the audit names the index by its definition", q, err)
+		}
 	}
 	return nil
+}
+
+// indexesSQL lists the indexes of the table and of its child tables
+// (layout=relational) but their primary keys: the comment docbench gave
+// its own, and the definition from USING on.
+const indexesSQL = `
+SELECT i.relname, t.relname = $2, coalesce(obj_description(x.indexrelid, 'pg_class'), ''),
+       regexp_replace(pg_get_indexdef(x.indexrelid), '^.* USING ', '')
+FROM pg_index x
+JOIN pg_class i ON i.oid = x.indexrelid
+JOIN pg_class t ON t.oid = x.indrelid
+JOIN pg_namespace n ON n.oid = t.relnamespace
+WHERE n.nspname = $1 AND NOT x.indisprimary AND (t.relname = $2 OR left(t.relname, length($2) + 2) = $2 || '__')`
+
+// secondaryIndexes reads the table's secondary indexes from the catalog:
+// every index but the primary key and the key index of layout=document.
+func (s *store) secondaryIndexes(ctx context.Context) ([]db.CatalogIndex, error) {
+	rows, err := s.admin.Query(ctx, indexesSQL, s.schema, s.tableRaw)
+	if err != nil {
+		return nil, fmt.Errorf("postgres catalog: %w", err)
+	}
+	defer rows.Close()
+	var out []db.CatalogIndex
+	for rows.Next() {
+		var name, comment, def string
+		var main bool
+		if err := rows.Scan(&name, &main, &comment, &def); err != nil {
+			return nil, fmt.Errorf("postgres catalog: %w", err)
+		}
+		if main && s.v.layout == "document" && slices.Contains([]string{"ycsb_key", "gin", "gin_path_ops"}, strings.TrimPrefix(name, s.tableRaw+"_")) {
+			continue
+		}
+		path, _ := strings.CutPrefix(comment, db.IndexPathComment)
+		if path == comment {
+			path = ""
+		}
+		out = append(out, db.CatalogIndex{Path: path, Def: def})
+	}
+	return out, rows.Err()
 }
 
 // claim readies a table (quoted, schema-qualified; name as the user knows

@@ -218,9 +218,9 @@ type session struct {
 	doc     []byte // document layout: the document with its key
 	rows    [][]any
 	rel     *relSession
-	hs      hstoreBuf         // doctype=hstore conversions
-	stmts   map[string]string // statements of the user's → prepared name
-	direct  direct            // the messages of run
+	hs      hstoreBuf // doctype=hstore conversions
+	stmts   userStmts // statements of the user's by text
+	direct  direct    // the messages of run
 }
 
 var (

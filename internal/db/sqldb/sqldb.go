@@ -68,6 +68,8 @@ type Session struct {
 	user    map[string]*sql.Stmt // statements of the user's by text
 	raw     []sql.RawBytes
 	dest    []any
+
+	params map[*sql.Stmt]int // placeholders of each statement of the user's (Script)
 }
 
 // Prepare prepares q on the session's connection and keeps its text.

@@ -1,9 +1,12 @@
 package sqlite
 
 import (
+	"context"
+	"path/filepath"
 	"testing"
 
 	"github.com/docbench/docbench/internal/db"
+	"github.com/docbench/docbench/internal/db/dbtest"
 )
 
 func TestAudit(t *testing.T) {
@@ -33,5 +36,32 @@ func TestAudit(t *testing.T) {
 	}
 	if !db.IsLocal("sqlite:x.db") || db.IsEphemeral("sqlite:x.db", nil) {
 		t.Error("a SQLite file is local, and not thrown away")
+	}
+}
+
+// TestIndexAudit: a run's audit lists the expression indexes the file has
+// (SQLite indexes no array elements: tags has none).
+func TestIndexAudit(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "t.db")
+	dbtest.RunIndexes(t, func(t *testing.T, props map[string]string) db.Store {
+		st, err := db.Open(context.Background(), db.OpenRequest{Target: "sqlite:" + path, Props: props})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { st.Close() })
+		return st
+	}, "address.city, score")
+}
+
+func TestIndexedPath(t *testing.T) {
+	for _, p := range []string{"a", "address.city", "a b.c", `q"x.y`, "it's"} {
+		if got := indexedPath("(" + predExpr(p) + ")"); got != p {
+			t.Errorf("indexedPath(%s) = %q, want %q", predExpr(p), got, p)
+		}
+	}
+	for _, def := range []string{"(ycsb_key)", "((data ->> '$.a'), x)", "((data -> '$.a'))"} {
+		if got := indexedPath(def); got != "" {
+			t.Errorf("indexedPath(%s) = %q, want none", def, got)
+		}
 	}
 }

@@ -14,22 +14,82 @@ import (
 func predExpr(path string) string { return "(data ->> " + sqlString(jsonPath(path)) + ")" }
 
 // createIndexes creates expression indexes for scalar paths. SQLite has no
-// inverted index for array elements: such an index is recorded as not
-// created, and queries on the path scan.
+// inverted index for array elements: such a path is recorded as not
+// indexed, and queries on it scan.
 func (s *store) createIndexes(ctx context.Context, sc db.Schema) error {
-	s.indexes = s.indexes[:0]
+	s.notIndexed = s.notIndexed[:0]
 	for i, ix := range sc.Indexes {
 		if ix.Array {
-			s.indexes = append(s.indexes, ix.Path+": not created (SQLite has no index over array elements; queries on it scan)")
+			s.notIndexed = append(s.notIndexed, ix.Path+" (SQLite has no index over array elements; queries on it scan)")
 			continue
 		}
 		q := fmt.Sprintf("CREATE INDEX IF NOT EXISTS %s ON %s (%s)", quote(fmt.Sprintf("%s_idx%d", sc.Table, i)), quote(sc.Table), predExpr(ix.Path))
 		if _, err := s.db.ExecContext(ctx, q); err != nil {
 			return fmt.Errorf("sqlite secondaryindex=%s: %s: %w", ix.Path, q, err)
 		}
-		s.indexes = append(s.indexes, q)
 	}
 	return nil
+}
+
+// secondaryIndexes reads the table's indexes from sqlite_schema (the
+// primary key's has no SQL): the path of an index on predExpr(path), and
+// each definition from its column list on.
+func (s *store) secondaryIndexes(ctx context.Context) ([]db.CatalogIndex, error) {
+	rows, err := s.db.QueryContext(ctx, "SELECT sql FROM sqlite_schema WHERE type = 'index' AND tbl_name = ? AND sql IS NOT NULL", s.table)
+	if err != nil {
+		return nil, fmt.Errorf("sqlite catalog: %w", err)
+	}
+	defer rows.Close()
+	var out []db.CatalogIndex
+	for rows.Next() {
+		var q string
+		if err := rows.Scan(&q); err != nil {
+			return nil, fmt.Errorf("sqlite catalog: %w", err)
+		}
+		def := q
+		if i := strings.Index(q, "("); i >= 0 {
+			def = q[i:]
+		}
+		out = append(out, db.CatalogIndex{Path: indexedPath(def), Def: def})
+	}
+	return out, rows.Err()
+}
+
+// indexedPath is the dotted path of an index definition "(predExpr(path))",
+// "" for another expression.
+func indexedPath(def string) string {
+	jp, ok1 := strings.CutPrefix(def, "((data ->> '")
+	jp, ok2 := strings.CutSuffix(jp, "'))")
+	rest, ok3 := strings.CutPrefix(strings.ReplaceAll(jp, "''", "'"), "$.")
+	if !ok1 || !ok2 || !ok3 {
+		return ""
+	}
+	var segs []string
+	for rest != "" {
+		seg := rest
+		switch i := strings.IndexByte(rest, '.'); {
+		case rest[0] == '"':
+			j := 1
+			for j < len(rest) && (rest[j] != '"' || rest[j-1] == '\\') {
+				j++
+			}
+			if j == len(rest) {
+				return ""
+			}
+			seg, rest = strings.ReplaceAll(rest[1:j], `\"`, `"`), rest[j+1:]
+		case i >= 0:
+			seg, rest = rest[:i], rest[i:]
+		default:
+			rest = ""
+		}
+		segs = append(segs, seg)
+		rest = strings.TrimPrefix(rest, ".")
+	}
+	path := strings.Join(segs, ".")
+	if "("+predExpr(path)+")" != def {
+		return ""
+	}
+	return path
 }
 
 // containment translates a JSON fragment into predicates on the value at

@@ -66,15 +66,16 @@ func init() {
 type store struct {
 	cfg     db.OpenRequest
 	doctype string // jsonb or text
-	indexes []string
-	path    string
-	db      *sql.DB
-	table   string
-	props   map[string]string
-	sync    string
-	jmode   string
-	ckpt    *checkpointer // sqlite.checkpoint=background; nil for auto
-	wmu     *writeLock    // sqlite.writes=serialized; nil for concurrent
+	// notIndexed are the secondary paths Setup could not index.
+	notIndexed []string
+	path       string
+	db         *sql.DB
+	table      string
+	props      map[string]string
+	sync       string
+	jmode      string
+	ckpt       *checkpointer // sqlite.checkpoint=background; nil for auto
+	wmu        *writeLock    // sqlite.writes=serialized; nil for concurrent
 }
 
 // writeLock, under sqlite.writes=serialized, is held around every write of
@@ -276,8 +277,13 @@ func (s *store) Info(ctx context.Context) (db.Info, error) {
 	if s.doctype == "text" {
 		info.Layout["document"] = "data TEXT (json)"
 	}
-	if len(s.indexes) > 0 {
-		info.Layout["secondary_indexes"] = strings.Join(s.indexes, "; ")
+	if ixs, err := s.secondaryIndexes(ctx); err != nil {
+		info.Layout["secondary_indexes"] = "unknown (" + err.Error() + ")"
+	} else {
+		db.SetIndexLayout(info.Layout, ixs)
+	}
+	if len(s.notIndexed) > 0 {
+		info.Layout["not_indexed"] = strings.Join(s.notIndexed, "; ")
 	}
 	if err := s.db.QueryRowContext(ctx, "select sqlite_version()").Scan(&info.Version); err != nil {
 		return info, fmt.Errorf("sqlite %s: %w", s.path, err)
@@ -383,6 +389,7 @@ var (
 	_ db.BatchInserter = (*session)(nil)
 	_ db.Querier       = (*session)(nil)
 	_ db.Statementer   = (*session)(nil)
+	_ db.Scripter      = (*session)(nil)
 )
 
 // Keys and documents are bound as strings viewing their bytes
@@ -525,6 +532,30 @@ func (s *session) Statement(ctx context.Context, text string, args []any) (int, 
 		}
 	}
 	return s.Session.Statement(ctx, text, args)
+}
+
+// Script runs a script of the user's (statement.file) in one transaction:
+// BEGIN IMMEDIATE when a statement writes, so that the transaction takes
+// the write lock at once rather than fail to upgrade a read; under
+// sqlite.writes=serialized such a script takes the store's write lock.
+func (s *session) Script(ctx context.Context, stmts []string, args []any) error {
+	begin := "BEGIN"
+	for _, text := range stmts {
+		ro, err := s.isReadOnly(text)
+		if err != nil {
+			return err
+		}
+		if !ro {
+			begin = "BEGIN IMMEDIATE"
+		}
+	}
+	if begin != "BEGIN" && s.wmu != nil {
+		if err := s.wmu.lock(ctx); err != nil {
+			return err
+		}
+		defer s.wmu.unlock()
+	}
+	return s.ScriptIn(ctx, begin, stmts, args)
 }
 
 // isReadOnly reports whether SQLite finds a statement of the user's
