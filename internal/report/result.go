@@ -76,6 +76,23 @@ type Result struct {
 	ScheduleLag *ScheduleLag `json:"schedule_lag,omitempty"`
 	// Capacity is set on a capacity search's result (phase "capacity").
 	Capacity *Capacity `json:"capacity,omitempty"`
+	// Control is the machine-speed control a study takes just before a
+	// measured run (absent elsewhere, and in results of earlier releases).
+	Control *Control `json:"control,omitempty"`
+}
+
+// Control is a machine-speed control: a fixed client-side CPU kernel and
+// the cheapest round trip to the server, timed before a measured run, so
+// that a run on a machine slower than the study's others shows.
+type Control struct {
+	// KernelUS is the kernel's time in µs: the median of a few timings of
+	// the same fixed work (SHA-256 over a fixed buffer).
+	KernelUS float64 `json:"kernel_us"`
+	// RoundTripUS is the median of a few dozen of the cheapest calls to
+	// the server (SELECT 1, else a read of an absent key), in µs; absent
+	// when none could be timed, RoundTripAbsent saying why.
+	RoundTripUS     float64 `json:"round_trip_us,omitempty"`
+	RoundTripAbsent string  `json:"round_trip_absent,omitempty"`
 }
 
 // Tool names the program that produced a result.

@@ -33,6 +33,9 @@ type StudyReport struct {
 	// Caveats are what a reader must know before quoting the figures (one
 	// round, CPUs shared by client and servers, targets without figures).
 	Caveats []string
+	// Void are the runs left out because their machine-speed control
+	// moved beyond its bound, each with why.
+	Void []string
 }
 
 // TargetInfo describes one target of a study.

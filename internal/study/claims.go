@@ -1247,14 +1247,15 @@ func thresholdText(f report.Finding, end string) string {
 // writeFindings writes findings.json: the verdicts of the study's claims
 // and the plan contradictions, for tools.
 func writeFindings(dir string, rep *report.StudyReport) error {
-	if len(rep.Findings) == 0 && len(rep.PlanChecks) == 0 {
+	if len(rep.Findings) == 0 && len(rep.PlanChecks) == 0 && len(rep.Void) == 0 {
 		return nil
 	}
 	out, err := json.MarshalIndent(struct {
 		Study      string           `json:"study"`
 		Findings   []report.Finding `json:"findings"`
 		PlanChecks []string         `json:"plan_checks,omitempty"`
-	}{rep.Name, rep.Findings, rep.PlanChecks}, "", "  ")
+		Void       []string         `json:"void,omitempty"` // runs left out: their control moved
+	}{rep.Name, rep.Findings, rep.PlanChecks, rep.Void}, "", "  ")
 	if err != nil {
 		return err
 	}

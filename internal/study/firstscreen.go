@@ -2,11 +2,14 @@ package study
 
 import (
 	"fmt"
+	"math"
 	"net/url"
 	"slices"
 	"sort"
 	"strconv"
 	"strings"
+
+	"golang.org/x/perf/benchmath"
 
 	"github.com/docbench/docbench/internal/db"
 	"github.com/docbench/docbench/internal/report"
@@ -335,8 +338,9 @@ func (d *Data) Comparisons() []string {
 }
 
 // headline compares the targets on one workload at one point: their
-// throughput, best first, and the operation with the highest p99 with its
-// maximum.
+// throughput, best first, with the best's ratio to the worst when the
+// rounds separate them (ratioWords), and the operation with the highest
+// p99 with its maximum.
 func (d *Data) headline(wl, point string) string {
 	var tputs []report.Row
 	var worst report.Row
@@ -370,7 +374,7 @@ func (d *Data) headline(wl, point string) string {
 	}
 	line := where + ": " + strings.Join(parts, ", ")
 	if len(tputs) > 1 && tputs[len(tputs)-1].Median > 0 {
-		line += fmt.Sprintf(" (%s %.2f× %s)", tputs[0].Target, tputs[0].Median/tputs[len(tputs)-1].Median, tputs[len(tputs)-1].Target)
+		line += " (" + d.ratioWords(tputs[0], tputs[len(tputs)-1]) + ")"
 	}
 	if worst.Target != "" {
 		line += fmt.Sprintf("; highest p99: %s's %s %s", worst.Target, worst.Op, report.HumanMicros(worst.Median))
@@ -382,6 +386,41 @@ func (d *Data) headline(wl, point string) string {
 		line += "; " + t
 	}
 	return line
+}
+
+// ratioWords compares the best and the worst of a headline's series:
+// "a 1.63× b" when the rounds separate them (apart), else "within the
+// noise (a x–y, b x–y)" with the range of each one's rounds.
+func (d *Data) ratioWords(best, worst report.Row) string {
+	if best.N < 2 || worst.N < 2 {
+		return roundsEach(best.N, worst.N) + ": too few to tell a ratio from the noise"
+	}
+	values := func(r report.Row) []float64 {
+		return d.values[seriesKey{r.Target, r.Workload, pointID(r.Point), r.Op, r.Metric}]
+	}
+	if apart(values(best), values(worst)) {
+		return fmt.Sprintf("%s %.2f× %s", best.Target, best.Median/worst.Median, worst.Target)
+	}
+	span := func(r report.Row) string {
+		return r.Target + " " + report.HumanRate(r.Min) + "–" + report.HumanRate(r.Max)
+	}
+	return "within the noise: " + span(best) + ", " + span(worst)
+}
+
+// apart says whether the rounds separate two series of 2 rounds or
+// more: every round of one is above every round of the other, or the 95%
+// confidence intervals of their medians (from 6 rounds) do not overlap.
+func apart(a, b []float64) bool {
+	if len(a) < 2 || len(b) < 2 {
+		return false
+	}
+	if slices.Max(a) < slices.Min(b) || slices.Max(b) < slices.Min(a) {
+		return true
+	}
+	ca := benchmath.AssumeNothing.Summary(benchmath.NewSample(append([]float64(nil), a...), &benchmath.DefaultThresholds), confidence)
+	cb := benchmath.AssumeNothing.Summary(benchmath.NewSample(append([]float64(nil), b...), &benchmath.DefaultThresholds), confidence)
+	finite := func(s benchmath.Summary) bool { return !math.IsInf(s.Lo, 0) && !math.IsInf(s.Hi, 0) }
+	return finite(ca) && finite(cb) && (ca.Hi < cb.Lo || cb.Hi < ca.Lo)
 }
 
 // missingFrom says, for each target of the study without a figure for a
@@ -492,7 +531,8 @@ func (d *Data) Markers() []string {
 
 // Caveats are what a reader must know before quoting a study's figures:
 // one round, the machine's CPUs shared by docbench and the servers it
-// measures, the targets that gave no figure.
+// measures, the machine-speed control's drift and the runs it voided,
+// the targets that gave no figure.
 func (d *Data) Caveats() []string {
 	var out []string
 	if d.File.Rounds <= 1 {
@@ -501,6 +541,10 @@ func (d *Data) Caveats() []string {
 	if c := d.cpuCaveat(); c != "" {
 		out = append(out, c)
 	}
+	if c := d.controlLine(); c != "" {
+		out = append(out, c)
+	}
+	out = append(out, d.Void()...)
 	for _, s := range d.Skipped() {
 		out = append(out, "no figures from "+s)
 	}

@@ -3,8 +3,10 @@ package study
 import (
 	"encoding/json"
 	"html"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -45,7 +47,7 @@ func TestFirstScreen(t *testing.T) {
 	got := firstScreenData().FirstScreen()
 	want := []string{
 		"QUICK RUN (--quick): a smoke test that the study works, not figures to quote",
-		"workloada: postgres 3.60k ops/s, sqlite 3.30k (postgres 1.09× sqlite); highest p99: sqlite's UPDATE 8.6 ms, max 1.3 s",
+		"workloada: postgres 3.60k ops/s, sqlite 3.30k (one round each: too few to tell a ratio from the noise); highest p99: sqlite's UPDATE 8.6 ms, max 1.3 s",
 		"one round per point: no spread across rounds is shown, and no claim can be more than inconclusive",
 		"measured on 2 CPUs (AMD EPYC) shared by docbench's client and postgres, sqlite: each figure is of client and server together, on this machine",
 		"no figures from mongodb: skipped, cannot reach db.example.net:27017",
@@ -262,5 +264,62 @@ func TestVersionChangesOneRound(t *testing.T) {
 		"workloada throughput on old: none on 10 (skipped, gone in 10)"
 	if got != want {
 		t.Errorf("version changes:\n%s\nwant:\n%s", got, want)
+	}
+}
+
+// headlineData is a study of targets a and b on workload C whose rounds'
+// throughput are as, bs: rows and per-round values as Read makes them.
+func headlineData(as, bs []float64) *Data {
+	d := &Data{File: &File{Name: "h", Rounds: len(as)}, Manifest: &Manifest{Runs: []Run{{Target: "a"}, {Target: "b"}}},
+		values: map[seriesKey][]float64{}}
+	for _, s := range []struct {
+		target string
+		vs     []float64
+	}{{"a", as}, {"b", bs}} {
+		d.values[seriesKey{s.target, "workloadc", "default", "ALL", "throughput"}] = s.vs
+		sorted := slices.Sorted(slices.Values(s.vs))
+		d.Rows = append(d.Rows, report.Row{Target: s.target, Workload: "workloadc", Op: "ALL", Metric: "throughput",
+			Median: sorted[len(sorted)/2], Min: sorted[0], Max: sorted[len(sorted)-1], N: len(sorted)})
+	}
+	return d
+}
+
+// TestHeadlineWithinTheNoise: a headline states a ratio between targets
+// only when the rounds separate them. Two identical targets whose rounds
+// spread widely (seeded draws from one range) are "within the noise",
+// with each one's range; rounds that do not overlap give the ratio, and
+// so do overlapping rounds whose medians' 95% intervals are apart; one
+// round says it cannot tell.
+func TestHeadlineWithinTheNoise(t *testing.T) {
+	rng := rand.New(rand.NewPCG(52, 1))
+	draw := func(n int, lo, hi float64) []float64 {
+		out := make([]float64, n)
+		for i := range out {
+			out[i] = lo + rng.Float64()*(hi-lo)
+		}
+		return out
+	}
+	for _, tc := range []struct {
+		name   string
+		as, bs []float64
+		want   string
+	}{
+		{"identical, wide spread", draw(20, 11056, 57755), draw(20, 11056, 57755), "(within the noise: "},
+		{"separated, 20 rounds", draw(20, 29000, 31000), draw(20, 19000, 21000), "(a 1.5"},
+		{"overlapping, 20 rounds", draw(20, 25000, 31000), draw(20, 19000, 25500), "(a 1.2"},
+		{"separated, 3 rounds", draw(3, 29000, 31000), draw(3, 19000, 21000), "(a 1.5"},
+		{"overlapping, 3 rounds", []float64{30000, 25000, 26000}, []float64{20000, 26500, 21000}, "(within the noise: a 25.0k–30.0k, b 20.0k–26.5k)"},
+		{"one round", []float64{30000}, []float64{20000}, "(one round each: too few to tell a ratio from the noise)"},
+	} {
+		if strings.HasPrefix(tc.name, "overlapping") && slices.Max(tc.bs) < slices.Min(tc.as) {
+			t.Fatalf("%s: the rounds do not overlap", tc.name)
+		}
+		got := headlineData(tc.as, tc.bs).Comparisons()
+		if len(got) != 1 || !strings.Contains(got[0], tc.want) {
+			t.Errorf("%s: %q, want it to contain %q", tc.name, got, tc.want)
+		}
+		if strings.Contains(tc.want, "noise") && strings.Contains(got[0], "×") {
+			t.Errorf("%s: a ratio within the noise: %q", tc.name, got[0])
+		}
 	}
 }

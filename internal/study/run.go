@@ -43,6 +43,7 @@ type RunOptions struct {
 	// estimate's arithmetic).
 	dropCaches func() string
 	opened     func(target string)
+	control    func(ctx context.Context, store db.Store) *report.Control // replaces takeControl
 	docBytes   func(props map[string]string) (float64, error)
 }
 
@@ -63,6 +64,9 @@ type Run struct {
 	// AddedFor names the claims a run beyond the study's rounds was added
 	// for: their rounds' spread was comparable to their effect (more.go).
 	AddedFor []string `json:"added_for,omitempty"`
+	// Void says how the run's machine-speed control moved from the
+	// study's controls before it: the run was void and ran again.
+	Void string `json:"void,omitempty"`
 }
 
 // ThresholdFailures counts the runs that missed a threshold.
@@ -547,6 +551,8 @@ type studyRun struct {
 	done    int // runs done, or recorded as not applicable
 	total   int // runs planned
 	started time.Time
+	// controls are the machine-speed controls taken so far.
+	controls controlLog
 }
 
 func (r *studyRun) logf(format string, args ...any) {
@@ -982,16 +988,41 @@ func (g *group) runWorkload(ctx context.Context, round int, pt []KV, i int) erro
 	g.inserted = g.inserted || g.inserting[i]
 	g.done++
 	g.logf("[%d/%d %s] %s %s %s round %d", g.done, g.total, eta(g.started, g.done, g.total), t.Name, w.Name, pointID(pt), round)
+	return g.measure(ctx, round, pt, i, props, files, f.Protocol != "cold")
+}
+
+// measure takes the machine-speed control, runs workload i at point pt
+// and records the run. With again, a run whose control moved beyond
+// controlBound from the study's controls so far (controlLog.moved) is
+// recorded void and run once more, on data loaded again if it inserts.
+func (g *group) measure(ctx context.Context, round int, pt []KV, i int, props *workload.Properties, files []string, again bool) error {
+	f, t, w := g.f, g.t, &g.f.Workloads[i]
+	take := takeControl
+	if g.opts.control != nil {
+		take = g.opts.control
+	}
+	control := take(ctx, g.store)
 	res, err := g.phase(ctx, t.Target, files, props, runner.Run, f.Warmup.D())
 	run := Run{Target: t.Name, Workload: w.Name, Point: pt, Round: round, AddedFor: g.addedFor}
 	if res != nil {
+		res.Control = control
+		if control != nil {
+			if why := g.controls.moved(control); again && why != "" && err == nil && res.Complete {
+				run.Void = why
+			}
+			g.controls.add(control)
+		}
 		report.CheckThresholds(res, f.ThresholdsFor(t, *w))
 		for _, tr := range res.Thresholds {
 			if !tr.Pass {
 				run.ThresholdsFailed = append(run.ThresholdsFailed, fmt.Sprintf("%s (measured %s)", tr.Threshold, tr.Measured()))
 			}
 		}
-		run.File = filepath.Join("results", unsafeChars.ReplaceAllString(t.Name, "_"), pointID(pt), fmt.Sprintf("%s-r%d.json", w.Name, round))
+		name := fmt.Sprintf("%s-r%d.json", w.Name, round)
+		if run.Void != "" {
+			name = fmt.Sprintf("%s-r%d-void.json", w.Name, round)
+		}
+		run.File = filepath.Join("results", unsafeChars.ReplaceAllString(t.Name, "_"), pointID(pt), name)
 		if werr := writeResult(g.opts, run.File, res); werr != nil {
 			return werr
 		}
@@ -1001,7 +1032,16 @@ func (g *group) runWorkload(ctx context.Context, round int, pt []KV, i int) erro
 		g.logf("%s %s %s: %s", t.Name, w.Name, pointID(pt), run.Error)
 	}
 	g.m.Runs = append(g.m.Runs, run)
-	return g.save()
+	if err := g.save(); err != nil || run.Void == "" || ctx.Err() != nil {
+		return err
+	}
+	g.logf("%s %s %s round %d: void, %s: running it again", t.Name, w.Name, pointID(pt), round, run.Void)
+	if g.inserting[i] {
+		if err := g.reload(ctx, round); err != nil {
+			return err
+		}
+	}
+	return g.measure(ctx, round, pt, i, props, files, false)
 }
 
 // loadWorkload names the load phase in runs.json and in the rows of a

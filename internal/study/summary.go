@@ -93,6 +93,9 @@ type Data struct {
 	// absent says why a target's server figure is missing ("the protocol
 	// peer reports storageSize 0"), by target and figure name.
 	absent map[[2]string]string
+	// void says why a run is left out of every figure: its machine-speed
+	// control moved beyond controlBound (voids), by result file.
+	void map[string]string
 }
 
 // Read loads a study directory and computes its statistics.
@@ -131,7 +134,11 @@ func Read(dir string) (*Data, error) {
 			return nil, err
 		}
 		d.Results[run.File] = res
-		if !res.Complete {
+	}
+	d.void = d.voids()
+	for _, run := range m.Runs {
+		res := d.Results[run.File]
+		if res == nil || !res.Complete || d.void[run.File] != "" {
 			continue // a load's figures go in as workload "load", for claims on it
 		}
 		pid := pointID(run.Point)
@@ -370,6 +377,7 @@ func (d *Data) Report() *report.StudyReport {
 	sr.PlanChecks = d.PlanChecks()
 	sr.Headlines = append(append(d.VersionChanges(), d.Comparisons()...), d.CapacityLines()...)
 	sr.Caveats = d.Caveats()
+	sr.Void = d.Void()
 	return sr
 }
 

@@ -135,11 +135,16 @@ func knownKinds() string {
 	return strings.Join(names, ", ")
 }
 
-// Main runs the tests, then the cleanups (files the test binary made for
-// all its tests), stops every server they started and exits. Call it from
-// TestMain. (Without it servers still die with the test binary, and their
-// directories are removed by the next start.)
+// Main runs the tests without a study's machine-speed control, then the
+// cleanups (files the test binary made for all its tests), stops every
+// server they started and exits. Call it from TestMain. (Without it
+// servers still die with the test binary, and their directories are
+// removed by the next start.)
 func Main(m *testing.M, cleanups ...func()) {
+	// A study's machine-speed control would make which runs count, and
+	// how many there are, depend on the machine's speed: tests take none
+	// (a test of the control turns it on with t.Setenv).
+	os.Setenv("DOCBENCH_CONTROL", "off")
 	code := m.Run()
 	for _, c := range cleanups {
 		c()
