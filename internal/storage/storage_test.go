@@ -1,0 +1,157 @@
+package storage
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/docbench/docbench/internal/db"
+	_ "github.com/docbench/docbench/internal/db/all"
+	"github.com/docbench/docbench/internal/testutil"
+)
+
+func TestMain(m *testing.M) { testutil.Main(m) }
+
+func TestReadNDJSON(t *testing.T) {
+	d, err := ReadNDJSON(strings.NewReader("{\"a\":1}\n\n  {\"b\":[1,2]}  \n"), "x.ndjson")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(d.Data) != 2 || d.Lines[1] != 3 || string(d.Data[1]) != `{"b":[1,2]}` || d.Label(1) != "line 3" {
+		t.Errorf("read %q lines %v", d.Data, d.Lines)
+	}
+	for in, want := range map[string]string{
+		"{\"a\":1}\n{\"a\":\n":  "x.ndjson:2: not a JSON object",
+		"{\"a\":1}\n[1,2]\n":    "x.ndjson:2: not a JSON object",
+		"\n\n{\"a\":1}}\n":      "x.ndjson:3: not a JSON object",
+		"\n \n":                 "x.ndjson: no documents",
+		"{\"a\":1}\n\"text\"\n": "x.ndjson:2:",
+	} {
+		_, err := ReadNDJSON(strings.NewReader(in), "x.ndjson")
+		var bad *BadInput
+		if !errors.As(err, &bad) || !strings.Contains(err.Error(), want) {
+			t.Errorf("%q: got %v, want BadInput %q", in, err, want)
+		}
+	}
+}
+
+// corpus: small documents, one of 6 kB that compresses well and one of
+// 40 kB that does not compress (hex of hashes).
+func corpus() *Docs {
+	d := &Docs{Source: "test", Lines: []int{1, 2, 3, 4}}
+	var random strings.Builder
+	for i := 0; random.Len() < 40_000; i++ {
+		h := sha256.Sum256([]byte(fmt.Sprint(i)))
+		random.WriteString(hex.EncodeToString(h[:]))
+	}
+	d.Data = [][]byte{
+		[]byte(`{"a":1}`),
+		[]byte(`{"a":"aa","b":[1,2.5,-3e10,true,null],"c":{"d":"é"}}`),
+		[]byte(`{"text":"` + strings.Repeat("compressible ", 500) + `"}`),
+		[]byte(`{"blob":"` + random.String() + `"}`),
+	}
+	return d
+}
+
+// TestPostgres: the places and chunks of a corpus under each storage
+// choice, the sizes equal to the server's own for each document, and the
+// scratch table dropped, a table of the user's of its name untouched.
+func TestPostgres(t *testing.T) {
+	ctx := context.Background()
+	url := testutil.FreshDatabase(t, testutil.Postgres(t, "embedded"))
+	docs := corpus()
+	res, err := Measure(ctx, Request{Target: url}, docs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	conn := testutil.PostgresConn(t, url)
+	for i, d := range docs.Data {
+		var size int64
+		if err := conn.QueryRow(ctx, "SELECT pg_column_size($1::text::jsonb)", string(d)).Scan(&size); err != nil {
+			t.Fatal(err)
+		}
+		if i == 0 && res.BytesFormat.Count != 4 {
+			t.Errorf("%d documents measured", res.BytesFormat.Count)
+		}
+		if i == 3 && float64(size) != res.BytesFormat.Max {
+			t.Errorf("largest jsonb %v bytes, the server says %d", res.BytesFormat.Max, size)
+		}
+	}
+	want := map[string][3]float64{ // in-line, compressed in-line, out of line, of 4
+		"default":          {2, 1, 1},
+		"STORAGE MAIN":     {2, 1, 1}, // 40 kB incompressible cannot stay in an 8 kB page
+		"STORAGE EXTERNAL": {2, 0, 2},
+	}
+	all := append([]Figures{res.Figures}, res.Choices...)
+	for _, f := range all {
+		if f.Missing != "" {
+			if f.Choice != "COMPRESSION lz4" || !strings.Contains(f.Missing, "not built into this server") {
+				t.Errorf("%s: %s", f.Choice, f.Missing)
+			}
+			continue
+		}
+		s := f.ToastedShare
+		got := [3]float64{*s.InLine * 4, *s.CompressedInLine * 4, *s.OutOfLine * 4}
+		if w, ok := want[f.Choice]; !ok || got != w {
+			t.Errorf("%s: in-line, compressed, out of line: %v, want %v", f.Choice, got, w)
+		}
+		c := f.ChunksPerDoc
+		if c == nil || c.Count != int(want[f.Choice][2]) || c.Max < 20 {
+			t.Errorf("%s: chunks %+v, want %v documents, the 40 kB one in 20 or more", f.Choice, c, want[f.Choice][2])
+		}
+		if f.Queries["chunks_per_doc"] == "" || f.PerDocument.Table == nil || f.PerDocument.Table.Value <= 0 {
+			t.Errorf("%s: queries %v, per document %+v", f.Choice, f.Queries, f.PerDocument)
+		}
+	}
+	if len(all) != 4 {
+		t.Errorf("%d choices measured, want the default, MAIN, EXTERNAL and lz4", len(all))
+	}
+	var exists bool
+	if err := conn.QueryRow(ctx, "SELECT to_regclass($1) IS NOT NULL", "docbench."+Table()).Scan(&exists); err != nil || exists {
+		t.Errorf("the scratch table stays (%v)", err)
+	}
+	if _, err := conn.Exec(ctx, "CREATE TABLE docbench."+pgx.Identifier{Table()}.Sanitize()+" (id int); INSERT INTO docbench."+Table()+" VALUES (7)"); err != nil {
+		t.Fatal(err)
+	}
+	_, err = Measure(ctx, Request{Target: url}, docs)
+	var no *db.ErrNotOurs
+	var n int
+	if !errors.As(err, &no) || conn.QueryRow(ctx, "SELECT id FROM docbench."+Table()).Scan(&n) != nil || n != 7 {
+		t.Errorf("a table of the user's named as the scratch table: %v, its row %d", err, n)
+	}
+}
+
+// TestSQLite: the sizes are SQLite's own, the scratch table dropped.
+func TestSQLite(t *testing.T) {
+	ctx := context.Background()
+	target := "sqlite:" + filepath.Join(t.TempDir(), "s.db")
+	docs := corpus()
+	res, err := Measure(ctx, Request{Target: target}, docs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Format != "SQLite JSONB" || res.ToastedShare != nil || len(res.Choices) != 0 {
+		t.Errorf("format %s, shares %v, choices %v", res.Format, res.ToastedShare, res.Choices)
+	}
+	if res.BytesFormat.Count != 4 || res.BytesStored.Max != res.BytesFormat.Max {
+		t.Errorf("sizes %+v %+v", res.BytesFormat, res.BytesStored)
+	}
+	store, err := db.Open(ctx, db.OpenRequest{Target: target})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer store.Close()
+	if err := store.(db.TableOwner).Owns(ctx, Table()); err != nil {
+		t.Error(err)
+	}
+	if sz, err := store.(db.StorageSizer).StorageSizes(ctx, Table()); err == nil {
+		t.Errorf("the scratch table stays: %d documents", len(sz.Stored))
+	}
+}
