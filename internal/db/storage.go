@@ -13,8 +13,9 @@ type StorageSizer interface {
 	// documents as c says; the zero StorageChoice is the default.
 	UseStorageChoice(c StorageChoice) error
 	// StorageSizes measures table, created by Setup and loaded: one figure
-	// per document, in key order.
-	StorageSizes(ctx context.Context, table string) (*StorageSizes, error)
+	// per document, in key order. Without formatted it may leave out
+	// StorageSizes.Formatted, the same under every choice.
+	StorageSizes(ctx context.Context, table string, formatted bool) (*StorageSizes, error)
 }
 
 // StorageChoice is one way of storing the documents.

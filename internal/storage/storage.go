@@ -15,6 +15,9 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"runtime"
+	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/docbench/docbench/internal/db"
@@ -115,7 +118,7 @@ func Measure(ctx context.Context, req Request, docs *Docs) (*Target, error) {
 	if err := db.Check(req.Target, req.Props); err != nil {
 		return nil, &BadInput{Err: err}
 	}
-	store, err := db.Open(ctx, db.OpenRequest{Target: req.Target, Props: req.Props, Threads: 1, Log: req.Log})
+	store, err := db.Open(ctx, db.OpenRequest{Target: req.Target, Props: req.Props, Threads: loaders, Log: req.Log})
 	if err != nil {
 		return nil, err
 	}
@@ -138,10 +141,11 @@ func Measure(ctx context.Context, req Request, docs *Docs) (*Target, error) {
 	if err := owner.Owns(ctx, table); err != nil {
 		return nil, err
 	}
+	var formatted []int64
 	for i, c := range append([]db.StorageChoice{{}}, choices...) {
 		f := &Figures{Choice: c.Name, Missing: c.Missing}
 		if c.Missing == "" {
-			if f, err = measureChoice(ctx, store, sizer, owner, table, c, docs); err != nil {
+			if f, formatted, err = measureChoice(ctx, store, sizer, owner, table, c, docs, formatted); err != nil {
 				return nil, err
 			}
 		}
@@ -156,15 +160,16 @@ func Measure(ctx context.Context, req Request, docs *Docs) (*Target, error) {
 }
 
 // measureChoice loads the documents under one storage choice, reads the
-// server's figures and drops the table, whatever happened.
+// server's figures and drops the table, whatever happened. The documents'
+// sizes in the stored format are read once (formatted, nil the first time).
 func measureChoice(ctx context.Context, store db.Store, sizer db.StorageSizer, owner db.TableOwner,
-	table string, c db.StorageChoice, docs *Docs) (f *Figures, err error) {
+	table string, c db.StorageChoice, docs *Docs, formatted []int64) (f *Figures, _ []int64, err error) {
 	if err := sizer.UseStorageChoice(c); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	mark := db.Mark{By: "docbench storage", Created: time.Now(), Records: int64(len(docs.Data))}
 	if err := store.Setup(ctx, db.Schema{Table: table, Mark: mark}, true); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	defer func() {
 		// Dropped even when ctx was cancelled: the scratch table never stays.
@@ -175,50 +180,78 @@ func measureChoice(ctx context.Context, store db.Store, sizer db.StorageSizer, o
 		}
 	}()
 	if err := load(ctx, store, docs); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	sizes, err := sizer.StorageSizes(ctx, table)
+	sizes, err := sizer.StorageSizes(ctx, table, formatted == nil)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	if len(sizes.Stored) != len(docs.Data) {
-		return nil, fmt.Errorf("the server reports %d documents of the %d loaded", len(sizes.Stored), len(docs.Data))
+	if sizes.Formatted == nil {
+		sizes.Formatted = formatted
+	}
+	if len(sizes.Stored) != len(docs.Data) || len(sizes.Formatted) != len(docs.Data) {
+		return nil, nil, fmt.Errorf("the server reports %d documents of the %d loaded", len(sizes.Stored), len(docs.Data))
 	}
 	name := c.Name
 	if name == "" {
 		name = "default"
 	}
-	return figures(name, sizes, docs), nil
+	return figures(name, sizes, docs), sizes.Formatted, nil
 }
 
 // batch is how many documents one batch insert carries.
 const batch = 500
 
-// load inserts the documents under keys in document order, in batches when
-// the session can.
+// loaders is how many sessions load at once: a server parses and
+// compresses the documents on one CPU per session.
+var loaders = min(runtime.NumCPU(), 4)
+
+// load inserts the documents under keys in document order, batches taken
+// in turn by loaders sessions, in batches when the session can.
 func load(ctx context.Context, store db.Store, docs *Docs) error {
-	sess, err := store.NewSession(ctx)
-	if err != nil {
-		return err
-	}
-	defer sess.Close()
 	keys := make([][]byte, len(docs.Data))
 	for i := range keys {
 		keys[i] = Key(i)
 	}
-	bi, ok := sess.(db.BatchInserter)
-	for lo := 0; lo < len(keys); lo += batch {
-		hi := min(lo+batch, len(keys))
-		if ok {
-			if err := bi.InsertBatch(ctx, keys[lo:hi], docs.Data[lo:hi]); err != nil {
-				return fmt.Errorf("loading %s to %s: %w", docs.Label(lo), docs.Label(hi-1), err)
-			}
-			continue
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	errs := make([]error, loaders)
+	for w := range loaders {
+		sess, err := store.NewSession(ctx)
+		if err != nil {
+			next.Store(int64(len(keys))) // the others stop
+			wg.Wait()
+			return err
 		}
-		for i := lo; i < hi; i++ {
-			if err := sess.Insert(ctx, keys[i], docs.Data[i]); err != nil {
-				return fmt.Errorf("loading %s: %w", docs.Label(i), err)
+		wg.Go(func() {
+			defer sess.Close()
+			for {
+				lo := int(next.Add(batch)) - batch
+				if lo >= len(keys) {
+					return
+				}
+				if errs[w] = loadBatch(ctx, sess, docs, keys, lo, min(lo+batch, len(keys))); errs[w] != nil {
+					next.Store(int64(len(keys)))
+					return
+				}
 			}
+		})
+	}
+	wg.Wait()
+	return errors.Join(errs...)
+}
+
+// loadBatch inserts documents lo to hi-1.
+func loadBatch(ctx context.Context, sess db.Session, docs *Docs, keys [][]byte, lo, hi int) error {
+	if bi, ok := sess.(db.BatchInserter); ok {
+		if err := bi.InsertBatch(ctx, keys[lo:hi], docs.Data[lo:hi]); err != nil {
+			return fmt.Errorf("loading %s to %s: %w", docs.Label(lo), docs.Label(hi-1), err)
+		}
+		return nil
+	}
+	for i := lo; i < hi; i++ {
+		if err := sess.Insert(ctx, keys[i], docs.Data[i]); err != nil {
+			return fmt.Errorf("loading %s: %w", docs.Label(i), err)
 		}
 	}
 	return nil

@@ -60,7 +60,7 @@ func (s *store) UseStorageChoice(c db.StorageChoice) error {
 // value re-made uncompressed (data::text::jsonb), pg_column_compression,
 // pg_column_toast_chunk_id (PostgreSQL 17+), the TOAST relation's chunks
 // per chunk_id, and the relations' sizes.
-func (s *store) StorageSizes(ctx context.Context, table string) (*db.StorageSizes, error) {
+func (s *store) StorageSizes(ctx context.Context, table string, formatted bool) (*db.StorageSizes, error) {
 	if s.v.layout != "column" {
 		return nil, &db.ErrNotSupported{Backend: "postgres", What: "storage figures of layout=" + s.v.layout + " (layout=column only)"}
 	}
@@ -81,7 +81,16 @@ func (s *store) StorageSizes(ctx context.Context, table string) (*db.StorageSize
 	} else {
 		out.Notes = append(out.Notes, "telling in-line from out-of-line values per document needs pg_column_toast_chunk_id (PostgreSQL 17)")
 	}
-	docs := "SELECT pg_column_size(data::text::" + s.v.doctype + "), pg_column_size(data), " + compressed + ", " + chunkID +
+	// An uncompressed value in the row is its own size; the others are
+	// made again from their text.
+	format := "pg_column_size(data::text::" + s.v.doctype + ")"
+	switch {
+	case !formatted:
+		format = "NULL::int"
+	case ver >= 140000:
+		format = "CASE WHEN " + compressed + " IS NULL AND pg_column_size(data) < 2032 THEN pg_column_size(data) ELSE " + format + " END"
+	}
+	docs := "SELECT " + format + ", pg_column_size(data), " + compressed + ", " + chunkID +
 		" FROM " + t + " ORDER BY ycsb_key"
 	out.Queries["bytes_format, bytes_stored, place"] = docs
 	ids, err := s.docSizes(ctx, docs, out)
@@ -112,13 +121,16 @@ func (s *store) docSizes(ctx context.Context, q string, out *db.StorageSizes) ([
 	defer rows.Close()
 	var ids []uint32
 	for rows.Next() {
-		var formatted, stored int64
+		var formatted *int64
+		var stored int64
 		var method *string
 		var id *uint32
 		if err := rows.Scan(&formatted, &stored, &method, &id); err != nil {
 			return nil, fmt.Errorf("postgres storage: %w", err)
 		}
-		out.Formatted = append(out.Formatted, formatted)
+		if formatted != nil {
+			out.Formatted = append(out.Formatted, *formatted)
+		}
 		out.Stored = append(out.Stored, stored)
 		switch {
 		case id != nil:

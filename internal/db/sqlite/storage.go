@@ -25,7 +25,7 @@ func (s *store) UseStorageChoice(c db.StorageChoice) error {
 // StorageSizes reads length(jsonb(data)) and length(data) of each document,
 // the table's and its indexes' pages from dbstat when SQLite has it, and
 // the database file's pages.
-func (s *store) StorageSizes(ctx context.Context, table string) (*db.StorageSizes, error) {
+func (s *store) StorageSizes(ctx context.Context, table string, _ bool) (*db.StorageSizes, error) {
 	format := "SQLite JSONB"
 	if s.doctype == "text" {
 		format = "JSON text"
