@@ -63,3 +63,11 @@ type StorageSizes struct {
 	// Notes say what the server could not tell, and why.
 	Notes []string
 }
+
+// ReadCoster is a Store that tells what reading one field of one document
+// costs the server (docbench storage).
+type ReadCoster interface {
+	// ReadCost is the buffers (pages) the server touched executing a read
+	// of field of the document at key in table, and the statement it ran.
+	ReadCost(ctx context.Context, table string, key []byte, field string) (buffers Figure, query string, err error)
+}

@@ -48,10 +48,27 @@ type Figures struct {
 	// out of line ("line 12"), ToastedCount all of them.
 	Toasted      []string `json:"toasted,omitempty"`
 	ToastedCount int      `json:"toasted_count,omitempty"`
+	// KeyReads are the server's cost of reading one field of the median
+	// and of the largest document.
+	KeyReads []KeyRead `json:"key_reads,omitempty"`
 	// Histogram is the documents' count by size in Format.
 	Histogram []Bucket          `json:"histogram,omitempty"`
 	Queries   map[string]string `json:"queries,omitempty"`
 	Notes     []string          `json:"notes,omitempty"`
+}
+
+// KeyRead is what reading one field of one document cost the server.
+type KeyRead struct {
+	// Document names it ("line 12"); Which says "median" or "largest".
+	Document string `json:"document"`
+	Which    string `json:"which"`
+	// Bytes is its size in the stored format; Place where it is stored.
+	Bytes int64  `json:"bytes"`
+	Place string `json:"place,omitempty"`
+	Field string `json:"field"`
+	// Buffers are the pages the server touched, the TOAST's included.
+	Buffers db.Figure `json:"buffers"`
+	Query   string    `json:"query"`
 }
 
 // Dist is a distribution of per-document figures.

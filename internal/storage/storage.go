@@ -9,6 +9,7 @@ package storage
 import (
 	"bufio"
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -16,6 +17,7 @@ import (
 	"io"
 	"os"
 	"runtime"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -196,7 +198,58 @@ func measureChoice(ctx context.Context, store db.Store, sizer db.StorageSizer, o
 	if name == "" {
 		name = "default"
 	}
-	return figures(name, sizes, docs), sizes.Formatted, nil
+	f = figures(name, sizes, docs)
+	if rc, ok := store.(db.ReadCoster); ok {
+		if f.KeyReads, err = keyReads(ctx, rc, table, sizes, docs); err != nil {
+			return nil, nil, err
+		}
+	}
+	return f, sizes.Formatted, nil
+}
+
+// keyReads reads one field of the median and of the largest document (by
+// their size in the stored format) and reports what the server touched.
+func keyReads(ctx context.Context, rc db.ReadCoster, table string, sizes *db.StorageSizes, docs *Docs) ([]KeyRead, error) {
+	order := make([]int, len(sizes.Formatted))
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortStableFunc(order, func(a, b int) int { return cmp.Compare(sizes.Formatted[a], sizes.Formatted[b]) })
+	var out []KeyRead
+	for _, pick := range []struct {
+		which string
+		i     int
+	}{{"median", order[(len(order)-1)/2]}, {"largest", order[len(order)-1]}} {
+		field, ok := firstField(docs.Data[pick.i])
+		if !ok || len(out) > 0 && out[0].Document == docs.Label(pick.i) {
+			continue
+		}
+		buf, q, err := rc.ReadCost(ctx, table, Key(pick.i), field)
+		if err != nil {
+			return nil, err
+		}
+		kr := KeyRead{Document: docs.Label(pick.i), Which: pick.which, Bytes: sizes.Formatted[pick.i], Field: field, Buffers: buf, Query: q}
+		if sizes.Place != nil {
+			kr.Place = placeNames[sizes.Place[pick.i]]
+		}
+		out = append(out, kr)
+	}
+	return out, nil
+}
+
+// placeNames say the places of db.StorageSizes.Place.
+var placeNames = map[byte]string{db.InLine: "in-line", db.CompressedInLine: "compressed in-line",
+	db.OutOfLine: "out of line", db.Compressed: "compressed", db.PlaceUnknown: ""}
+
+// firstField is the name of a document's first top-level field.
+func firstField(doc []byte) (string, bool) {
+	dec := json.NewDecoder(bytes.NewReader(doc))
+	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
+		return "", false
+	}
+	t, err := dec.Token()
+	name, ok := t.(string)
+	return name, ok && err == nil
 }
 
 // batch is how many documents one batch insert carries.

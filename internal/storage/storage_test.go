@@ -110,6 +110,10 @@ func TestPostgres(t *testing.T) {
 			t.Errorf("%s: queries %v, per document %+v", f.Choice, f.Queries, f.PerDocument)
 		}
 	}
+	if k := res.KeyReads; len(k) != 2 || k[1].Place != "out of line" || k[1].Document != "line 4" ||
+		!k[0].Buffers.OK() || k[1].Buffers.Value < k[0].Buffers.Value+5 || !strings.Contains(k[1].Query, "EXPLAIN") {
+		t.Errorf("key reads %+v: want the 40 kB document out of line, read through its TOAST pages (four chunks a page)", k)
+	}
 	if len(all) != 4 {
 		t.Errorf("%d choices measured, want the default, MAIN, EXTERNAL and lz4", len(all))
 	}

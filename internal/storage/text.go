@@ -92,6 +92,17 @@ func writeSizes(w io.Writer, f *Figures, all bool) {
 	if c := f.ChunksPerDoc; c != nil && c.Count > 0 {
 		fmt.Fprintf(w, "    TOAST chunks per out-of-line document: median %.0f, p90 %.0f, max %.0f\n", c.Median, c.P90, c.Max)
 	}
+	for _, k := range f.KeyReads {
+		place := ""
+		if k.Place != "" {
+			place = ", " + k.Place
+		}
+		cost := k.Buffers.Absent
+		if k.Buffers.OK() {
+			cost = fmt.Sprintf("%.0f buffers", k.Buffers.Value)
+		}
+		fmt.Fprintf(w, "    reading field %q of the %s document (%s, %s%s): %s\n", k.Field, k.Which, k.Document, sizeText(float64(k.Bytes)), place, cost)
+	}
 }
 
 // sharesText says where the values went.

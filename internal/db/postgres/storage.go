@@ -194,3 +194,33 @@ func (s *store) chunks(ctx context.Context, t string, ids []uint32, byDoc bool, 
 	}
 	return nil
 }
+
+var _ db.ReadCoster = (*store)(nil)
+
+// ReadCost runs EXPLAIN (ANALYZE, BUFFERS) of data -> field at key twice
+// (the first warms the caches) and reads the plan's shared buffers hit and
+// read: heap, index and TOAST pages, the detoasting included.
+func (s *store) ReadCost(ctx context.Context, table string, key []byte, field string) (db.Figure, string, error) {
+	t := pgx.Identifier{s.schema, table}.Sanitize()
+	read := "SELECT data -> " + quoteLiteral(field) + " FROM " + t + " WHERE ycsb_key = " + quoteLiteral(string(key))
+	q := "EXPLAIN (ANALYZE, BUFFERS, COSTS OFF, FORMAT JSON) " + read
+	var plans []struct {
+		Plan struct {
+			Hit  *float64 `json:"Shared Hit Blocks"`
+			Read *float64 `json:"Shared Read Blocks"`
+		}
+	}
+	for range 2 {
+		if err := s.admin.QueryRow(ctx, q).Scan(&plans); err != nil {
+			return db.Figure{}, q, fmt.Errorf("postgres: %s: %w", q, err)
+		}
+	}
+	if len(plans) == 0 || plans[0].Plan.Hit == nil {
+		return db.Missing("EXPLAIN gave no buffer counts"), q, nil
+	}
+	n := *plans[0].Plan.Hit
+	if plans[0].Plan.Read != nil {
+		n += *plans[0].Plan.Read
+	}
+	return db.Val(n, db.Pages), q, nil
+}
