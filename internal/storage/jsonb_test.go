@@ -1,0 +1,77 @@
+package storage
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"os"
+	"strings"
+	"testing"
+
+	"github.com/docbench/docbench/internal/testutil"
+)
+
+// testCorpus is testdata/corpus.ndjson (numbers of every kind, unicode,
+// escapes, repeated keys, nesting to depth 9, arrays past 32 entries,
+// documents of 2 B to 20 kB) and a 1 MB document.
+func testCorpus(t *testing.T) [][]byte {
+	b, err := os.ReadFile("testdata/corpus.ndjson")
+	if err != nil {
+		t.Fatal(err)
+	}
+	docs := bytes.Split(bytes.TrimSpace(b), []byte("\n"))
+	var big strings.Builder
+	big.WriteString(`{"big":"`)
+	for i := 0; big.Len() < 1<<20; i++ {
+		h := sha256.Sum256([]byte{byte(i), byte(i >> 8), byte(i >> 16)})
+		big.WriteString(hex.EncodeToString(h[:]))
+	}
+	big.WriteString(`"}`)
+	return append(docs, []byte(big.String()))
+}
+
+// TestJSONBMap: docbench's jsonb encoder gives every document of the
+// corpus PostgreSQL's own size (pg_column_size of the value made from the
+// text, uncompressed), and its segments tile the value.
+func TestJSONBMap(t *testing.T) {
+	ctx := context.Background()
+	conn := testutil.PostgresConn(t, testutil.FreshDatabase(t, testutil.Postgres(t, "embedded")))
+	for i, d := range testCorpus(t) {
+		m, err := JSONBMap(d)
+		if err != nil {
+			t.Fatalf("document %d: %v", i+1, err)
+		}
+		var want int
+		if err := conn.QueryRow(ctx, "SELECT pg_column_size($1::text::jsonb)", string(d)).Scan(&want); err != nil {
+			t.Fatalf("document %d: %v", i+1, err)
+		}
+		if m.Total != want {
+			t.Errorf("document %d (%.60s): jsonb %d bytes, PostgreSQL says %d", i+1, d, m.Total, want)
+		}
+		tiles(t, m)
+	}
+}
+
+// tiles checks that a map's segments follow each other up to its total.
+func tiles(t *testing.T, m *ByteMap) {
+	t.Helper()
+	off := 0
+	for _, s := range m.Segments {
+		if s.Offset != off || s.Bytes <= 0 {
+			t.Fatalf("%s: segment %+v at %d", m.Format, s, off)
+		}
+		off += s.Bytes
+	}
+	if off != m.Total {
+		t.Errorf("%s: segments end at %d of %d", m.Format, off, m.Total)
+	}
+}
+
+func TestNumericSize(t *testing.T) {
+	for text, want := range map[string]int{"0": 6, "1": 8, "10000": 8, "9999": 8, "12345": 10, "1.5": 10, "0.0001": 8, "1e300": 10, "-12.500": 10} {
+		if got, _ := numericSize(text); got != want {
+			t.Errorf("numeric %s: %d bytes, want %d", text, got, want)
+		}
+	}
+}
