@@ -165,7 +165,9 @@ func childPath(path string, n *node, i int) string {
 		return path + "[" + strconv.Itoa(i) + "]"
 	}
 	k := n.keys[i].str
-	if k != "" && strings.IndexFunc(k, func(r rune) bool { return !(r == '_' || r >= '0' && r <= '9' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z') }) < 0 {
+	if k != "" && strings.IndexFunc(k, func(r rune) bool {
+		return !(r == '_' || r >= '0' && r <= '9' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z')
+	}) < 0 {
 		return path + "." + k
 	}
 	return path + "[" + strconv.Quote(k) + "]"
