@@ -4,10 +4,13 @@ import (
 	"bytes"
 	"context"
 	"crypto/sha256"
+	"database/sql"
 	"encoding/hex"
 	"os"
 	"strings"
 	"testing"
+
+	"go.mongodb.org/mongo-driver/v2/bson"
 
 	"github.com/docbench/docbench/internal/testutil"
 )
@@ -73,5 +76,55 @@ func TestNumericSize(t *testing.T) {
 		if got, _ := numericSize(text); got != want {
 			t.Errorf("numeric %s: %d bytes, want %d", text, got, want)
 		}
+	}
+}
+
+// TestSQLiteJSONBMap: docbench's SQLite JSONB encoder gives every document
+// of the corpus SQLite's own size, length(jsonb(x)).
+func TestSQLiteJSONBMap(t *testing.T) {
+	conn, err := sql.Open("sqlite3", ":memory:")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	for i, d := range testCorpus(t) {
+		m, err := SQLiteJSONBMap(d)
+		if err != nil {
+			t.Fatalf("document %d: %v", i+1, err)
+		}
+		var want int
+		if err := conn.QueryRow("SELECT length(jsonb(?))", string(d)).Scan(&want); err != nil {
+			t.Fatalf("document %d: %v", i+1, err)
+		}
+		if m.Total != want {
+			t.Errorf("document %d (%.60s): SQLite JSONB %d bytes, SQLite says %d", i+1, d, m.Total, want)
+		}
+		tiles(t, m)
+	}
+}
+
+// TestBSONMap: docbench's BSON encoder gives every object of the corpus
+// the driver's own length (relaxed Extended JSON, marshalled).
+func TestBSONMap(t *testing.T) {
+	for i, d := range testCorpus(t) {
+		if d[0] != '{' {
+			continue
+		}
+		m, err := BSONMap(d)
+		if err != nil {
+			t.Fatalf("document %d: %v", i+1, err)
+		}
+		var doc bson.D
+		if err := bson.UnmarshalExtJSON(d, false, &doc); err != nil {
+			t.Fatalf("document %d: %v", i+1, err)
+		}
+		b, err := bson.Marshal(doc)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if m.Total != len(b) {
+			t.Errorf("document %d (%.60s): BSON %d bytes, the driver says %d", i+1, d, m.Total, len(b))
+		}
+		tiles(t, m)
 	}
 }
