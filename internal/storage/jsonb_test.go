@@ -7,11 +7,13 @@ import (
 	"database/sql"
 	"encoding/hex"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
 
+	"github.com/docbench/docbench/internal/db"
 	"github.com/docbench/docbench/internal/testutil"
 )
 
@@ -126,5 +128,50 @@ func TestBSONMap(t *testing.T) {
 			t.Errorf("document %d (%.60s): BSON %d bytes, the driver says %d", i+1, d, m.Total, len(b))
 		}
 		tiles(t, m)
+	}
+}
+
+// TestEncodersMatchServers: loaded as docbench storage loads them, the
+// corpus's objects have on each server, document by document, the size
+// docbench's encoder gives (bytes_format).
+func TestEncodersMatchServers(t *testing.T) {
+	ctx := context.Background()
+	docs := &Docs{Source: "corpus"}
+	for _, d := range testCorpus(t) {
+		if d[0] == '{' {
+			docs.Data = append(docs.Data, d)
+		}
+	}
+	for target, enc := range map[string]func([]byte) (*ByteMap, error){
+		testutil.FreshDatabase(t, testutil.Postgres(t, "embedded")): JSONBMap,
+		"sqlite:" + filepath.Join(t.TempDir(), "e.db"):              SQLiteJSONBMap,
+	} {
+		store, err := db.Open(ctx, db.OpenRequest{Target: target, Threads: loaders})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer store.Close()
+		if err := store.Setup(ctx, db.Schema{Table: "enc", Mark: db.Mark{By: "docbench storage"}}, true); err != nil {
+			t.Fatal(err)
+		}
+		if err := load(ctx, store, docs); err != nil {
+			t.Fatal(err)
+		}
+		sizes, err := store.(db.StorageSizer).StorageSizes(ctx, "enc", true)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i, d := range docs.Data {
+			m, err := enc(d)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if int64(m.Total) != sizes.Formatted[i] {
+				t.Errorf("%s: document %d (%.40s): %s %d bytes, the server %d", target[:6], i, d, m.Format, m.Total, sizes.Formatted[i])
+			}
+		}
+		if err := store.(db.TableOwner).Drop(ctx, "enc"); err != nil {
+			t.Error(err)
+		}
 	}
 }

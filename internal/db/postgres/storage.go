@@ -81,14 +81,18 @@ func (s *store) StorageSizes(ctx context.Context, table string, formatted bool) 
 	} else {
 		out.Notes = append(out.Notes, "telling in-line from out-of-line values per document needs pg_column_toast_chunk_id (PostgreSQL 17)")
 	}
-	// An uncompressed value in the row is its own size; the others are
-	// made again from their text.
+	// The size of the value as made from its text, 4-byte header and
+	// uncompressed: an uncompressed value in the row is its own size; the
+	// others are made again.
 	format := "pg_column_size(data::text::" + s.v.doctype + ")"
 	switch {
 	case !formatted:
 		format = "NULL::int"
 	case ver >= 140000:
-		format = "CASE WHEN " + compressed + " IS NULL AND pg_column_size(data) < 2032 THEN pg_column_size(data) ELSE " + format + " END"
+		// A value of at most 127 bytes in a row has a 1-byte header, 3
+		// bytes less than the 4-byte one it is made with.
+		format = "CASE WHEN " + compressed + " IS NULL AND pg_column_size(data) < 2032 THEN pg_column_size(data) + " +
+			"CASE WHEN pg_column_size(data) <= 127 THEN 3 ELSE 0 END ELSE " + format + " END"
 	}
 	docs := "SELECT " + format + ", pg_column_size(data), " + compressed + ", " + chunkID +
 		" FROM " + t + " ORDER BY ycsb_key"
