@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -20,6 +21,7 @@ func (a *app) storageCommand() *cobra.Command {
 	var targets, files, overrides []string
 	var format string
 	var seed uint64
+	var doc int
 	cmd := &cobra.Command{
 		Use:   "storage [FILE.ndjson] [-t TARGET]... [-P WORKLOAD] [-p key=value]...",
 		Short: "Show how documents are stored on each target: sizes per format, TOAST, chunks",
@@ -29,7 +31,9 @@ each target and drops after, and reports from the server's own figures their siz
 stored format before compression and as stored, the table, TOAST and indexes per document, and on
 PostgreSQL where each value went (in-line, compressed, out of line) and in how many TOAST chunks,
 under the default storage and under STORAGE MAIN, EXTERNAL and the other compression method.
-The targets are postgres:embedded and a temporary SQLite file unless -t names others.`,
+The targets are postgres:embedded and a temporary SQLite file unless -t names others.
+With --doc N it maps one document (line N of the file, or key number N) byte by byte in jsonb,
+SQLite JSONB and BSON, by docbench's own encoders, beside the servers' sizes of it.`,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if format != "text" && format != "json" {
@@ -48,6 +52,11 @@ The targets are postgres:embedded and a temporary SQLite file unless -t names ot
 			if err != nil {
 				return badStorageInput(err)
 			}
+			if cmd.Flags().Changed("doc") {
+				if docs, err = docs.Pick(doc); err != nil {
+					return badStorageInput(err)
+				}
+			}
 			if len(targets) == 0 {
 				dir, err := os.MkdirTemp("", "docbench-storage-")
 				if err != nil {
@@ -60,11 +69,15 @@ The targets are postgres:embedded and a temporary SQLite file unless -t names ot
 			logf := func(f string, args ...any) { fmt.Fprintf(a.stderr, f+"\n", args...) }
 			for _, t := range targets {
 				fmt.Fprintf(a.stderr, "storage: loading %d documents into %s\n", len(docs.Data), t)
-				res, err := storage.Measure(cmd.Context(), storage.Request{Target: t, Props: props.Map(), Log: logf}, docs)
+				req := storage.Request{Target: t, Props: props.Map(), Log: logf, DefaultOnly: cmd.Flags().Changed("doc")}
+				res, err := storage.Measure(cmd.Context(), req, docs)
 				if err != nil {
 					return badStorageInput(notOurs(fmt.Errorf("%s: %w", t, err)))
 				}
 				rep.Targets = append(rep.Targets, *res)
+			}
+			if cmd.Flags().Changed("doc") {
+				return a.docMap(docs, rep, format)
 			}
 			if format == "json" {
 				return storage.WriteJSON(a.stdout, rep)
@@ -78,6 +91,7 @@ The targets are postgres:embedded and a temporary SQLite file unless -t names ot
 	fl.StringArrayVarP(&overrides, "property", "p", nil, "property key=value (document.shape=…, recordcount=…, target options); repeatable")
 	fl.StringVar(&format, "format", "text", "output: text or json (json shows the queries behind every figure)")
 	fl.Uint64Var(&seed, "seed", 1, "seed of generated documents")
+	fl.IntVar(&doc, "doc", 0, "map one document byte by byte: its line number in FILE, or the key number of a generated one")
 	return cmd
 }
 
@@ -116,4 +130,27 @@ func badStorageInput(err error) error {
 		return &ExitError{Code: exitUsage, Err: err}
 	}
 	return err
+}
+
+// docMap prints the byte maps of the one document in docs, with the
+// servers' sizes of it.
+func (a *app) docMap(docs *storage.Docs, rep *storage.Report, format string) error {
+	maps, err := storage.DocMaps(docs.Data[0])
+	if err != nil {
+		return badStorageInput(&storage.BadInput{Err: fmt.Errorf("%s: %w", docs.Label(0), err)})
+	}
+	r := &storage.DocReport{Document: docs.Source + " " + docs.Label(0), BytesText: len(docs.Data[0]), Formats: maps}
+	for i := range rep.Targets {
+		r.Servers = append(r.Servers, storage.ServerSizeOf(&rep.Targets[i]))
+	}
+	if format == "json" {
+		b, err := json.MarshalIndent(r, "", "  ")
+		if err != nil {
+			return err
+		}
+		_, err = fmt.Fprintf(a.stdout, "%s\n", b)
+		return err
+	}
+	storage.WriteDocText(a.stdout, r)
+	return nil
 }

@@ -30,7 +30,7 @@ func JSONBMap(doc []byte) (*ByteMap, error) {
 		return nil, err
 	}
 	m := &mapper{}
-	m.add(varlenaHeader, kindVarlena, "$", "4-byte length word")
+	m.add(varlenaHeader, kindVarlena, "$", "4-byte length word (1 byte in a row when the value is at most 130 bytes)")
 	if root.kind != '{' && root.kind != '[' {
 		// A scalar is stored as a one-element "raw scalar" array.
 		root = &node{kind: '[', elems: []*node{root}}

@@ -107,6 +107,8 @@ type Request struct {
 	Props map[string]string
 	// Log receives progress lines (may be nil).
 	Log func(format string, args ...any)
+	// DefaultOnly measures the server's default storage alone.
+	DefaultOnly bool
 }
 
 // Table is the scratch table's name: docbench's, with the process id so
@@ -135,9 +137,11 @@ func Measure(ctx context.Context, req Request, docs *Docs) (*Target, error) {
 	if info, err := store.Info(ctx); err == nil {
 		out.Version = info.Version
 	}
-	choices, err := sizer.StorageChoices(ctx)
-	if err != nil {
-		return nil, err
+	var choices []db.StorageChoice
+	if !req.DefaultOnly {
+		if choices, err = sizer.StorageChoices(ctx); err != nil {
+			return nil, err
+		}
 	}
 	table := Table()
 	if err := owner.Owns(ctx, table); err != nil {
