@@ -15,6 +15,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"runtime"
 	"slices"
@@ -119,10 +120,11 @@ func Table() string { return fmt.Sprintf("docbench_storage_%d", os.Getpid()) }
 // choice the server offers, and returns the figures; the table is dropped
 // after each.
 func Measure(ctx context.Context, req Request, docs *Docs) (*Target, error) {
-	if err := db.Check(req.Target, req.Props); err != nil {
+	props := columnLayout(req.Target, req.Props)
+	if err := db.Check(req.Target, props); err != nil {
 		return nil, &BadInput{Err: err}
 	}
-	store, err := db.Open(ctx, db.OpenRequest{Target: req.Target, Props: req.Props, Threads: loaders, Log: req.Log})
+	store, err := db.Open(ctx, db.OpenRequest{Target: req.Target, Props: props, Threads: loaders, Log: req.Log})
 	if err != nil {
 		return nil, err
 	}
@@ -163,6 +165,27 @@ func Measure(ctx context.Context, req Request, docs *Docs) (*Target, error) {
 		}
 	}
 	return out, nil
+}
+
+// columnLayout returns props with layout=column when the target's backend
+// has that layout and props choose none: the documents alone in their
+// column, without a key inside them.
+func columnLayout(target string, props map[string]string) map[string]string {
+	b, err := db.Lookup(target)
+	if err != nil || props["layout"] != "" {
+		return props
+	}
+	for _, o := range b.Options {
+		if o.Name == "layout" && slices.Contains(o.Values, "column") {
+			out := maps.Clone(props)
+			if out == nil {
+				out = map[string]string{}
+			}
+			out["layout"] = "column"
+			return out
+		}
+	}
+	return props
 }
 
 // measureChoice loads the documents under one storage choice, reads the

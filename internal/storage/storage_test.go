@@ -159,3 +159,27 @@ func TestSQLite(t *testing.T) {
 		t.Errorf("the scratch table stays: %d documents", len(sz.Stored))
 	}
 }
+
+// TestMariaDB: the sizes are MariaDB's own (its JSON is text), the table's
+// from information_schema, the scratch table dropped.
+func TestMariaDB(t *testing.T) {
+	ctx := context.Background()
+	url := testutil.FreshMySQLDatabase(t, testutil.MariaDB(t))
+	docs := corpus()
+	res, err := Measure(ctx, Request{Target: url}, docs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Format != "JSON text (LONGTEXT)" || res.BytesStored.Count != 4 || res.BytesStored.Max < 40_000 ||
+		res.PerDocument.Table == nil || !res.PerDocument.Table.OK() || len(res.Choices) != 0 {
+		t.Errorf("figures %+v, stored %+v, per document %+v", res.Figures.Format, res.BytesStored, res.PerDocument)
+	}
+	store, err := db.Open(ctx, db.OpenRequest{Target: url})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer store.Close()
+	if _, err := store.(db.StorageSizer).StorageSizes(ctx, Table(), true); err == nil {
+		t.Error("the scratch table stays")
+	}
+}

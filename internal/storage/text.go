@@ -63,7 +63,7 @@ func writeSizes(w io.Writer, f *Figures, all bool) {
 	fmt.Fprintf(w, "    %-28s %10s %10s %10s\n", "bytes per document", "median", "p90", "max")
 	if all {
 		row("as text", f.BytesText)
-		row(f.Format+" (uncompressed)", f.BytesFormat)
+		row("format, uncompressed", f.BytesFormat)
 	}
 	row("as stored", f.BytesStored)
 	if p := f.PerDocument; p != nil {
