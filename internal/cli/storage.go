@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -11,6 +12,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/docbench/docbench/internal/document"
+	"github.com/docbench/docbench/internal/report"
 	"github.com/docbench/docbench/internal/storage"
 )
 
@@ -22,6 +24,7 @@ func (a *app) storageCommand() *cobra.Command {
 	var format string
 	var seed uint64
 	var doc int
+	var htmlOut string
 	cmd := &cobra.Command{
 		Use:   "storage [FILE.ndjson] [-t TARGET]... [-P WORKLOAD] [-p key=value]...",
 		Short: "Show how documents are stored on each target: sizes per format, TOAST, chunks",
@@ -77,7 +80,10 @@ SQLite JSONB and BSON, by docbench's own encoders, beside the servers' sizes of 
 				rep.Targets = append(rep.Targets, *res)
 			}
 			if cmd.Flags().Changed("doc") {
-				return a.docMap(docs, rep, format)
+				return a.docMap(docs, rep, format, htmlOut)
+			}
+			if err := writeStorageHTML(htmlOut, rep, nil); err != nil {
+				return err
 			}
 			if format == "json" {
 				return storage.WriteJSON(a.stdout, rep)
@@ -91,6 +97,7 @@ SQLite JSONB and BSON, by docbench's own encoders, beside the servers' sizes of 
 	fl.StringArrayVarP(&overrides, "property", "p", nil, "property key=value (document.shape=…, recordcount=…, target options); repeatable")
 	fl.StringVar(&format, "format", "text", "output: text or json (json shows the queries behind every figure)")
 	fl.Uint64Var(&seed, "seed", 1, "seed of generated documents")
+	fl.StringVar(&htmlOut, "html", "", "also write an offline HTML page: the size histogram with the TOAST threshold, or --doc's byte maps drawn")
 	fl.IntVar(&doc, "doc", 0, "map one document byte by byte: its line number in FILE, or the key number of a generated one")
 	return cmd
 }
@@ -134,7 +141,7 @@ func badStorageInput(err error) error {
 
 // docMap prints the byte maps of the one document in docs, with the
 // servers' sizes of it.
-func (a *app) docMap(docs *storage.Docs, rep *storage.Report, format string) error {
+func (a *app) docMap(docs *storage.Docs, rep *storage.Report, format, htmlOut string) error {
 	maps, err := storage.DocMaps(docs.Data[0])
 	if err != nil {
 		return badStorageInput(&storage.BadInput{Err: fmt.Errorf("%s: %w", docs.Label(0), err)})
@@ -142,6 +149,9 @@ func (a *app) docMap(docs *storage.Docs, rep *storage.Report, format string) err
 	r := &storage.DocReport{Document: docs.Source + " " + docs.Label(0), BytesText: len(docs.Data[0]), Formats: maps}
 	for i := range rep.Targets {
 		r.Servers = append(r.Servers, storage.ServerSizeOf(&rep.Targets[i]))
+	}
+	if err := writeStorageHTML(htmlOut, rep, r); err != nil {
+		return err
 	}
 	if format == "json" {
 		b, err := json.MarshalIndent(r, "", "  ")
@@ -152,5 +162,21 @@ func (a *app) docMap(docs *storage.Docs, rep *storage.Report, format string) err
 		return err
 	}
 	storage.WriteDocText(a.stdout, r)
+	return nil
+}
+
+// writeStorageHTML writes the HTML page to path, atomically; "" writes
+// nothing.
+func writeStorageHTML(path string, rep *storage.Report, d *storage.DocReport) error {
+	if path == "" {
+		return nil
+	}
+	var b bytes.Buffer
+	if err := storage.WriteHTML(&b, rep, d); err != nil {
+		return err
+	}
+	if err := report.WriteFileAtomic(path, b.Bytes()); err != nil {
+		return fmt.Errorf("--html %s: %w", path, err)
+	}
 	return nil
 }
