@@ -183,3 +183,27 @@ func TestMariaDB(t *testing.T) {
 		t.Error("the scratch table stays")
 	}
 }
+
+// TestMongoDB: on the wire peer (no $bsonSize) the sizes are the lengths
+// of the documents it returns: docbench's BSON encoder's size with the
+// _id element the adapter adds (type, "_id\x00", string of the key).
+func TestMongoDB(t *testing.T) {
+	ctx := context.Background()
+	url := testutil.FreshMongoDatabase(t, testutil.MongoDB(t))
+	docs := corpus()
+	res, err := Measure(ctx, Request{Target: url}, docs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := 0.0
+	for i, d := range docs.Data {
+		m, err := BSONMap(d)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want = max(want, float64(m.Total+1+4+4+len(Key(i))+1))
+	}
+	if res.Format != "BSON" || res.BytesStored.Count != 4 || res.BytesStored.Max != want {
+		t.Errorf("format %s, stored %+v, want max %v", res.Format, res.BytesStored, want)
+	}
+}
