@@ -11,6 +11,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/docbench/docbench/internal/db"
 	"github.com/docbench/docbench/internal/document"
 	"github.com/docbench/docbench/internal/report"
 	"github.com/docbench/docbench/internal/storage"
@@ -75,7 +76,7 @@ SQLite JSONB and BSON, by docbench's own encoders, beside the servers' sizes of 
 				req := storage.Request{Target: t, Props: props.Map(), Log: logf, DefaultOnly: cmd.Flags().Changed("doc")}
 				res, err := storage.Measure(cmd.Context(), req, docs)
 				if err != nil {
-					return badStorageInput(notOurs(fmt.Errorf("%s: %w", t, err)))
+					return badStorageInput(notOurs(fmt.Errorf("target %q: %w", t, err)))
 				}
 				rep.Targets = append(rep.Targets, *res)
 			}
@@ -130,10 +131,12 @@ func generatedDocs(files, overrides []string, seed uint64) (*storage.Docs, error
 	return docs, nil
 }
 
-// badStorageInput makes a malformed input file a usage error (exit 2).
+// badStorageInput makes a malformed input file, or a target that cannot
+// tell its storage, a usage error (exit 2).
 func badStorageInput(err error) error {
 	var bad *storage.BadInput
-	if errors.As(err, &bad) {
+	var ns *db.ErrNotSupported
+	if errors.As(err, &bad) || errors.As(err, &ns) {
 		return &ExitError{Code: exitUsage, Err: err}
 	}
 	return err
