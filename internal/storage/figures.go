@@ -160,7 +160,10 @@ func shares(place []byte, outOfLine int) *Shares {
 	}
 	n := float64(len(place))
 	share := func(c int) *float64 { v := float64(c) / n; return &v }
-	if counts[db.Compressed] > 0 || counts[db.PlaceUnknown] > 0 {
+	switch {
+	case counts[db.PlaceUnknown] > 0:
+		return &Shares{OutOfLine: share(outOfLine)}
+	case counts[db.Compressed] > 0:
 		return &Shares{OutOfLine: share(outOfLine), Compressed: share(counts[db.Compressed])}
 	}
 	return &Shares{InLine: share(counts[db.InLine]), CompressedInLine: share(counts[db.CompressedInLine]),

@@ -242,3 +242,26 @@ func TestPostgres15(t *testing.T) {
 		t.Errorf("lz4 stored the 40 kB of hex in %v bytes, pglz in %v", lz4.BytesStored.Max, res.BytesStored.Max)
 	}
 }
+
+// TestPostgres13: a server without pg_column_compression gives the share
+// out of line alone (from its TOAST relation), and says why; lz4 is
+// missing with its reason.
+func TestPostgres13(t *testing.T) {
+	ctx := context.Background()
+	url := testutil.FreshDatabase(t, testutil.Postgres(t, "embedded@13"))
+	res, err := Measure(ctx, Request{Target: url}, corpus())
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := res.ToastedShare
+	if s == nil || s.InLine != nil || s.Compressed != nil || *s.OutOfLine*4 != 1 || len(res.Notes) == 0 {
+		t.Errorf("shares %+v, notes %v", s, res.Notes)
+	}
+	if c := res.Choices[len(res.Choices)-1]; c.Missing != "lz4: column compression needs PostgreSQL 14" {
+		t.Errorf("lz4 on 13: %+v", c)
+	}
+	var text strings.Builder
+	if err := WriteText(&text, &Report{Source: "corpus", Documents: 4, Targets: []Target{*res}}); err != nil || !strings.Contains(text.String(), "stored: 25.0% out of line") {
+		t.Errorf("%v:\n%s", err, text.String())
+	}
+}

@@ -108,7 +108,10 @@ func writeSizes(w io.Writer, f *Figures, all bool) {
 // sharesText says where the values went.
 func sharesText(s *Shares) string {
 	pct := func(v *float64) string { return fmt.Sprintf("%.1f%%", 100**v) }
-	if s.InLine == nil {
+	switch {
+	case s.InLine == nil && s.Compressed == nil:
+		return fmt.Sprintf("stored: %s out of line", pct(s.OutOfLine))
+	case s.InLine == nil:
 		return fmt.Sprintf("stored: %s compressed (in-line or out of line), %s out of line", pct(s.Compressed), pct(s.OutOfLine))
 	}
 	return fmt.Sprintf("stored: %s in-line, %s compressed in-line, %s out of line", pct(s.InLine), pct(s.CompressedInLine), pct(s.OutOfLine))
