@@ -152,7 +152,7 @@ target rate) and results that record everything they ran under.`,
 	})
 	root.AddCommand(a.phaseCommand(runner.Load), a.phaseCommand(runner.Run), a.quickstartCommand(),
 		a.targetsCommand(), a.versionCommand(), a.docCommand(), a.verifyCommand(),
-		a.studyCommand(), a.reportCommand(), a.compareCommand(),
+		a.studyCommand(), a.reportCommand(), a.compareCommand(), a.storageCommand(),
 		a.mergeCommand(), a.kubeCommand(), a.capacityCommand(), a.cacheCommand(), propertiesTopic())
 	// Flags renamed since: the old names still work in users' scripts.
 	root.SetGlobalNormalizationFunc(func(_ *pflag.FlagSet, name string) pflag.NormalizedName {

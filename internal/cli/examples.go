@@ -24,6 +24,9 @@ var examples = map[string]string{
 	"docbench doc": `  docbench doc --key 0
   docbench doc -p document.shape=customer --key 42 --compact
   docbench doc -p document.shape=blog --paths`,
+	"docbench storage": `  docbench storage orders.ndjson
+  docbench storage orders.ndjson -t postgres://bench@db1/bench -t sqlite:/tmp/s.db --format json
+  docbench storage -p document.shape=blog -p recordcount=20000`,
 	"docbench verify":  `  docbench verify -t sqlite:ycsb.db -P workloada -p recordcount=100000`,
 	"docbench targets": `  docbench targets`,
 	"docbench version": `  docbench version`,

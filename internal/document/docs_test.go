@@ -30,7 +30,7 @@ var docExamples = map[string]docExample{
 	"bookmarks": {map[string]string{"document.shape": "bookmarks"}, 10, 100},
 	"reviews":   {map[string]string{"document.shape": "reviews"}, 10, 100},
 	"customer":  {map[string]string{"document.shape": "customer"}, 10, 100},
-	"blog":      {map[string]string{"document.shape": "blog", "document.size": "2500"}, 10, 100},
+	"blog":      {map[string]string{"document.shape": "blog", "document.size": "1200"}, 10, 100},
 	"sample":    {map[string]string{"document.sample": "SAMPLE"}, 10, 100},
 }
 
