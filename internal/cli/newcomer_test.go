@@ -129,7 +129,7 @@ func TestNewcomer(t *testing.T) {
 				"\npostgres: sustainable rate (mix-rate)", "\nsqlite: sustainable rate (mix-rate)",
 				"\n  at 500 ops/s (mix-rate", "intended start): QUERY-by-city p50 ", "; QUERY-tagged p50 ", "; UPDATE-total p50 ", "\n  storage",
 				"\n  mix (your queries, closed loop): ", "\n    QUERY-by-city: p50 ", "\n    QUERY-tagged: p50 ", "\n    UPDATE-total: p50 ",
-				" rows per call; plan: ", "\nindexes: secondaryindex=customer.address.city on every target (-p)",
+				" rows per call, every match (no limit); plan: ", "\nindexes: secondaryindex=customer.address.city on every target (-p)",
 				"\nindex missing: QUERY-tagged (tags) ran without a secondary index on its path; the fix: -p secondaryindex=customer.address.city,tags",
 				"\nfairness audit: ", "\nwhat the time gave up: ", "\ncomparable state: ", "the table was kept (--keep)",
 				"\nload: ", "\nworkloadc: ", "\nmix: ", "\nmix-rate: "} {

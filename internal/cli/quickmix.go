@@ -191,11 +191,14 @@ func mixLines(d *study.Data, t string) []string {
 		return []string{"  " + quickMixName + ": " + why}
 	}
 	out := []string{fmt.Sprintf("  %s (your queries, closed loop): %s ops/s", quickMixName, report.FormatNumber(math.Round(all.Median)))}
-	plans := mixPlans(d, t)
+	plans, pages := mixPlans(d, t)
 	for _, op := range opsOf(d, t, quickMixName) {
 		l := "    " + op + ": " + latencies(d, t, quickMixName, op)
 		if rows, why := d.Figure(t, quickMixName, op, "rows_per_call"); why == "" {
 			l += ", " + report.FormatNumber(rows.Median) + " rows per call"
+			if p := pages[op]; p != "" {
+				l += ", " + p
+			}
 		}
 		if p := plans[op]; p != "" {
 			l += "; plan: " + p
@@ -227,12 +230,21 @@ func latencies(d *study.Data, t, wl, op string) string {
 }
 
 // mixPlans are the plans of the closed-loop mix's operations on target t,
-// by operation: the access, or the flag of one that uses no index.
-func mixPlans(d *study.Data, t string) map[string]string {
-	out := map[string]string{}
+// by operation: the access, or the flag of one that uses no index; and
+// the most rows each query's call returns, in words (report.OpQuery.Page).
+func mixPlans(d *study.Data, t string) (plans, pages map[string]string) {
+	out, pages := map[string]string{}, map[string]string{}
 	for _, run := range d.Manifest.Runs {
 		res := d.Results[run.File]
-		if run.Target != t || run.Workload != quickMixName || run.Capacity || res == nil || res.Server == nil {
+		if run.Target != t || run.Workload != quickMixName || run.Capacity || res == nil {
+			continue
+		}
+		for _, op := range res.Ops {
+			if op.Query != nil {
+				pages[op.Name] = op.Query.Page()
+			}
+		}
+		if res.Server == nil {
 			continue
 		}
 		for _, p := range res.Server.Plans {
@@ -244,5 +256,5 @@ func mixPlans(d *study.Data, t string) map[string]string {
 			}
 		}
 	}
-	return out
+	return out, pages
 }

@@ -34,6 +34,7 @@ const (
 	CompressedInLine = 'c' // in the row, compressed
 	OutOfLine        = 'o' // in the TOAST relation (compressed or not)
 	Compressed       = 'C' // compressed, in the row or out of line: the server cannot tell which
+	Uncompressed     = 'U' // not compressed, in the row or out of line: the server cannot tell which
 	PlaceUnknown     = '?' // the server cannot tell
 )
 

@@ -163,7 +163,7 @@ func shares(place []byte, outOfLine int) *Shares {
 	switch {
 	case counts[db.PlaceUnknown] > 0:
 		return &Shares{OutOfLine: share(outOfLine)}
-	case counts[db.Compressed] > 0:
+	case counts[db.Compressed] > 0 || counts[db.Uncompressed] > 0:
 		return &Shares{OutOfLine: share(outOfLine), Compressed: share(counts[db.Compressed])}
 	}
 	return &Shares{InLine: share(counts[db.InLine]), CompressedInLine: share(counts[db.CompressedInLine]),

@@ -234,7 +234,7 @@ func TestPostgres15(t *testing.T) {
 		compressed, outOfLine float64
 	}{{&res.Figures, 1, 1}, {lz4, 2, 1}} {
 		s := c.f.ToastedShare
-		if s == nil || s.InLine != nil || *s.Compressed*4 != c.compressed || *s.OutOfLine*4 != c.outOfLine {
+		if s == nil || s.InLine != nil || s.Compressed == nil || s.OutOfLine == nil || *s.Compressed*4 != c.compressed || *s.OutOfLine*4 != c.outOfLine {
 			t.Errorf("%s: shares %+v, want %v of 4 compressed (in-line or out of line), %v out of line", c.f.Choice, s, c.compressed, c.outOfLine)
 		}
 	}

@@ -97,7 +97,7 @@ func (s *store) StorageSizes(ctx context.Context, table string, formatted bool) 
 	docs := "SELECT " + format + ", pg_column_size(data), " + compressed + ", " + chunkID +
 		" FROM " + t + " ORDER BY ycsb_key"
 	out.Queries["bytes_format, bytes_stored, place"] = docs
-	ids, err := s.docSizes(ctx, docs, out)
+	ids, err := s.docSizes(ctx, docs, ver >= 140000, out)
 	if err != nil {
 		return nil, err
 	}
@@ -117,7 +117,9 @@ func (s *store) StorageSizes(ctx context.Context, table string, formatted bool) 
 
 // docSizes fills the per-document figures; it returns the chunk_id of
 // each document stored out of line (PostgreSQL 17+), in key order.
-func (s *store) docSizes(ctx context.Context, q string, out *db.StorageSizes) ([]uint32, error) {
+// methods says whether the query reads each value's compression method
+// (PostgreSQL 14+).
+func (s *store) docSizes(ctx context.Context, q string, methods bool, out *db.StorageSizes) ([]uint32, error) {
 	rows, err := s.admin.Query(ctx, q)
 	if err != nil {
 		return nil, fmt.Errorf("postgres storage: %s: %w", q, err)
@@ -142,6 +144,8 @@ func (s *store) docSizes(ctx context.Context, q string, out *db.StorageSizes) ([
 			ids = append(ids, *id)
 		case !s.placeKnown(out) && method != nil:
 			out.Place = append(out.Place, db.Compressed)
+		case !s.placeKnown(out) && methods:
+			out.Place = append(out.Place, db.Uncompressed)
 		case !s.placeKnown(out):
 			out.Place = append(out.Place, db.PlaceUnknown)
 		case method != nil:
