@@ -42,7 +42,11 @@ type phaseFlags struct {
 	maxErrorShare string
 	thresholds    []string
 	hdrLog        string
+	force         bool
 }
+
+// forceHelp is the help of run's and capacity's --force.
+const forceHelp = "run on a table whose load did not complete (by default the run refuses)"
 
 // ExitThresholds is the exit status of a run whose measurement succeeded
 // but missed a --threshold (k6's code for the same).
@@ -105,6 +109,7 @@ func (a *app) phaseCommand(phase runner.Phase) *cobra.Command {
 		fl.Float64Var(&f.rate, "rate", 0, "target operations/s over all threads: an open loop (overrides target; default 0: as fast as possible)")
 		fl.DurationVar(&f.duration, "duration", 0, "run this long, e.g. 30s or 5m (overrides maxexecutiontime, and a workload file's operationcount; default 0: at operationcount)")
 		fl.DurationVar(&f.warmup, "warmup", 0, "run this long first, e.g. 10s, and discard its measurements (default 0: none)")
+		fl.BoolVar(&f.force, "force", false, forceHelp)
 	}
 	_ = cmd.MarkFlagRequired("target")
 	_ = cmd.MarkFlagRequired("workload")
@@ -162,7 +167,7 @@ func (a *app) specFromFlags(cmd *cobra.Command, phase runner.Phase, f *phaseFlag
 		return nil, err
 	}
 	return &spec{Phase: engine.Phase{Kind: phase, Target: f.target, Files: f.workloads, Props: props, Recreate: phase == runner.Load,
-		HdrLog: f.hdrLog,
+		HdrLog: f.hdrLog, Force: f.force,
 		Opts: runner.Options{Phase: phase, Warmup: f.warmup, Status: f.status, Seed: f.seed, StartAt: sh.StartAt,
 			MaxErrorShare: maxErr},
 		Shard: sh}, thresholds: ts}, nil

@@ -47,8 +47,11 @@ type Phase struct {
 	// only: db.ErrNotOurs otherwise).
 	Recreate bool
 	By       string // the command marked on the table a load creates (db.Mark)
-	Shard    Shard
-	HdrLog   string // the --hdr-log path: every interval's histograms
+	// Force runs on a table whose load, as its mark records, did not
+	// complete (a run refuses otherwise).
+	Force  bool
+	Shard  Shard
+	HdrLog string // the --hdr-log path: every interval's histograms
 	// Encode keeps each second's histograms in the result's series (a
 	// capacity trial is decided on them); Settled skips the settling before
 	// a run (done before an earlier trial).
@@ -183,7 +186,14 @@ func (e *Engine) Run(ctx context.Context, store db.Store, p *Phase, pr *Prepared
 		}
 	}
 	schema := markedSchema(docOps.Schema(), p.By, wl, cfg.Props)
+	// A load records its end on its table; a sharded load's table is
+	// shared by loads none of which knows the others' end.
+	tracked := p.Kind == runner.Load && p.Recreate && !p.Shard.Shard.Sharded()
 	switch {
+	case p.Kind == runner.Run && !p.Settled && !p.Force:
+		if err := checkLoaded(ctx, store, schema.Table); err != nil {
+			return nil, err
+		}
 	case p.Recreate && p.Shard.Shard.Sharded():
 		if err := setupShared(ctx, store, schema); err != nil {
 			return nil, notOurs(err)
@@ -192,6 +202,7 @@ func (e *Engine) Run(ctx context.Context, store db.Store, p *Phase, pr *Prepared
 		if err := store.Setup(ctx, schema, true); err != nil {
 			return nil, notOurs(err)
 		}
+		tracked = tracked && startLoad(ctx, store, schema)
 	}
 	info, err := store.Info(ctx)
 	if err != nil {
@@ -217,6 +228,10 @@ func (e *Engine) Run(ctx context.Context, store db.Store, p *Phase, pr *Prepared
 		}
 	}
 	out, runErr := runner.Execute(ctx, store, wl, docOps, opts)
+	var marked string
+	if tracked {
+		marked = recordLoad(ctx, store, schema, out, runErr)
+	}
 	if out == nil {
 		return nil, runErr
 	}
@@ -236,6 +251,9 @@ func (e *Engine) Run(ctx context.Context, store db.Store, p *Phase, pr *Prepared
 	}
 	res.Notes = append(res.Notes, cfg.Notes...)
 	res.Notes = append(res.Notes, settled...)
+	if marked != "" {
+		res.Notes = append(res.Notes, marked)
+	}
 	res.EndedBy, res.Notes = endedBy(out, p.Kind, cfg, opts.Duration, res.Notes)
 	if p.Shard.Used() {
 		shardResult(res, out, p.Shard, wl)
@@ -292,6 +310,66 @@ func Settle(ctx context.Context, store db.Store, when db.SettleStage) []string {
 		return nil
 	}
 	return []string{fmt.Sprintf("%s: %s took %.2g s, outside %s figures", stage, what, time.Since(t0).Seconds(), phase)}
+}
+
+// checkLoaded refuses, in one line, a run on a table whose load did not
+// complete, as the table's mark records it (a mark that does not say, of
+// an older docbench or a sharded load, is taken for complete).
+func checkLoaded(ctx context.Context, store db.Store, table string) error {
+	r, ok := store.(db.Remarker)
+	if !ok {
+		return nil
+	}
+	m, ours, err := r.ReadMark(ctx, table)
+	if err != nil {
+		return fmt.Errorf("reading what the load recorded on %s: %w", table, err)
+	}
+	if why := m.Unfinished(); ours && why != "" {
+		return badInput(errors.New(why))
+	}
+	return nil
+}
+
+// startLoad records on the load's table that its load is running: until
+// the load records its end, a run refuses. It returns false when the store
+// cannot rewrite its mark (MySQL 8's test peer keeps a table's first
+// comment): the load's end then goes unrecorded, as with an older docbench.
+func startLoad(ctx context.Context, store db.Store, schema db.Schema) bool {
+	r, ok := store.(db.Remarker)
+	if !ok {
+		return false
+	}
+	m := schema.Mark
+	m.Load = db.LoadRunning
+	if r.Remark(ctx, schema.Table, m) != nil {
+		return false
+	}
+	got, ours, err := r.ReadMark(ctx, schema.Table)
+	return err == nil && ours && got.Load == db.LoadRunning
+}
+
+// recordLoad records on the load's table how the load ended: complete, or
+// stopped at the records it stored. Interrupted, it still records, within
+// a bound. It returns a note when the mark could not be written.
+func recordLoad(ctx context.Context, store db.Store, schema db.Schema, out *runner.Outcome, runErr error) string {
+	r, ok := store.(db.Remarker)
+	if !ok {
+		return ""
+	}
+	m := schema.Mark
+	m.Load = db.LoadStopped
+	if out != nil {
+		m.Loaded = out.Succeeded()
+		if runErr == nil && out.Complete && out.EndedBy == "count" { // not a duration
+			m.Load = db.LoadComplete
+		}
+	}
+	cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
+	defer cancel()
+	if err := r.Remark(cctx, schema.Table, m); err != nil {
+		return fmt.Sprintf("the load's end is not recorded on its table (%v): a run on it needs --force", err)
+	}
+	return ""
 }
 
 // endedBy names the limit that ended a phase and, when the user set both a
