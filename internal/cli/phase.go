@@ -43,6 +43,7 @@ type phaseFlags struct {
 	thresholds    []string
 	hdrLog        string
 	force         bool
+	latencyLimit  time.Duration
 }
 
 // forceHelp is the help of run's and capacity's --force.
@@ -110,6 +111,7 @@ func (a *app) phaseCommand(phase runner.Phase) *cobra.Command {
 		fl.DurationVar(&f.duration, "duration", 0, "run this long, e.g. 30s or 5m (overrides maxexecutiontime, and a workload file's operationcount; default 0: at operationcount)")
 		fl.DurationVar(&f.warmup, "warmup", 0, "run this long first, e.g. 10s, and discard its measurements (default 0: none)")
 		fl.BoolVar(&f.force, "force", false, forceHelp)
+		fl.DurationVar(&f.latencyLimit, "latency-limit", 0, "count the operations slower than this, e.g. 5ms (pgbench -L); with --rate, skip those already this late when due")
 	}
 	_ = cmd.MarkFlagRequired("target")
 	_ = cmd.MarkFlagRequired("workload")
@@ -128,7 +130,7 @@ func (a *app) specFromFlags(cmd *cobra.Command, phase runner.Phase, f *phaseFlag
 	if err != nil {
 		return nil, err
 	}
-	if err := nonNegative(map[string]time.Duration{"warmup": f.warmup, "duration": f.duration}); err != nil {
+	if err := nonNegative(map[string]time.Duration{"warmup": f.warmup, "duration": f.duration, "latency-limit": f.latencyLimit}); err != nil {
 		return nil, err
 	}
 	fl := cmd.Flags()
@@ -169,7 +171,7 @@ func (a *app) specFromFlags(cmd *cobra.Command, phase runner.Phase, f *phaseFlag
 	return &spec{Phase: engine.Phase{Kind: phase, Target: f.target, Files: f.workloads, Props: props, Recreate: phase == runner.Load,
 		HdrLog: f.hdrLog, Force: f.force,
 		Opts: runner.Options{Phase: phase, Warmup: f.warmup, Status: f.status, Seed: f.seed, StartAt: sh.StartAt,
-			MaxErrorShare: maxErr},
+			MaxErrorShare: maxErr, LatencyLimit: f.latencyLimit},
 		Shard: sh}, thresholds: ts}, nil
 }
 

@@ -236,6 +236,9 @@ func (e *Engine) Run(ctx context.Context, store db.Store, p *Phase, pr *Prepared
 		return nil, runErr
 	}
 	res := buildResult(out, info, p.Target)
+	if opts.LatencyLimit > 0 {
+		res.LatencyLimit = latencyLimit(out, opts.LatencyLimit)
+	}
 	res.Tool = e.Tool
 	res.Environment = report.ReadEnvironment()
 	res.Environment.GoMaxProcs = out.Procs
