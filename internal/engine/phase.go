@@ -186,23 +186,9 @@ func (e *Engine) Run(ctx context.Context, store db.Store, p *Phase, pr *Prepared
 		}
 	}
 	schema := markedSchema(docOps.Schema(), p.By, wl, cfg.Props)
-	// A load records its end on its table; a sharded load's table is
-	// shared by loads none of which knows the others' end.
-	tracked := p.Kind == runner.Load && p.Recreate && !p.Shard.Shard.Sharded()
-	switch {
-	case p.Kind == runner.Run && !p.Settled && !p.Force:
-		if err := checkLoaded(ctx, store, schema.Table); err != nil {
-			return nil, err
-		}
-	case p.Recreate && p.Shard.Shard.Sharded():
-		if err := setupShared(ctx, store, schema); err != nil {
-			return nil, notOurs(err)
-		}
-	case p.Recreate:
-		if err := store.Setup(ctx, schema, true); err != nil {
-			return nil, notOurs(err)
-		}
-		tracked = tracked && startLoad(ctx, store, schema)
+	tracked, err := table(ctx, store, p, schema)
+	if err != nil {
+		return nil, err
 	}
 	info, err := store.Info(ctx)
 	if err != nil {
@@ -313,6 +299,26 @@ func Settle(ctx context.Context, store db.Store, when db.SettleStage) []string {
 		return nil
 	}
 	return []string{fmt.Sprintf("%s: %s took %.2g s, outside %s figures", stage, what, time.Since(t0).Seconds(), phase)}
+}
+
+// table readies the phase's table: a load's is created (a shard's shared)
+// and, unless sharded, tracked (its mark records the load's end); a run's
+// must hold a load that completed, unless forced.
+func table(ctx context.Context, store db.Store, p *Phase, schema db.Schema) (tracked bool, err error) {
+	switch {
+	case p.Kind == runner.Run && !p.Settled && !p.Force:
+		return false, checkLoaded(ctx, store, schema.Table)
+	case p.Recreate && p.Shard.Shard.Sharded():
+		// A sharded load's table is shared by loads none of which knows
+		// the others' end.
+		return false, notOurs(setupShared(ctx, store, schema))
+	case p.Recreate:
+		if err := store.Setup(ctx, schema, true); err != nil {
+			return false, notOurs(err)
+		}
+		return p.Kind == runner.Load && startLoad(ctx, store, schema), nil
+	}
+	return false, nil
 }
 
 // checkLoaded refuses, in one line, a run on a table whose load did not
