@@ -46,8 +46,9 @@ func TestRunRefusesAnUnfinishedLoad(t *testing.T) {
 				t.Fatalf("capacity after the stopped load: exit %d, stdout %q, stderr %q", code, stdout, stderr)
 			}
 			stdout, stderr, code = docbench(t, append(run, "--force", "--max-error-share", "100%")...)
-			if code != 0 || !strings.Contains(stdout, "READ") {
-				t.Fatalf("run --force: exit %d\n%s\n%s", code, stdout, stderr)
+			if code != 0 || !strings.Contains(stdout, "READ") ||
+				!strings.Contains(stdout, "note: run with --force on an unfinished load: the load stopped at 150 of 400 records\n") {
+				t.Fatalf("run --force: exit %d, want 0 and a note of the unfinished load\n%s\n%s", code, stdout, stderr)
 			}
 			load := append([]string{"load", "-t", target, "-P", "workloadc"}, props...)
 			if _, stderr, code := docbench(t, load...); code != 0 {

@@ -38,18 +38,17 @@ const (
 )
 
 // Unfinished says, in one line, why the table's data is not the whole
-// load, and what to do; "" when the load completed (or the mark does not
-// say).
+// load; "" when the load completed (or the mark does not say).
 func (m Mark) Unfinished() string {
 	switch m.Load {
 	case LoadStopped:
-		return fmt.Sprintf("the load stopped at %s of %s records: load again (or --force)", Thousands(m.Loaded), Thousands(m.Records))
+		return fmt.Sprintf("the load stopped at %s of %s records", Thousands(m.Loaded), Thousands(m.Records))
 	case LoadRunning:
-		return fmt.Sprintf("the load of %s records begun %s never recorded its end (it is still running, or was killed): load again (or --force)",
+		return fmt.Sprintf("the load of %s records begun %s never recorded its end (it is still running, or was killed)",
 			Thousands(m.Records), m.Created.UTC().Format("2006-01-02 15:04 MST"))
 	case LoadComplete:
 		if m.Loaded < m.Records {
-			return fmt.Sprintf("the load stored %s of %s records (the others failed): load again (or --force)", Thousands(m.Loaded), Thousands(m.Records))
+			return fmt.Sprintf("the load stored %s of %s records (the others failed)", Thousands(m.Loaded), Thousands(m.Records))
 		}
 	}
 	return ""

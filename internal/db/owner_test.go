@@ -47,15 +47,15 @@ func TestMarkLoadState(t *testing.T) {
 		describe   string
 	}{
 		{Mark{By: "docbench load", Created: when, Records: 20000, Load: LoadStopped, Loaded: 10500},
-			"the load stopped at 10,500 of 20,000 records: load again (or --force)",
+			"the load stopped at 10,500 of 20,000 records",
 			"10,500 of 20,000 records loaded 2026-11-25 06:30 UTC by docbench load (the load stopped)"},
 		{Mark{By: "docbench load", Created: when, Records: 20000, Load: LoadStopped},
-			"the load stopped at 0 of 20,000 records: load again (or --force)", ""},
+			"the load stopped at 0 of 20,000 records", ""},
 		{Mark{By: "docbench load", Created: when, Records: 20000, Load: LoadRunning},
-			"the load of 20,000 records begun 2026-11-25 06:30 UTC never recorded its end (it is still running, or was killed): load again (or --force)",
+			"the load of 20,000 records begun 2026-11-25 06:30 UTC never recorded its end (it is still running, or was killed)",
 			"a load of 20,000 records begun 2026-11-25 06:30 UTC by docbench load (its end not recorded)"},
 		{Mark{By: "docbench load", Created: when, Records: 20000, Load: LoadComplete, Loaded: 19990},
-			"the load stored 19,990 of 20,000 records (the others failed): load again (or --force)", ""},
+			"the load stored 19,990 of 20,000 records (the others failed)", ""},
 		{Mark{By: "docbench load", Created: when, Records: 20000, Load: LoadComplete, Loaded: 20000}, "",
 			"20,000 records loaded 2026-11-25 06:30 UTC by docbench load"},
 	} {

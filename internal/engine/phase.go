@@ -186,7 +186,7 @@ func (e *Engine) Run(ctx context.Context, store db.Store, p *Phase, pr *Prepared
 		}
 	}
 	schema := markedSchema(docOps.Schema(), p.By, wl, cfg.Props)
-	tracked, err := table(ctx, store, p, schema)
+	tracked, forced, err := table(ctx, store, p, schema)
 	if err != nil {
 		return nil, err
 	}
@@ -240,8 +240,10 @@ func (e *Engine) Run(ctx context.Context, store db.Store, p *Phase, pr *Prepared
 	}
 	res.Notes = append(res.Notes, cfg.Notes...)
 	res.Notes = append(res.Notes, settled...)
-	if marked != "" {
-		res.Notes = append(res.Notes, marked)
+	for _, n := range []string{forced, marked} {
+		if n != "" {
+			res.Notes = append(res.Notes, n)
+		}
 	}
 	res.EndedBy, res.Notes = endedBy(out, p.Kind, cfg, opts.Duration, res.Notes)
 	if p.Shard.Used() {
@@ -303,40 +305,48 @@ func Settle(ctx context.Context, store db.Store, when db.SettleStage) []string {
 
 // table readies the phase's table: a load's is created (a shard's shared)
 // and, unless sharded, tracked (its mark records the load's end); a run's
-// must hold a load that completed, unless forced.
-func table(ctx context.Context, store db.Store, p *Phase, schema db.Schema) (tracked bool, err error) {
+// must hold a load that completed: one that did not is refused in one
+// line, or with Force noted (forced).
+func table(ctx context.Context, store db.Store, p *Phase, schema db.Schema) (tracked bool, forced string, err error) {
 	switch {
-	case p.Kind == runner.Run && !p.Settled && !p.Force:
-		return false, checkLoaded(ctx, store, schema.Table)
+	case p.Kind == runner.Run && !p.Settled:
+		why, err := unfinished(ctx, store, schema.Table)
+		switch {
+		case err != nil || why == "":
+			return false, "", err
+		case !p.Force:
+			return false, "", badInput(errors.New(why + ": load again (or --force)"))
+		}
+		return false, "run with --force on an unfinished load: " + why, nil
 	case p.Recreate && p.Shard.Shard.Sharded():
 		// A sharded load's table is shared by loads none of which knows
 		// the others' end.
-		return false, notOurs(setupShared(ctx, store, schema))
+		return false, "", notOurs(setupShared(ctx, store, schema))
 	case p.Recreate:
 		if err := store.Setup(ctx, schema, true); err != nil {
-			return false, notOurs(err)
+			return false, "", notOurs(err)
 		}
-		return p.Kind == runner.Load && startLoad(ctx, store, schema), nil
+		return p.Kind == runner.Load && startLoad(ctx, store, schema), "", nil
 	}
-	return false, nil
+	return false, "", nil
 }
 
-// checkLoaded refuses, in one line, a run on a table whose load did not
-// complete, as the table's mark records it (a mark that does not say, of
-// an older docbench or a sharded load, is taken for complete).
-func checkLoaded(ctx context.Context, store db.Store, table string) error {
+// unfinished says why the table's load did not complete, as the table's
+// mark records it; "" when it did (a mark that does not say, of an older
+// docbench or a sharded load, is taken for complete).
+func unfinished(ctx context.Context, store db.Store, table string) (string, error) {
 	r, ok := store.(db.Remarker)
 	if !ok {
-		return nil
+		return "", nil
 	}
 	m, ours, err := r.ReadMark(ctx, table)
 	if err != nil {
-		return fmt.Errorf("reading what the load recorded on %s: %w", table, err)
+		return "", fmt.Errorf("reading what the load recorded on %s: %w", table, err)
 	}
-	if why := m.Unfinished(); ours && why != "" {
-		return badInput(errors.New(why))
+	if !ours {
+		return "", nil
 	}
-	return nil
+	return m.Unfinished(), nil
 }
 
 // startLoad records on the load's table that its load is running: until
