@@ -61,10 +61,27 @@ func TestRunRefusesAnUnfinishedLoad(t *testing.T) {
 	}
 }
 
+// A load whose inserts fail midway, over its error limit, leaves its
+// table marked stopped at the records it stored.
+func TestFailedLoadIsMarkedStopped(t *testing.T) {
+	target := "sqlite:" + filepath.Join(t.TempDir(), "failed.db")
+	m := stoppedLoadBy(t, target, 100, []string{"-p", "recordcount=400", "-p", "threadcount=1"}, false)
+	if m.Load != db.LoadStopped || m.Loaded != 100 || m.Records != 400 {
+		t.Fatalf("the mark after a load that failed after 100 of 400 records: %+v", m)
+	}
+}
+
 // stoppedLoad loads target through the engine, as `docbench load` does,
 // and cancels the load once n records are stored (an interrupt); it
 // returns the mark the load left on its table.
 func stoppedLoad(t *testing.T, target string, n int64, props []string) db.Mark {
+	t.Helper()
+	return stoppedLoadBy(t, target, n, props, true)
+}
+
+// stoppedLoadBy is stoppedLoad; without interrupt, every insert after the
+// n-th fails instead, and the load fails on its error limit.
+func stoppedLoadBy(t *testing.T, target string, n int64, props []string, interrupt bool) db.Mark {
 	t.Helper()
 	var overrides []string
 	for i := 1; i < len(props); i += 2 {
@@ -75,7 +92,7 @@ func stoppedLoad(t *testing.T, target string, n int64, props []string) db.Mark {
 		t.Fatal(err)
 	}
 	ph := &engine.Phase{Kind: runner.Load, Target: target, Props: p, Recreate: true, Quiet: true,
-		Opts: runner.Options{Phase: runner.Load, Seed: 1}}
+		Opts: runner.Options{Phase: runner.Load, Seed: 1, MaxErrorShare: 0.01}}
 	pr, err := engine.Prepare(ph)
 	if err != nil {
 		t.Fatal(err)
@@ -88,8 +105,13 @@ func stoppedLoad(t *testing.T, target string, n int64, props []string) db.Mark {
 		t.Fatal(err)
 	}
 	defer store.Close()
-	if _, err := e.Run(ctx, &stopAfter{Store: store, n: n, stop: cancel}, ph, pr); !errors.Is(err, runner.ErrInterrupted) {
-		t.Fatalf("the stopped load: %v, want interrupted", err)
+	stop := cancel
+	if !interrupt {
+		stop = func() {}
+	}
+	_, err = e.Run(ctx, &stopAfter{Store: store, n: n, stop: stop}, ph, pr)
+	if interrupt != errors.Is(err, runner.ErrInterrupted) || err == nil {
+		t.Fatalf("the stopped load (interrupted: %v): %v", interrupt, err)
 	}
 	m, ok, err := store.(db.Remarker).ReadMark(context.Background(), pr.DocOps.Schema().Table)
 	if err != nil || !ok {
