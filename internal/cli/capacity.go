@@ -36,6 +36,7 @@ type capacityFlags struct {
 	format        string
 	seed          uint64
 	shard         shardFlags
+	force         bool
 }
 
 func (a *app) capacityCommand() *cobra.Command {
@@ -116,6 +117,7 @@ shards, steps of --precision) at rate/N, each trial in its own time slot from
 	fl.StringVar(&f.out, "out", "capacity.json", "result file (\"\" for none)")
 	fl.StringVar(&f.html, "html", "capacity.html", "HTML report with the latency-vs-throughput curve (\"\" for none)")
 	fl.StringVar(&f.format, "format", "text", "report on stdout: text, json or jsonl")
+	fl.BoolVar(&f.force, "force", false, forceHelp)
 	fl.Uint64Var(&f.seed, "seed", 1, "seed of documents and key choices")
 	f.shard.add(fl)
 	_ = cmd.MarkFlagRequired("target")
@@ -192,7 +194,7 @@ func (a *app) capacitySpec(cmd *cobra.Command, f *capacityFlags) (*capacitySpec,
 	}
 	c := &capacitySpec{out: f.out, html: f.html, format: strings.ToLower(f.format),
 		Search: engine.Search{Config: cfg, MaxTime: f.maxTime, Trial: f.trial,
-			Phase: &engine.Phase{Kind: runner.Run, Target: f.target, Files: f.workloads, Props: props, Shard: sh, Encode: true, Quiet: true,
+			Phase: &engine.Phase{Kind: runner.Run, Target: f.target, Files: f.workloads, Props: props, Shard: sh, Encode: true, Quiet: true, Force: f.force,
 				Opts: runner.Options{Phase: runner.Run, Warmup: f.warmup, Seed: f.seed, MaxErrorShare: -1}}}}
 	switch {
 	case sh.Shard.Sharded() && f.ladder == "":

@@ -13,7 +13,7 @@ import (
 // nonNegative refuses a negative --warmup or --duration in the flags' own
 // words.
 func nonNegative(durations map[string]time.Duration) error {
-	for _, name := range []string{"warmup", "duration"} {
+	for _, name := range []string{"warmup", "duration", "latency-limit"} {
 		if d := durations[name]; d < 0 {
 			return &ExitError{Code: exitUsage, Err: fmt.Errorf("--%s %s: must be zero or more", name, d)}
 		}

@@ -189,8 +189,11 @@ func versionLine() string {
 	if t.Dirty {
 		build = "with uncommitted changes, " + build
 	}
-	if t.Revision != "" {
+	switch {
+	case t.Revision != "":
 		build = "commit " + t.Revision + " " + build
+	case t.Version == "dev":
+		build = unstamped(executable()) + "; " + build
 	}
 	return fmt.Sprintf("docbench %s (%s)", t.Version, build)
 }

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strconv"
 
 	"github.com/spf13/cobra"
 
@@ -59,14 +60,7 @@ func (a *app) docCommand() *cobra.Command {
 				return err
 			}
 			if paths {
-				for _, p := range docOps.Shape.Paths() {
-					kind := p.Type
-					if p.Array {
-						kind = "array of " + p.Items
-					}
-					fmt.Fprintf(a.stdout, "%-40s %s\n", p.Path, kind)
-				}
-				return nil
+				return a.printPaths(wl, docOps, cfg.RecordCount)
 			}
 			if !cmd.Flags().Changed("key") {
 				return &ExitError{Code: exitUsage, Err: errors.New("doc: --key N is required (the key number, 0 or more), or --paths to list the documents' paths")}
@@ -94,8 +88,89 @@ func (a *app) docCommand() *cobra.Command {
 	fl.Int64Var(&keynum, "key", 0, "key number: the record's position in YCSB's key space, 0 or more (required)")
 	fl.Uint64Var(&seed, "seed", 1, "seed of the documents")
 	fl.BoolVar(&compact, "compact", false, "print compact JSON, as stored")
-	fl.BoolVar(&paths, "paths", false, "list the documents' paths and types instead")
+	fl.BoolVar(&paths, "paths", false, "list the documents' paths, with type, depth and the share of documents that have each, instead")
 	return cmd
+}
+
+// pathSample bounds the documents doc --paths generates to count its paths.
+const pathSample = 2000
+
+// printPaths lists the documents' paths with their type, depth and share
+// of documents: counted on the load's documents, or on pathSample of them
+// spread over its key space (the first pathSample without recordcount).
+func (a *app) printPaths(wl *workload.Workload, docOps *runner.DocOps, records int64) error {
+	of := "the"
+	if records < 1 { // no recordcount: the first documents
+		records, of = pathSample, "the first"
+	}
+	n := min(records, pathSample)
+	present := map[string]int64{}
+	th := wl.NewThread(0)
+	r := document.NewRand()
+	var key, buf []byte
+	seen := map[string]bool{}
+	for i := range n {
+		k := i * max(records/n, 1)
+		key = th.AppendKey(key[:0], k)
+		buf = docOps.Shape.AppendDoc(buf[:0], key, k, r)
+		var v any
+		if err := json.Unmarshal(buf, &v); err != nil {
+			return fmt.Errorf("doc --paths: document %d: %w", k, err)
+		}
+		clear(seen)
+		docPaths(v, "", seen)
+		for p := range seen {
+			present[p]++
+		}
+	}
+	of = "of " + of + " " + db.Thousands(n) + " documents"
+	if n < records {
+		of = fmt.Sprintf("of %s documents spread over the %s", db.Thousands(n), db.Thousands(records))
+	}
+	fmt.Fprintf(a.stdout, "%-40s %-22s %5s  %s\n", "PATH", "TYPE", "DEPTH", "PRESENT (share "+of+")")
+	for _, p := range docOps.Shape.Paths() {
+		kind := p.Type
+		if p.Array {
+			kind = "array of " + p.Items
+		}
+		fmt.Fprintf(a.stdout, "%-40s %-22s %5d  %s\n", p.Path, kind, p.Depth, share(present[p.Path], n))
+	}
+	return nil
+}
+
+// docPaths adds to seen the dotted paths a decoded document has; the
+// fields of an array's elements continue the array's path ("tags.term").
+func docPaths(v any, prefix string, seen map[string]bool) {
+	switch v := v.(type) {
+	case map[string]any:
+		for k, x := range v {
+			p := k
+			if prefix != "" {
+				p = prefix + "." + k
+			}
+			seen[p] = true
+			docPaths(x, p, seen)
+		}
+	case []any:
+		for _, x := range v {
+			docPaths(x, prefix, seen)
+		}
+	}
+}
+
+// share formats k of n as a percentage: "100%", "37.5%", "0.05%".
+func share(k, n int64) string {
+	switch {
+	case k == n:
+		return "100%"
+	case k == 0:
+		return "0%"
+	}
+	pc := 100 * float64(k) / float64(n)
+	if pc >= 1 {
+		return strconv.FormatFloat(pc, 'f', 1, 64) + "%"
+	}
+	return strconv.FormatFloat(pc, 'g', 2, 64) + "%"
 }
 
 func (a *app) verifyCommand() *cobra.Command {

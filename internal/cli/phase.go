@@ -43,7 +43,12 @@ type phaseFlags struct {
 	thresholds    []string
 	hdrLog        string
 	files         []string // run's -f FILE[@WEIGHT]: statement.file
+	force         bool
+	latencyLimit  time.Duration
 }
+
+// forceHelp is the help of run's and capacity's --force.
+const forceHelp = "run on a table whose load did not complete (by default the run refuses)"
 
 // ExitThresholds is the exit status of a run whose measurement succeeded
 // but missed a --threshold (k6's code for the same).
@@ -107,6 +112,8 @@ func (a *app) phaseCommand(phase runner.Phase) *cobra.Command {
 		fl.DurationVar(&f.duration, "duration", 0, "run this long, e.g. 30s or 5m (overrides maxexecutiontime, and a workload file's operationcount; default 0: at operationcount)")
 		fl.DurationVar(&f.warmup, "warmup", 0, "run this long first, e.g. 10s, and discard its measurements (default 0: none)")
 		fl.StringArrayVarP(&f.files, "file", "f", nil, "a file of SQL statements run as one transaction, FILE[@WEIGHT] as pgbench's -f; repeatable; the run's only operations unless -p sets proportions (statement.file)")
+		fl.BoolVar(&f.force, "force", false, forceHelp)
+		fl.DurationVar(&f.latencyLimit, "latency-limit", 0, "count the operations slower than this, e.g. 5ms (pgbench -L); with --rate, skip those already this late when due")
 	}
 	_ = cmd.MarkFlagRequired("target")
 	_ = cmd.MarkFlagRequired("workload")
@@ -141,7 +148,7 @@ func (a *app) specFromFlags(cmd *cobra.Command, phase runner.Phase, f *phaseFlag
 	if err != nil {
 		return nil, err
 	}
-	if err := nonNegative(map[string]time.Duration{"warmup": f.warmup, "duration": f.duration}); err != nil {
+	if err := nonNegative(map[string]time.Duration{"warmup": f.warmup, "duration": f.duration, "latency-limit": f.latencyLimit}); err != nil {
 		return nil, err
 	}
 	fl := cmd.Flags()
@@ -183,9 +190,9 @@ func (a *app) specFromFlags(cmd *cobra.Command, phase runner.Phase, f *phaseFlag
 		return nil, err
 	}
 	return &spec{Phase: engine.Phase{Kind: phase, Target: f.target, Files: f.workloads, Props: props, Recreate: phase == runner.Load,
-		HdrLog: f.hdrLog,
+		HdrLog: f.hdrLog, Force: f.force,
 		Opts: runner.Options{Phase: phase, Warmup: f.warmup, Status: f.status, Seed: f.seed, StartAt: sh.StartAt,
-			MaxErrorShare: maxErr},
+			MaxErrorShare: maxErr, LatencyLimit: f.latencyLimit},
 		Shard: sh}, thresholds: ts}, nil
 }
 

@@ -1,6 +1,9 @@
 package cli
 
 import (
+	"os"
+	"path/filepath"
+	"regexp"
 	"runtime/debug"
 
 	"github.com/docbench/docbench/internal/report"
@@ -28,4 +31,24 @@ func tool() report.Tool {
 		}
 	}
 	return t
+}
+
+// unstamped says why a build carries no revision: Go stamps version-control
+// information into `go build` and `go install` builds of a checkout, but
+// not into `go run` builds unless -buildvcs=true is given.
+func unstamped(exe string) string {
+	if goRunExe.MatchString(filepath.ToSlash(exe)) {
+		return "built by go run: no revision stamped, as go run stamps none without -buildvcs=true"
+	}
+	return "no revision stamped: built outside a git checkout, or with -buildvcs=false"
+}
+
+// goRunExe matches the path of a binary `go run` built: in a go-build
+// directory's b001/exe/, or kept in the build cache (Go 1.24 on).
+var goRunExe = regexp.MustCompile(`(/go-build[0-9]+/b[0-9]+/exe|/[0-9a-f]{2}/[0-9a-f]{64}-d)/[^/]+$`)
+
+// executable is the running binary's path ("" when unknown).
+func executable() string {
+	exe, _ := os.Executable()
+	return exe
 }

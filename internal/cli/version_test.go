@@ -64,3 +64,46 @@ func TestVersionIdentifiesTheBuild(t *testing.T) {
 		t.Errorf("result tool = %+v, want version and revision %s", r.Tool, commit)
 	}
 }
+
+// TestVersionOfGoRun: Go stamps no revision into a `go run` build (under
+// the default -buildvcs=auto), and docbench version says so instead of a
+// bare "dev"; with -buildvcs=true the go run build names its commit (in a
+// clone: a linked worktree gets no stamp either way).
+func TestVersionOfGoRun(t *testing.T) {
+	for exe, goRun := range map[string]bool{
+		"/tmp/go-build1664367875/b001/exe/docbench":                                                            true,
+		"/root/.cache/go-build/41/41a8e5d6c2d0de5655a5d75285c3311032779f7bb3c3ab1efb3aeb3d75ba74fd-d/docbench": true,
+		"/usr/local/bin/docbench":    false,
+		"/home/me/go-build/docbench": false,
+	} {
+		if got := strings.HasPrefix(unstamped(exe), "built by go run"); got != goRun {
+			t.Errorf("unstamped(%q) = %q", exe, unstamped(exe))
+		}
+	}
+	goRun := func(buildvcs string) string {
+		cmd := exec.Command("go", "run", "-buildvcs="+buildvcs, "../../cmd/docbench", "version")
+		cmd.Env = append(os.Environ(), "GOFLAGS=")
+		out, err := cmd.CombinedOutput()
+		if err != nil {
+			t.Fatalf("go run -buildvcs=%s: %v\n%s", buildvcs, err, out)
+		}
+		return string(out)
+	}
+	const said = "docbench dev (built by go run: no revision stamped, as go run stamps none without -buildvcs=true; go"
+	if out := goRun("auto"); !strings.HasPrefix(out, said) {
+		t.Errorf("go run docbench version = %q, want %q…", out, said)
+	}
+	head, err := exec.Command("git", "rev-parse", "HEAD").Output()
+	if err != nil {
+		t.Skipf("not a git checkout: %v", err)
+	}
+	gitDir, _ := exec.Command("git", "rev-parse", "--path-format=absolute", "--git-dir").Output()
+	common, _ := exec.Command("git", "rev-parse", "--path-format=absolute", "--git-common-dir").Output()
+	out := goRun("true")
+	switch {
+	case string(gitDir) != string(common) && !strings.HasPrefix(out, said):
+		t.Errorf("go run -buildvcs=true docbench version in a linked worktree = %q, want %q…", out, said)
+	case string(gitDir) == string(common) && !strings.Contains(out, "commit "+strings.TrimSpace(string(head))):
+		t.Errorf("go run -buildvcs=true docbench version = %q, want commit %s", out, head)
+	}
+}

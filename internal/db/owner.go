@@ -22,6 +22,36 @@ type Mark struct {
 	Records int64 `json:"records,omitempty"`
 	// Properties are the load's properties that shape its data.
 	Properties map[string]string `json:"properties,omitempty"`
+	// Load is the state of the load that created the table: LoadRunning
+	// from its start, then LoadComplete or LoadStopped. Empty (a mark of an
+	// older docbench, a sharded load's table): not known, taken as complete.
+	Load string `json:"load,omitempty"`
+	// Loaded is the number of records the load stored, recorded at its end.
+	Loaded int64 `json:"loaded,omitempty"`
+}
+
+// The states of a load a mark records (Mark.Load).
+const (
+	LoadRunning  = "running"
+	LoadComplete = "complete"
+	LoadStopped  = "stopped"
+)
+
+// Unfinished says, in one line, why the table's data is not the whole
+// load; "" when the load completed (or the mark does not say).
+func (m Mark) Unfinished() string {
+	switch m.Load {
+	case LoadStopped:
+		return fmt.Sprintf("the load stopped at %s of %s records", Thousands(m.Loaded), Thousands(m.Records))
+	case LoadRunning:
+		return fmt.Sprintf("the load of %s records begun %s never recorded its end (it is still running, or was killed)",
+			Thousands(m.Records), m.Created.UTC().Format("2006-01-02 15:04 MST"))
+	case LoadComplete:
+		if m.Loaded < m.Records {
+			return fmt.Sprintf("the load stored %s of %s records (the others failed)", Thousands(m.Loaded), Thousands(m.Records))
+		}
+	}
+	return ""
 }
 
 // markPrefix begins every mark's text: what makes a comment docbench's.
@@ -64,6 +94,12 @@ func (m Mark) Describe() string {
 		return "created by " + m.By
 	}
 	when := m.Created.UTC().Format("2006-01-02 15:04 MST")
+	switch m.Load {
+	case LoadStopped:
+		return fmt.Sprintf("%s of %s records loaded %s by %s (the load stopped)", Thousands(m.Loaded), Thousands(m.Records), when, m.By)
+	case LoadRunning:
+		return fmt.Sprintf("a load of %s records begun %s by %s (its end not recorded)", Thousands(m.Records), when, m.By)
+	}
 	if m.Records > 0 {
 		return fmt.Sprintf("%s records loaded %s by %s", Thousands(m.Records), when, m.By)
 	}
@@ -144,4 +180,14 @@ type TableOwner interface {
 	// Drop drops table when it is docbench's. A table that does not exist
 	// is no error; one that docbench did not create is *ErrNotOurs and stays.
 	Drop(ctx context.Context, table string) error
+}
+
+// Remarker is a Store that reads and rewrites the mark of a table it
+// created: a load records its end there, and a run reads it.
+type Remarker interface {
+	// ReadMark returns the mark of table; ok is false when the table does
+	// not exist or carries no mark of docbench's.
+	ReadMark(ctx context.Context, table string) (m Mark, ok bool, err error)
+	// Remark replaces the mark of a table of docbench's.
+	Remark(ctx context.Context, table string, m Mark) error
 }

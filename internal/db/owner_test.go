@@ -31,3 +31,43 @@ func TestMark(t *testing.T) {
 		}
 	}
 }
+
+// A mark records how its load ended; one of an older docbench (no load
+// state) reads as complete.
+func TestMarkLoadState(t *testing.T) {
+	old := `created by docbench: {"by":"docbench load","created":"2026-11-25T06:30:05Z","records":9000}`
+	m, ok := ParseMark(old)
+	if !ok || m.Unfinished() != "" {
+		t.Fatalf("an older mark: %+v, %v, unfinished %q", m, ok, m.Unfinished())
+	}
+	when := time.Date(2026, 11, 25, 6, 30, 5, 0, time.UTC)
+	for _, c := range []struct {
+		m          Mark
+		unfinished string
+		describe   string
+	}{
+		{Mark{By: "docbench load", Created: when, Records: 20000, Load: LoadStopped, Loaded: 10500},
+			"the load stopped at 10,500 of 20,000 records",
+			"10,500 of 20,000 records loaded 2026-11-25 06:30 UTC by docbench load (the load stopped)"},
+		{Mark{By: "docbench load", Created: when, Records: 20000, Load: LoadStopped},
+			"the load stopped at 0 of 20,000 records", ""},
+		{Mark{By: "docbench load", Created: when, Records: 20000, Load: LoadRunning},
+			"the load of 20,000 records begun 2026-11-25 06:30 UTC never recorded its end (it is still running, or was killed)",
+			"a load of 20,000 records begun 2026-11-25 06:30 UTC by docbench load (its end not recorded)"},
+		{Mark{By: "docbench load", Created: when, Records: 20000, Load: LoadComplete, Loaded: 19990},
+			"the load stored 19,990 of 20,000 records (the others failed)", ""},
+		{Mark{By: "docbench load", Created: when, Records: 20000, Load: LoadComplete, Loaded: 20000}, "",
+			"20,000 records loaded 2026-11-25 06:30 UTC by docbench load"},
+	} {
+		got, ok := ParseMark(c.m.Text())
+		if !ok || got.Load != c.m.Load || got.Loaded != c.m.Loaded {
+			t.Errorf("ParseMark(Text()) of %+v = %+v, %v", c.m, got, ok)
+		}
+		if u := got.Unfinished(); u != c.unfinished {
+			t.Errorf("Unfinished of %+v = %q, want %q", c.m, u, c.unfinished)
+		}
+		if d := got.Describe(); c.describe != "" && d != c.describe {
+			t.Errorf("Describe of %+v = %q, want %q", c.m, d, c.describe)
+		}
+	}
+}

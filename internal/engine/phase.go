@@ -47,8 +47,11 @@ type Phase struct {
 	// only: db.ErrNotOurs otherwise).
 	Recreate bool
 	By       string // the command marked on the table a load creates (db.Mark)
-	Shard    Shard
-	HdrLog   string // the --hdr-log path: every interval's histograms
+	// Force runs on a table whose load, as its mark records, did not
+	// complete (a run refuses otherwise).
+	Force  bool
+	Shard  Shard
+	HdrLog string // the --hdr-log path: every interval's histograms
 	// Encode keeps each second's histograms in the result's series (a
 	// capacity trial is decided on them); Settled skips the settling before
 	// a run (done before an earlier trial).
@@ -183,15 +186,9 @@ func (e *Engine) Run(ctx context.Context, store db.Store, p *Phase, pr *Prepared
 		}
 	}
 	schema := markedSchema(docOps.Schema(), p.By, wl, cfg.Props)
-	switch {
-	case p.Recreate && p.Shard.Shard.Sharded():
-		if err := setupShared(ctx, store, schema); err != nil {
-			return nil, notOurs(err)
-		}
-	case p.Recreate:
-		if err := store.Setup(ctx, schema, true); err != nil {
-			return nil, notOurs(err)
-		}
+	tracked, forced, err := table(ctx, store, p, schema)
+	if err != nil {
+		return nil, err
 	}
 	info, err := store.Info(ctx)
 	if err != nil {
@@ -217,10 +214,17 @@ func (e *Engine) Run(ctx context.Context, store db.Store, p *Phase, pr *Prepared
 		}
 	}
 	out, runErr := runner.Execute(ctx, store, wl, docOps, opts)
+	var marked string
+	if tracked {
+		marked = recordLoad(ctx, store, schema, out, runErr)
+	}
 	if out == nil {
 		return nil, runErr
 	}
 	res := buildResult(out, info, p.Target)
+	if opts.LatencyLimit > 0 {
+		res.LatencyLimit = latencyLimit(out, opts.LatencyLimit)
+	}
 	res.Tool = e.Tool
 	res.Environment = report.ReadEnvironment()
 	res.Environment.GoMaxProcs = out.Procs
@@ -236,6 +240,11 @@ func (e *Engine) Run(ctx context.Context, store db.Store, p *Phase, pr *Prepared
 	}
 	res.Notes = append(res.Notes, cfg.Notes...)
 	res.Notes = append(res.Notes, settled...)
+	for _, n := range []string{forced, marked} {
+		if n != "" {
+			res.Notes = append(res.Notes, n)
+		}
+	}
 	res.EndedBy, res.Notes = endedBy(out, p.Kind, cfg, opts.Duration, res.Notes)
 	if p.Shard.Used() {
 		shardResult(res, out, p.Shard, wl)
@@ -292,6 +301,94 @@ func Settle(ctx context.Context, store db.Store, when db.SettleStage) []string {
 		return nil
 	}
 	return []string{fmt.Sprintf("%s: %s took %.2g s, outside %s figures", stage, what, time.Since(t0).Seconds(), phase)}
+}
+
+// table readies the phase's table: a load's is created (a shard's shared)
+// and, unless sharded, tracked (its mark records the load's end); a run's
+// must hold a load that completed: one that did not is refused in one
+// line, or with Force noted (forced).
+func table(ctx context.Context, store db.Store, p *Phase, schema db.Schema) (tracked bool, forced string, err error) {
+	switch {
+	case p.Kind == runner.Run && !p.Settled:
+		why, err := unfinished(ctx, store, schema.Table)
+		switch {
+		case err != nil || why == "":
+			return false, "", err
+		case !p.Force:
+			return false, "", badInput(errors.New(why + ": load again (or --force)"))
+		}
+		return false, "run with --force on an unfinished load: " + why, nil
+	case p.Recreate && p.Shard.Shard.Sharded():
+		// A sharded load's table is shared by loads none of which knows
+		// the others' end.
+		return false, "", notOurs(setupShared(ctx, store, schema))
+	case p.Recreate:
+		if err := store.Setup(ctx, schema, true); err != nil {
+			return false, "", notOurs(err)
+		}
+		return p.Kind == runner.Load && startLoad(ctx, store, schema), "", nil
+	}
+	return false, "", nil
+}
+
+// unfinished says why the table's load did not complete, as the table's
+// mark records it; "" when it did (a mark that does not say, of an older
+// docbench or a sharded load, is taken for complete).
+func unfinished(ctx context.Context, store db.Store, table string) (string, error) {
+	r, ok := store.(db.Remarker)
+	if !ok {
+		return "", nil
+	}
+	m, ours, err := r.ReadMark(ctx, table)
+	if err != nil {
+		return "", fmt.Errorf("reading what the load recorded on %s: %w", table, err)
+	}
+	if !ours {
+		return "", nil
+	}
+	return m.Unfinished(), nil
+}
+
+// startLoad records on the load's table that its load is running: until
+// the load records its end, a run refuses. It returns false when the store
+// cannot rewrite its mark (MySQL 8's test peer keeps a table's first
+// comment): the load's end then goes unrecorded, as with an older docbench.
+func startLoad(ctx context.Context, store db.Store, schema db.Schema) bool {
+	r, ok := store.(db.Remarker)
+	if !ok {
+		return false
+	}
+	m := schema.Mark
+	m.Load = db.LoadRunning
+	if r.Remark(ctx, schema.Table, m) != nil {
+		return false
+	}
+	got, ours, err := r.ReadMark(ctx, schema.Table)
+	return err == nil && ours && got.Load == db.LoadRunning
+}
+
+// recordLoad records on the load's table how the load ended: complete, or
+// stopped at the records it stored. Interrupted, it still records, within
+// a bound. It returns a note when the mark could not be written.
+func recordLoad(ctx context.Context, store db.Store, schema db.Schema, out *runner.Outcome, runErr error) string {
+	r, ok := store.(db.Remarker)
+	if !ok {
+		return ""
+	}
+	m := schema.Mark
+	m.Load = db.LoadStopped
+	if out != nil {
+		m.Loaded = out.Succeeded()
+		if runErr == nil && out.Complete && out.EndedBy == "count" { // not a duration
+			m.Load = db.LoadComplete
+		}
+	}
+	cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
+	defer cancel()
+	if err := r.Remark(cctx, schema.Table, m); err != nil {
+		return fmt.Sprintf("the load's end is not recorded on its table (%v): a run on it needs --force", err)
+	}
+	return ""
 }
 
 // endedBy names the limit that ended a phase and, when the user set both a

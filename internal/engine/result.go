@@ -2,6 +2,7 @@ package engine
 
 import (
 	"fmt"
+	"time"
 
 	"github.com/docbench/docbench/internal/db"
 	"github.com/docbench/docbench/internal/report"
@@ -91,6 +92,34 @@ func buildResult(o *runner.Outcome, info db.Info, target string) *report.Result 
 		r.Series = append(r.Series, p)
 	}
 	return r
+}
+
+// latencyLimit counts the operations above limit: their response time
+// under a target rate, else their service time; and the skipped ones.
+func latencyLimit(o *runner.Outcome, limit time.Duration) *report.LatencyLimit {
+	l := &report.LatencyLimit{LimitMS: float64(limit) / 1e6, Of: "service", Skipped: o.Skipped, ByOp: map[string]int64{}}
+	hs := o.Totals.Service
+	if o.Totals.Response != nil {
+		hs, l.Of = o.Totals.Response, "response"
+	}
+	for i, h := range hs {
+		if h == nil {
+			continue
+		}
+		late := report.CountAbove(h, int64(limit))
+		l.Late += late
+		l.Operations += h.TotalCount()
+		if late > 0 {
+			l.ByOp[o.Names[i]] = late
+		}
+	}
+	if l.Operations > 0 {
+		l.LateShare = float64(l.Late) / float64(l.Operations)
+	}
+	if n := o.Ops + o.Skipped; n > 0 {
+		l.SkippedShare = float64(o.Skipped) / float64(n)
+	}
+	return l
 }
 
 // lagNoteRatio: a schedule lag p99 above this share of the service time

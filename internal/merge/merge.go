@@ -123,6 +123,7 @@ func Merge(in []Input) (*report.Result, error) {
 	m.Series, seriesNote = mergeSeries(in, m.Start, window)
 	m.Server = mergeServer(in, m.Start, m.End)
 	m.ScheduleLag = mergeLag(in)
+	m.LatencyLimit = mergeLimit(in)
 	m.Notes = append(m.Notes, windowNote(in, len(in), n))
 	if seriesNote != "" {
 		m.Notes = append(m.Notes, seriesNote)
@@ -507,6 +508,36 @@ func windowNote(in []Input, got, n int) string {
 		}
 	}
 	return note
+}
+
+// mergeLimit sums the shards' counts of their --latency-limit (nil unless
+// every shard ran with the same one).
+func mergeLimit(in []Input) *report.LatencyLimit {
+	var m *report.LatencyLimit
+	var scheduled int64 // issued and skipped
+	for _, x := range in {
+		l := x.Result.LatencyLimit
+		switch {
+		case l == nil || m != nil && (l.LimitMS != m.LimitMS || l.Of != m.Of):
+			return nil
+		case m == nil:
+			m = &report.LatencyLimit{LimitMS: l.LimitMS, Of: l.Of, ByOp: map[string]int64{}}
+		}
+		m.Late += l.Late
+		m.Operations += l.Operations
+		m.Skipped += l.Skipped
+		for op, n := range l.ByOp {
+			m.ByOp[op] += n
+		}
+		scheduled += x.Result.Operations + l.Skipped
+	}
+	if m != nil && m.Operations > 0 {
+		m.LateShare = float64(m.Late) / float64(m.Operations)
+	}
+	if m != nil && scheduled > 0 {
+		m.SkippedShare = float64(m.Skipped) / float64(scheduled)
+	}
+	return m
 }
 
 // mergeLag merges the shards' schedule lags exactly (nil unless every

@@ -74,6 +74,8 @@ type Result struct {
 	// ScheduleLag is the harness's own lateness in starting operations
 	// (open loop only).
 	ScheduleLag *ScheduleLag `json:"schedule_lag,omitempty"`
+	// LatencyLimit is what --latency-limit found.
+	LatencyLimit *LatencyLimit `json:"latency_limit,omitempty"`
 	// Capacity is set on a capacity search's result (phase "capacity").
 	Capacity *Capacity `json:"capacity,omitempty"`
 	// Control is the machine-speed control a study takes just before a
@@ -253,6 +255,40 @@ func SummarizeLag(h *hdr.Histogram, behind int64) *ScheduleLag {
 	}
 	return &ScheduleLag{P50: us(h.ValueAtQuantile(50)), P99: us(h.ValueAtQuantile(99)), Max: us(h.Max()),
 		Behind: behind, Histogram: EncodeHistogram(h)}
+}
+
+// LatencyLimit is what a run with --latency-limit found, as pgbench's -L
+// reports it: the operations whose latency exceeded the limit and, under a
+// target rate, those skipped because they were later than the limit
+// already when due.
+type LatencyLimit struct {
+	LimitMS float64 `json:"limit_ms"`
+	// Of is the latency compared: "response" (from the intended start,
+	// under a target rate) or "service".
+	Of string `json:"of"`
+	// Late counts, of Operations (the successful ones), those above the
+	// limit, read off the histograms (to their 0.1 % resolution); ByOp
+	// breaks it down by operation.
+	Late       int64            `json:"late"`
+	Operations int64            `json:"operations"`
+	LateShare  float64          `json:"late_share"`
+	ByOp       map[string]int64 `json:"late_by_op,omitempty"`
+	// Skipped counts the operations not issued (open loop only), and
+	// SkippedShare their share of those scheduled (issued and skipped).
+	Skipped      int64   `json:"skipped"`
+	SkippedShare float64 `json:"skipped_share"`
+}
+
+// CountAbove returns how many values of h lie above v (to h's resolution:
+// a value in the bucket holding v counts as not above).
+func CountAbove(h *hdr.Histogram, v int64) int64 {
+	var n int64
+	for _, b := range h.Distribution() {
+		if b.From > v {
+			n += b.Count
+		}
+	}
+	return n
 }
 
 // Second is one second of the time series.

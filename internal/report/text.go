@@ -7,6 +7,9 @@ import (
 	"strconv"
 	"strings"
 	"text/tabwriter"
+	"time"
+
+	"github.com/docbench/docbench/internal/db"
 )
 
 // WriteText prints a result for a person: a header and one row per operation.
@@ -92,6 +95,14 @@ func WriteText(w io.Writer, r *Result) error {
 			}
 			fmt.Fprintf(w, "threshold %s  %s  (measured %s)\n", mark, t.Threshold, t.Measured())
 		}
+	}
+	if l := r.LatencyLimit; l != nil {
+		fmt.Fprintf(w, "latency limit %s (%s time): %s of %s operations above it (%s)", time.Duration(l.LimitMS*1e6), l.Of,
+			db.Thousands(l.Late), db.Thousands(l.Operations), percent(l.LateShare))
+		if r.Options.TargetRate > 0 {
+			fmt.Fprintf(w, "; %s skipped, later than the limit already when due (%s of those scheduled)", db.Thousands(l.Skipped), percent(l.SkippedShare))
+		}
+		fmt.Fprintln(w)
 	}
 	if r.Options.TargetRate > 0 {
 		fmt.Fprintf(w, "\ntarget %.0f ops/s: \"intended\" rows measure from each operation's scheduled start (coordinated omission corrected)\n", r.Options.TargetRate)

@@ -208,6 +208,7 @@ func (p *execution) buildWorkers() {
 			w.offset = time.Duration(float64(time.Second) * float64(i) / o.Rate)
 			w.pacer = NewPacer(o.Pacer, crowded)
 			w.lag = measure.NewPacked()
+			w.limit = o.LatencyLimit
 		}
 		p.workers[i] = w
 	}
@@ -286,7 +287,7 @@ func (p *execution) warmUp(ctx context.Context) {
 		w.stop, w.ops = p.stop, p.share(i)
 		if w.lag != nil {
 			w.lag.Reset()
-			w.behind = 0
+			w.behind, w.skipped = 0, 0
 		}
 	}
 }
@@ -522,6 +523,7 @@ func (p *execution) mergeLag() {
 	for _, w := range p.workers {
 		w.lag.MergeInto(p.out.ScheduleLag)
 		p.out.Behind += w.behind
+		p.out.Skipped += w.skipped
 	}
 }
 

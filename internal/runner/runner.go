@@ -77,6 +77,10 @@ type Options struct {
 	// taken, in HdrHistogram's interval log format (.hlog), one tag per
 	// operation.
 	HdrLog io.Writer
+	// LatencyLimit (open loop only), when set, skips an operation whose
+	// intended start passed more than this long before its worker could
+	// start it, as pgbench --latency-limit does: it would be late already.
+	LatencyLimit time.Duration
 }
 
 // Outcome is what a phase measured.
@@ -118,6 +122,10 @@ type Outcome struct {
 	// Behind counts the operations (open loop) whose intended start passed
 	// while their worker was still busy: the target did not keep up.
 	Behind int64
+	// Skipped counts the operations (open loop, Options.LatencyLimit) not
+	// issued because they were already later than the limit when due; they
+	// count toward the operation count, not toward Ops.
+	Skipped int64
 	// Procs is GOMAXPROCS while the phase ran (an open loop, or sessions
 	// that block in the kernel, may raise it: raiseProcs).
 	Procs int

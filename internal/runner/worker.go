@@ -51,6 +51,8 @@ type worker struct {
 	lag      *hdr.PackedHistogram // open loop: schedule lag of each operation
 	from     time.Time            // open loop: when the current operation could start
 	behind   int64                // open loop: operations whose start found the worker busy
+	limit    time.Duration        // open loop: skip an operation later than this when due (0: none)
+	skipped  int64                // open loop: operations skipped as later than limit
 
 	key, buf, doc []byte
 	vals          []byte // partial update values, back to back
@@ -201,6 +203,12 @@ func (w *worker) run(ctx context.Context, cfg *workload.Config, base time.Time) 
 			// doing, not the instrument's.
 			w.from = intended
 			if now := time.Now(); now.After(intended) {
+				if w.limit > 0 && now.Sub(intended) > w.limit {
+					k++ // already late: skipped, as pgbench --latency-limit does
+					n++
+					w.skipped++
+					continue
+				}
 				w.from = now
 				if k > 0 {
 					w.behind++

@@ -349,6 +349,23 @@ func (s *store) Drop(ctx context.Context, table string) error {
 	return s.dropCollection(ctx, table)
 }
 
+var _ db.Remarker = (*store)(nil)
+
+// ReadMark returns the mark of the collection table.
+func (s *store) ReadMark(ctx context.Context, table string) (db.Mark, bool, error) {
+	m, exists, ours, err := s.mark(ctx, table)
+	return m, exists && ours, err
+}
+
+// Remark replaces the mark of the collection table.
+func (s *store) Remark(ctx context.Context, table string, m db.Mark) error {
+	if _, err := s.database.Collection(marks).UpdateOne(ctx, bson.D{{Key: "_id", Value: table}},
+		bson.D{{Key: "$set", Value: bson.D{{Key: "mark", Value: m.Text()}}}}); err != nil {
+		return fmt.Errorf("mongodb: marking %s.%s: %w", s.database.Name(), table, err)
+	}
+	return nil
+}
+
 // Info reports the server version (buildInfo), storage engine and
 // WiredTiger cache size (serverStatus; left out when the server does not
 // report them, and noted when serverStatus is not permitted), topology, and

@@ -488,6 +488,23 @@ func (s *store) Drop(ctx context.Context, table string) error {
 	return s.dropTable(ctx, table)
 }
 
+var _ db.Remarker = (*store)(nil)
+
+// ReadMark returns the mark of table.
+func (s *store) ReadMark(ctx context.Context, table string) (db.Mark, bool, error) {
+	m, exists, ours, err := s.mark(ctx, table)
+	return m, exists && ours, err
+}
+
+// Remark replaces the mark of table (its comment).
+func (s *store) Remark(ctx context.Context, table string, m db.Mark) error {
+	q := "ALTER TABLE " + s.database + "." + quoteIdent(table) + " COMMENT = " + quoteLiteral(m.Text())
+	if _, err := s.sqlDB.ExecContext(ctx, q); err != nil {
+		return fmt.Errorf("%s: marking %s.%s: %w", s.d.flavour(), s.dbName, table, err)
+	}
+	return nil
+}
+
 // indexDDL is the statement that indexes a secondary path: a MySQL 8
 // multi-valued index on an array's string elements (queries use MEMBER OF
 // on the same expression), else a generated column (DOUBLE when numeric,

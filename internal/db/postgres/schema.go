@@ -343,3 +343,20 @@ func (s *store) ensureExtension(ctx context.Context, name, missing string) error
 	}
 	return nil
 }
+
+var _ db.Remarker = (*store)(nil)
+
+// ReadMark returns the mark of table (in the store's schema).
+func (s *store) ReadMark(ctx context.Context, table string) (db.Mark, bool, error) {
+	m, exists, ours, err := s.mark(ctx, pgx.Identifier{s.schema, table}.Sanitize())
+	return m, exists && ours, err
+}
+
+// Remark replaces the mark of table (the comment of its main table).
+func (s *store) Remark(ctx context.Context, table string, m db.Mark) error {
+	q := "COMMENT ON TABLE " + pgx.Identifier{s.schema, table}.Sanitize() + " IS " + quoteLiteral(m.Text())
+	if _, err := s.admin.Exec(ctx, q); err != nil {
+		return fmt.Errorf("postgres: marking %s.%s: %w", s.schema, table, err)
+	}
+	return nil
+}

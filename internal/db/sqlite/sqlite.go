@@ -271,6 +271,22 @@ func (s *store) Drop(ctx context.Context, table string) error {
 	return s.dropTable(ctx, table)
 }
 
+var _ db.Remarker = (*store)(nil)
+
+// ReadMark returns the mark of table.
+func (s *store) ReadMark(ctx context.Context, table string) (db.Mark, bool, error) {
+	m, exists, ours, err := s.mark(ctx, table)
+	return m, exists && ours, err
+}
+
+// Remark replaces the mark of table (its row in docbench_tables).
+func (s *store) Remark(ctx context.Context, table string, m db.Mark) error {
+	if _, err := s.db.ExecContext(ctx, "UPDATE "+marks+" SET mark = ? WHERE name = ?", m.Text(), table); err != nil {
+		return fmt.Errorf("sqlite %s: marking %s: %w", s.path, table, err)
+	}
+	return nil
+}
+
 func (s *store) Info(ctx context.Context) (db.Info, error) {
 	info := db.Info{Backend: "sqlite", Settings: map[string]string{}, Layout: map[string]string{
 		"table": s.table, "key": "ycsb_key TEXT PRIMARY KEY", "document": "data BLOB (jsonb)"}}
