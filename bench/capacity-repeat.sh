@@ -18,6 +18,22 @@
 # bloats the table and fills the WAL as the search goes, and its band moves down with it.
 # SQLite gets fewer threads: its writers take one lock in turn. Needs python3.
 # Run it on a quiet machine: on a busy one, the searches mostly measure the neighbours.
+#
+# Found on a quiet 2-core machine (workload C, 20,000 records, 2 threads on SQLite and 8 on
+# the servers, --slo 'p99<5ms', every other setting at docbench capacity's defaults):
+#   target      search  band (ops/s)      undecided in it          trials  wall  run --rate at the holding edge
+#   SQLite      1       77,116–137,096    85,685, 102,822          9       103 s p99 1.844 ms: held
+#   SQLite      2       87,652–109,565    98,609                   9        91 s p99 2.320 ms: held
+#   SQLite      3       89,866–112,332    101,099                  9        92 s p99 4.530 ms: held
+#   PostgreSQL  1       33,562–47,945     38,356, 43,151           12      126 s p99 1.144 ms: held
+#   PostgreSQL  2       34,223–58,668     39,112, 44,001, 48,890   13      146 s p99 0.940 ms: held
+#   PostgreSQL  3       38,810–51,746     43,122                   10      106 s p99 2.189 ms: held
+#   MariaDB     1       22,387–29,849     26,118                   7        81 s p99 1.485 ms: held
+#   MariaDB     2       18,848–30,158     20,733, 22,618, 26,388   13      149 s p99 0.591 ms: held
+#   MariaDB     3       19,281–30,850     23,138                   8        89 s p99 0.711 ms: held
+# The bands of each target overlapped and every holding edge held again at a fixed rate; every
+# search took under three minutes. Searches of different sittings may not overlap: the knee
+# moves between loads.
 set -euo pipefail
 bin=$(realpath "$1") slo=${2:-p99<5ms} repeats=${3:-3}
 records=${RECORDS:-20000} wl=${WORKLOAD:-workloadc} warmup=${WARMUP:-2s} check=${CHECK:-10s}

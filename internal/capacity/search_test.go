@@ -242,7 +242,7 @@ func TestSearchBandHoldsTheKnee(t *testing.T) {
 	// The time a search takes, counted in the windows its looks measured
 	// plus a warm-up of 2 s each (the defaults): the search spends its
 	// looks near the knee, and at these defaults 95 % of searches end
-	// within two minutes of trials (docs/capacity.md gives the wall times
+	// within two minutes of trials (bench/capacity-repeat.sh's header gives the wall times
 	// measured on real servers).
 	slices.Sort(secs)
 	p50, p95 := secs[len(secs)/2], secs[len(secs)*95/100]
