@@ -14,7 +14,7 @@ func TestWriteHTML(t *testing.T) {
 	docs := corpus()
 	sizes := &db.StorageSizes{Format: "jsonb", Formatted: []int64{20, 100, 6000, 40000}, Stored: []int64{20, 100, 900, 40000},
 		Place: []byte{db.InLine, db.InLine, db.CompressedInLine, db.OutOfLine}, Chunks: []int64{21}}
-	r := &Report{Source: "test", Documents: 4, Targets: []Target{{Target: "postgres:embedded", Backend: "postgres", Figures: *figures("default", sizes, docs)}}}
+	r := &Report{Source: "test", Documents: 4, Targets: []Target{{Target: "postgres:embedded", Backend: "postgres", Figures: *figures("default", sizes, docs.TextSizes(), docs.Label)}}}
 	var page bytes.Buffer
 	if err := WriteHTML(&page, r, nil); err != nil {
 		t.Fatal(err)

@@ -37,6 +37,15 @@ type Docs struct {
 	Lines []int
 }
 
+// TextSizes are the documents' sizes as text.
+func (d *Docs) TextSizes() []int64 {
+	text := make([]int64, len(d.Data))
+	for i, doc := range d.Data {
+		text[i] = int64(len(doc))
+	}
+	return text
+}
+
 // Label names document i as the user finds it: "line 12", "key 11".
 func (d *Docs) Label(i int) string {
 	if d.Lines != nil {
@@ -225,7 +234,7 @@ func measureChoice(ctx context.Context, store db.Store, sizer db.StorageSizer, o
 	if name == "" {
 		name = "default"
 	}
-	f = figures(name, sizes, docs)
+	f = figures(name, sizes, docs.TextSizes(), docs.Label)
 	if rc, ok := store.(db.ReadCoster); ok {
 		if f.KeyReads, err = keyReads(ctx, rc, table, sizes, docs); err != nil {
 			return nil, nil, err
