@@ -330,13 +330,18 @@ func load(ctx context.Context, store db.Store, docs *Docs) error {
 	return errors.Join(errs...)
 }
 
-// loadBatch inserts documents lo to hi-1.
+// loadBatch inserts documents lo to hi-1. A batch the server refuses is
+// inserted again one document at a time, to name the first it refuses.
 func loadBatch(ctx context.Context, sess db.Session, docs *Docs, keys [][]byte, lo, hi int) error {
 	if bi, ok := sess.(db.BatchInserter); ok {
-		if err := bi.InsertBatch(ctx, keys[lo:hi], docs.Data[lo:hi]); err != nil {
-			return fmt.Errorf("loading %s to %s: %w", docs.Label(lo), docs.Label(hi-1), err)
+		err := bi.InsertBatch(ctx, keys[lo:hi], docs.Data[lo:hi])
+		if err == nil || ctx.Err() != nil {
+			return err
 		}
-		return nil
+		if retried, rerr := oneByOne(ctx, sess, docs, keys, lo, hi); retried {
+			return rerr // nil: each document alone loaded
+		}
+		return fmt.Errorf("loading %s to %s: %w", docs.Label(lo), docs.Label(hi-1), err)
 	}
 	for i := lo; i < hi; i++ {
 		if err := sess.Insert(ctx, keys[i], docs.Data[i]); err != nil {
@@ -344,6 +349,35 @@ func loadBatch(ctx context.Context, sess db.Session, docs *Docs, keys [][]byte, 
 		}
 	}
 	return nil
+}
+
+// oneByOne inserts documents lo to hi-1 one at a time, after deleting
+// those a failed batch left (a server may keep the documents before the
+// one it refused), and returns the first insert's error naming its
+// document: *BadInput when another of them loads, the document's fault
+// rather than the server's. Without retried, the deletes failed: the
+// batch's own error says more.
+func oneByOne(ctx context.Context, sess db.Session, docs *Docs, keys [][]byte, lo, hi int) (retried bool, _ error) {
+	for i := lo; i < hi; i++ {
+		if err := sess.Delete(ctx, keys[i]); err != nil && !errors.Is(err, db.ErrNotFound) {
+			return false, nil
+		}
+	}
+	var refused error
+	loaded := false
+	for i := lo; i < hi && (refused == nil || !loaded); i++ {
+		err := sess.Insert(ctx, keys[i], docs.Data[i])
+		switch {
+		case err == nil:
+			loaded = true
+		case refused == nil:
+			refused = fmt.Errorf("loading %s: %w", docs.Label(i), err)
+		}
+	}
+	if refused != nil && loaded {
+		return true, &BadInput{Err: fmt.Errorf("%s: %w", docs.Source, refused)}
+	}
+	return true, refused
 }
 
 // Key is document i's key: its order is the documents' order.
