@@ -33,8 +33,9 @@ type Docs struct {
 	// Data are the documents, compact or as the file holds them.
 	Data [][]byte
 	// Lines are the line numbers of the documents in Source (nil for
-	// generated documents: document i is key number i).
-	Lines []int
+	// generated documents: document i is key number FirstKey+i).
+	Lines    []int
+	FirstKey int
 }
 
 // TextSizes are the documents' sizes as text.
@@ -51,7 +52,7 @@ func (d *Docs) Label(i int) string {
 	if d.Lines != nil {
 		return fmt.Sprintf("line %d", d.Lines[i])
 	}
-	return fmt.Sprintf("key %d", i)
+	return fmt.Sprintf("key %d", d.FirstKey+i)
 }
 
 // BadInput is input docbench cannot measure: a malformed line.
