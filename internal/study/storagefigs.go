@@ -72,13 +72,20 @@ func textSizes(props *workload.Properties) ([]int64, error) {
 }
 
 // storageCommand is the `docbench storage` command that shows target t's
-// documents: the workload and the study's properties of documents (no
-// backend option, nothing only a run reads), a swept one as KEY=N.
-func (f *File) storageCommand(t TargetSpec) string {
+// documents: the workload and the study's properties of documents as run
+// (m's scale profile or quick properties; no backend option, nothing only
+// a run reads), a swept one as KEY=N.
+func (f *File) storageCommand(t TargetSpec, m *Manifest) string {
 	keys, prefixes := db.Known()
 	props := map[string]string{}
 	w := f.firstWorkload(t)
-	for _, m := range []map[string]string{f.Properties, w.Properties, t.Properties} {
+	var asRun map[string]string
+	if m.Quick {
+		asRun = f.Quick.Properties
+	} else if m.Scale != "" {
+		asRun = f.Scale[m.Scale].Properties
+	}
+	for _, m := range []map[string]string{f.Properties, asRun, w.Properties, t.Properties} {
 		for k, v := range m {
 			props[k] = v
 		}
@@ -132,7 +139,7 @@ func (d *Data) storageCommands(rows [][]string) []string {
 	names := map[string][]string{}
 	for _, t := range d.File.Targets {
 		if slices.ContainsFunc(rows, func(r []string) bool { return r[1] == t.Name }) {
-			c := d.File.storageCommand(t)
+			c := d.File.storageCommand(t, d.Manifest)
 			if names[c] == nil {
 				cmds = append(cmds, c)
 			}
