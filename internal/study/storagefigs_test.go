@@ -119,3 +119,30 @@ func studyDocs(t *testing.T, props map[string]string) *storage.Docs {
 	}
 	return docs
 }
+
+// The command a summary names takes the properties as run, leaves out
+// backend options and run-only ones, and names a swept property N.
+func TestStorageCommand(t *testing.T) {
+	f, err := Parse("c.yaml", []byte(`name: c
+title: c
+targets:
+  - {name: pg, target: "postgres:embedded", properties: {pg.datadir: temp, pg.storage: main, fieldvalues: text}}
+properties: {recordcount: 500, fieldcount: 10, operationcount: 9}
+workloads:
+  - {name: one, workload: workloadc, properties: {readfields: "1"}}
+sweep:
+  - {property: document.size, values: [512, 4096]}
+quick: {properties: {recordcount: 40}}
+scale:
+  big: {says: more, properties: {recordcount: 9000}}
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	base := "docbench storage -P workloadc -p document.size=N -p fieldcount=10 -p fieldvalues=text -p recordcount="
+	for m, want := range map[*Manifest]string{{}: base + "500", {Quick: true}: base + "40", {Scale: "big"}: base + "9000"} {
+		if got := f.storageCommand(f.Targets[0], m); got != want+" -t postgres:embedded" {
+			t.Errorf("quick %v scale %q:\n got %s\nwant %s -t postgres:embedded", m.Quick, m.Scale, got, want)
+		}
+	}
+}
