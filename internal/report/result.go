@@ -4,6 +4,7 @@
 package report
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -81,6 +82,10 @@ type Result struct {
 	// Control is the machine-speed control a study takes just before a
 	// measured run (absent elsewhere, and in results of earlier releases).
 	Control *Control `json:"control,omitempty"`
+	// Storage is, on a study's load of a study file with storage: true,
+	// `docbench storage`'s figures of the loaded documents (its JSON's
+	// target object; internal/storage reads it).
+	Storage json.RawMessage `json:"storage,omitempty"`
 }
 
 // Control is a machine-speed control: a fixed client-side CPU kernel and

@@ -97,7 +97,7 @@ func WriteDocText(w io.Writer, r *DocReport) {
 func (d *Docs) Pick(n int) (*Docs, error) {
 	for i := range d.Data {
 		if d.Lines != nil && d.Lines[i] == n || d.Lines == nil && i == n {
-			one := &Docs{Source: d.Source, Data: d.Data[i : i+1]}
+			one := &Docs{Source: d.Source, Data: d.Data[i : i+1], FirstKey: d.FirstKey + i}
 			if d.Lines != nil {
 				one.Lines = d.Lines[i : i+1]
 			}

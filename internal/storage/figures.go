@@ -109,13 +109,11 @@ type Bucket struct {
 // maxListed bounds Figures.Toasted.
 const maxListed = 10
 
-// figures turns the server's per-document sizes into distributions.
-func figures(choice string, s *db.StorageSizes, docs *Docs) *Figures {
-	n := float64(len(docs.Data))
-	text := make([]int64, len(docs.Data))
-	for i, d := range docs.Data {
-		text[i] = int64(len(d))
-	}
+// figures turns the server's per-document sizes into distributions; text
+// are the documents' sizes as text, label names document i (nil: the
+// documents stored compressed or out of line are counted, not named).
+func figures(choice string, s *db.StorageSizes, text []int64, label func(int) string) *Figures {
+	n := float64(len(text))
 	f := &Figures{Choice: choice, Format: s.Format, Queries: s.Queries, Notes: s.Notes,
 		BytesText: dist(text), BytesFormat: dist(s.Formatted), BytesStored: dist(s.Stored),
 		Histogram: histogram(s.Formatted),
@@ -126,8 +124,8 @@ func figures(choice string, s *db.StorageSizes, docs *Docs) *Figures {
 		for i, p := range s.Place {
 			if p == db.CompressedInLine || p == db.OutOfLine || p == db.Compressed {
 				f.ToastedCount++
-				if len(f.Toasted) < maxListed {
-					f.Toasted = append(f.Toasted, docs.Label(i))
+				if label != nil && len(f.Toasted) < maxListed {
+					f.Toasted = append(f.Toasted, label(i))
 				}
 			}
 		}

@@ -33,8 +33,18 @@ type Docs struct {
 	// Data are the documents, compact or as the file holds them.
 	Data [][]byte
 	// Lines are the line numbers of the documents in Source (nil for
-	// generated documents: document i is key number i).
-	Lines []int
+	// generated documents: document i is key number FirstKey+i).
+	Lines    []int
+	FirstKey int
+}
+
+// TextSizes are the documents' sizes as text.
+func (d *Docs) TextSizes() []int64 {
+	text := make([]int64, len(d.Data))
+	for i, doc := range d.Data {
+		text[i] = int64(len(doc))
+	}
+	return text
 }
 
 // Label names document i as the user finds it: "line 12", "key 11".
@@ -42,7 +52,7 @@ func (d *Docs) Label(i int) string {
 	if d.Lines != nil {
 		return fmt.Sprintf("line %d", d.Lines[i])
 	}
-	return fmt.Sprintf("key %d", i)
+	return fmt.Sprintf("key %d", d.FirstKey+i)
 }
 
 // BadInput is input docbench cannot measure: a malformed line.
@@ -225,7 +235,7 @@ func measureChoice(ctx context.Context, store db.Store, sizer db.StorageSizer, o
 	if name == "" {
 		name = "default"
 	}
-	f = figures(name, sizes, docs)
+	f = figures(name, sizes, docs.TextSizes(), docs.Label)
 	if rc, ok := store.(db.ReadCoster); ok {
 		if f.KeyReads, err = keyReads(ctx, rc, table, sizes, docs); err != nil {
 			return nil, nil, err
@@ -321,13 +331,18 @@ func load(ctx context.Context, store db.Store, docs *Docs) error {
 	return errors.Join(errs...)
 }
 
-// loadBatch inserts documents lo to hi-1.
+// loadBatch inserts documents lo to hi-1. A batch the server refuses is
+// inserted again one document at a time, to name the first it refuses.
 func loadBatch(ctx context.Context, sess db.Session, docs *Docs, keys [][]byte, lo, hi int) error {
 	if bi, ok := sess.(db.BatchInserter); ok {
-		if err := bi.InsertBatch(ctx, keys[lo:hi], docs.Data[lo:hi]); err != nil {
-			return fmt.Errorf("loading %s to %s: %w", docs.Label(lo), docs.Label(hi-1), err)
+		err := bi.InsertBatch(ctx, keys[lo:hi], docs.Data[lo:hi])
+		if err == nil || ctx.Err() != nil {
+			return err
 		}
-		return nil
+		if retried, rerr := oneByOne(ctx, sess, docs, keys, lo, hi); retried {
+			return rerr // nil: each document alone loaded
+		}
+		return fmt.Errorf("loading %s to %s: %w", docs.Label(lo), docs.Label(hi-1), err)
 	}
 	for i := lo; i < hi; i++ {
 		if err := sess.Insert(ctx, keys[i], docs.Data[i]); err != nil {
@@ -335,6 +350,35 @@ func loadBatch(ctx context.Context, sess db.Session, docs *Docs, keys [][]byte, 
 		}
 	}
 	return nil
+}
+
+// oneByOne inserts documents lo to hi-1 one at a time, after deleting
+// those a failed batch left (a server may keep the documents before the
+// one it refused), and returns the first insert's error naming its
+// document: *BadInput when another of them loads, the document's fault
+// rather than the server's. Without retried, the deletes failed: the
+// batch's own error says more.
+func oneByOne(ctx context.Context, sess db.Session, docs *Docs, keys [][]byte, lo, hi int) (retried bool, _ error) {
+	for i := lo; i < hi; i++ {
+		if err := sess.Delete(ctx, keys[i]); err != nil && !errors.Is(err, db.ErrNotFound) {
+			return false, nil
+		}
+	}
+	var refused error
+	loaded := false
+	for i := lo; i < hi && (refused == nil || !loaded); i++ {
+		err := sess.Insert(ctx, keys[i], docs.Data[i])
+		switch {
+		case err == nil:
+			loaded = true
+		case refused == nil:
+			refused = fmt.Errorf("loading %s: %w", docs.Label(i), err)
+		}
+	}
+	if refused != nil && loaded {
+		return true, &BadInput{Err: fmt.Errorf("%s: %w", docs.Source, refused)}
+	}
+	return true, refused
 }
 
 // Key is document i's key: its order is the documents' order.

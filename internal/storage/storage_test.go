@@ -27,6 +27,13 @@ func TestReadNDJSON(t *testing.T) {
 	if len(d.Data) != 2 || d.Lines[1] != 3 || string(d.Data[1]) != `{"b":[1,2]}` || d.Label(1) != "line 3" {
 		t.Errorf("read %q lines %v", d.Data, d.Lines)
 	}
+	if one, err := d.Pick(3); err != nil || one.Label(0) != "line 3" {
+		t.Errorf("--doc 3: %v, %v", one, err)
+	}
+	gen := &Docs{Data: d.Data}
+	if one, err := gen.Pick(1); err != nil || one.Label(0) != "key 1" || string(one.Data[0]) != `{"b":[1,2]}` {
+		t.Errorf("--doc 1 of generated documents: %v, %v", one, err)
+	}
 	for in, want := range map[string]string{
 		"{\"a\":1}\n{\"a\":\n":  "x.ndjson:2: not a JSON object",
 		"{\"a\":1}\n[1,2]\n":    "x.ndjson:2: not a JSON object",

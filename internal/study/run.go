@@ -846,6 +846,9 @@ func (g *group) load(ctx context.Context, round int) error {
 	again := g.loadRound == round
 	g.loadRound = round
 	if res != nil && !again {
+		if err == nil && g.f.Storage && round == g.first {
+			res.Storage = g.storageFigures(ctx)
+		}
 		name := "load.json"
 		if round > 1 {
 			name = fmt.Sprintf("load-r%d.json", round)

@@ -97,6 +97,9 @@ type File struct {
 	// (--pg-versions): each target whose server pg.version chooses
 	// becomes one target per version (versions.go).
 	PGVersions []string `yaml:"pg_versions"`
+	// Storage has each load measured as `docbench storage` measures
+	// documents; the summaries cite the figures (storagefigs.go).
+	Storage bool `yaml:"storage"`
 	// versions is what PGVersions made of the study (nil without it).
 	versions *versionPlan
 
@@ -221,7 +224,7 @@ func Load(nameOrPath string) (*File, error) {
 
 // known lists the keys each mapping of a study file may have.
 var known = map[string][]string{
-	"":          {"name", "title", "cites", "reported", "targets", "workloads", "properties", "sweep", "rounds", "warmup", "duration", "threads", "protocol", "charts", "quick", "scale", "with", "claims", "plans", "thresholds", "capacity", "floor", "max_rounds", "pg_versions"},
+	"":          {"name", "title", "cites", "reported", "targets", "workloads", "properties", "sweep", "rounds", "warmup", "duration", "threads", "protocol", "charts", "quick", "scale", "with", "claims", "plans", "thresholds", "capacity", "floor", "max_rounds", "pg_versions", "storage"},
 	"capacity":  capacityKeys,
 	"claims":    {"id", "says", "source", "seed", "chart", "y", "workload", "target", "a", "b", "ratio", "order", "effect", "control"},
 	"floor":     {"says", "y", "target", "workload", "point"},

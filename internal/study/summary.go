@@ -691,6 +691,7 @@ func (d *Data) Text() []byte {
 		}
 		tw.Flush()
 	}
+	d.textStorage(&b)
 	return b.Bytes()
 }
 
@@ -772,6 +773,7 @@ func (d *Data) markdown(rep *report.StudyReport) []byte {
 		b.WriteString("\n")
 		d.markdownQueries(&b, w.Name)
 	}
+	d.markdownStorage(&b)
 	if len(rep.Notes) > 0 {
 		b.WriteString("## Notes\n\n")
 		for _, n := range rep.Notes {
