@@ -79,7 +79,8 @@ func WriteDocText(w io.Writer, r *DocReport) {
 			byKind[s.Kind] = [2]int{k[0] + s.Bytes, k[1] + 1}
 		}
 		for _, k := range kinds {
-			fmt.Fprintf(w, "  %-20s %9s bytes, %s segments\n", k, db.Thousands(int64(byKind[k][0])), db.Thousands(int64(byKind[k][1])))
+			n := byKind[k][1]
+			fmt.Fprintf(w, "  %-20s %9s bytes in %s %s\n", k, db.Thousands(int64(byKind[k][0])), db.Thousands(int64(n)), plural(n, "segment"))
 		}
 		fmt.Fprintf(w, "  %8s %8s  %-20s %-24s %s\n", "offset", "bytes", "what", "path", "")
 		for i, s := range m.Segments {
@@ -108,4 +109,12 @@ func (d *Docs) Pick(n int) (*Docs, error) {
 		return nil, &BadInput{Err: fmt.Errorf("--doc %d: %s has no document on line %d", n, d.Source, n)}
 	}
 	return nil, &BadInput{Err: fmt.Errorf("--doc %d: want a key number from 0 to %d (recordcount=%d)", n, len(d.Data)-1, len(d.Data))}
+}
+
+// plural is word, with an s unless n is 1.
+func plural(n int, word string) string {
+	if n == 1 {
+		return word
+	}
+	return word + "s"
 }
