@@ -5,8 +5,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -25,9 +27,9 @@ func (a *app) storageCommand() *cobra.Command {
 	var format string
 	var seed uint64
 	var doc int
-	var htmlOut string
+	var htmlOut, layout string
 	cmd := &cobra.Command{
-		Use:   "storage [FILE.ndjson] [-t TARGET]... [-P WORKLOAD] [-p key=value]...",
+		Use:   "storage [FILE.ndjson] [-t TARGET]... [--layout L] [-P WORKLOAD] [-p key=value]...",
 		Short: "Show how documents are stored on each target: sizes per format, TOAST, chunks",
 		Long: `storage loads the documents of FILE.ndjson (one JSON object per line), or those a workload
 generates (-P/-p, recordcount of them, 1,000 when not set), into a scratch table docbench creates on
@@ -73,7 +75,7 @@ SQLite JSONB and BSON, by docbench's own encoders, beside the servers' sizes of 
 			logf := func(f string, args ...any) { fmt.Fprintf(a.stderr, f+"\n", args...) }
 			for _, t := range targets {
 				fmt.Fprintf(a.stderr, "storage: loading %d documents into %s\n", len(docs.Data), t)
-				req := storage.Request{Target: t, Props: props.Map(), Log: logf, DefaultOnly: cmd.Flags().Changed("doc")}
+				req := storage.Request{Target: t, Props: withLayout(props.Map(), t, layout, logf), Log: logf, DefaultOnly: cmd.Flags().Changed("doc")}
 				res, err := storage.Measure(cmd.Context(), req, docs)
 				if err != nil {
 					return badStorageInput(notOurs(fmt.Errorf("target %q: %w", t, err)))
@@ -96,11 +98,38 @@ SQLite JSONB and BSON, by docbench's own encoders, beside the servers' sizes of 
 	fl.StringArrayVarP(&targets, "target", "t", nil, "database target; repeatable (default: postgres:embedded and a temporary SQLite file)")
 	fl.StringArrayVarP(&files, "workload", "P", nil, "workload file or built-in name whose documents to generate; repeatable")
 	fl.StringArrayVarP(&overrides, "property", "p", nil, "property key=value (document.shape=…, recordcount=…, target options); repeatable")
+	fl.StringVar(&layout, "layout", "", "the table's layout, as -p layout=…: column (default) or document (the key inside the document) on PostgreSQL, generated or column on MySQL")
 	fl.StringVar(&format, "format", "text", "output: text or json (json shows the queries behind every figure)")
 	fl.Uint64Var(&seed, "seed", 1, "seed of generated documents")
 	fl.StringVar(&htmlOut, "html", "", "also write an offline HTML page: the size histogram with the TOAST threshold, or --doc's byte maps drawn")
 	fl.IntVar(&doc, "doc", 0, "map one document byte by byte: its line number in FILE, or the key number of a generated one")
 	return cmd
+}
+
+// withLayout is props with layout=L for a target whose backend has that
+// layout; another target keeps its own, and the log says so.
+func withLayout(props map[string]string, target, layout string, logf func(string, ...any)) map[string]string {
+	if layout == "" {
+		return props
+	}
+	b, err := db.Lookup(target)
+	if err != nil {
+		return props // Measure names the target's fault
+	}
+	for _, o := range b.Options {
+		if o.Name != "layout" {
+			continue
+		}
+		if slices.Contains(o.Values, layout) {
+			out := maps.Clone(props)
+			out["layout"] = layout
+			return out
+		}
+		logf("storage: %s has no layout=%s (its layouts: %s): measured in its default, %s", b.Name, layout, strings.Join(o.Values, ", "), o.Default)
+		return props
+	}
+	logf("storage: %s has one layout: --layout does not apply to it", b.Name)
+	return props
 }
 
 // generatedDocs are recordcount documents of the workload, keys 0, 1, ….

@@ -39,6 +39,11 @@ func TestStorageCommand(t *testing.T) {
 	if r.Formats[0].Total != 36 || r.Formats[1].Total != r.Servers[0].Bytes || r.Formats[2].Total != 22 {
 		t.Errorf("byte maps %+v, SQLite says %d", r.Formats, r.Servers[0].Bytes)
 	}
+	// --layout applies where the backend has that layout; SQLite keeps its one.
+	if _, stderr, code := docbench(t, "storage", good, "--layout", "document", "-t", "sqlite:"+filepath.Join(dir, "s.db")); code != 0 ||
+		!strings.Contains(stderr, "sqlite has no layout=document (its layouts: column): measured in its default, column") {
+		t.Errorf("--layout document on SQLite: exit %d, %s", code, stderr)
+	}
 	if _, stderr, code := docbench(t, "storage", good, "--doc", "7", "-t", "sqlite:"+filepath.Join(dir, "s.db")); code != 2 || !strings.Contains(stderr, "no document on line 7") {
 		t.Errorf("--doc 7: exit %d, %s", code, stderr)
 	}

@@ -139,6 +139,31 @@ func TestPostgres(t *testing.T) {
 	}
 }
 
+// TestPostgresDocumentLayout: with the key inside the document the places
+// are those of the key column's layout (the key adds a few bytes to each),
+// each read found by the key's expression; the relational layout, where a
+// document is not one value, is refused.
+func TestPostgresDocumentLayout(t *testing.T) {
+	ctx := context.Background()
+	url := testutil.FreshDatabase(t, testutil.Postgres(t, "embedded"))
+	res, err := Measure(ctx, Request{Target: url, Props: map[string]string{"layout": "document"}, DefaultOnly: true}, corpus())
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := res.ToastedShare
+	if got := [3]float64{*s.InLine * 4, *s.CompressedInLine * 4, *s.OutOfLine * 4}; got != [3]float64{2, 1, 1} {
+		t.Errorf("in-line, compressed, out of line: %v, want [2 1 1]", got)
+	}
+	if k := res.KeyReads; len(k) != 2 || !strings.Contains(k[1].Query, "YCSB_KEY") || k[1].Buffers.Value < k[0].Buffers.Value+5 {
+		t.Errorf("key reads %+v: want the out-of-line document read by YCSB_KEY, through its TOAST pages", k)
+	}
+	_, err = Measure(ctx, Request{Target: url, Props: map[string]string{"layout": "relational"}, DefaultOnly: true}, corpus())
+	var ns *db.ErrNotSupported
+	if !errors.As(err, &ns) {
+		t.Errorf("layout=relational: %v, want not supported", err)
+	}
+}
+
 // TestSQLite: the sizes are SQLite's own, the scratch table dropped.
 func TestSQLite(t *testing.T) {
 	ctx := context.Background()

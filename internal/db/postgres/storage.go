@@ -42,8 +42,8 @@ func (s *store) StorageChoices(ctx context.Context) ([]db.StorageChoice, error) 
 
 // UseStorageChoice sets pg.storage and pg.compression of the next Setup.
 func (s *store) UseStorageChoice(c db.StorageChoice) error {
-	if s.v.layout != "column" {
-		return &db.ErrNotSupported{Backend: "postgres", What: "storage figures of layout=" + s.v.layout + " (layout=column only)"}
+	if err := s.storageLayout(); err != nil {
+		return err
 	}
 	s.v.storage = s.cfg.Prop("pg.storage", "")
 	s.v.compression = s.cfg.Prop("pg.compression", "")
@@ -56,13 +56,29 @@ func (s *store) UseStorageChoice(c db.StorageChoice) error {
 	return nil
 }
 
+// storageLayout refuses a layout whose documents are not one value per
+// row: the relational one spreads them over columns and a child table.
+func (s *store) storageLayout() error {
+	if s.v.layout == "relational" {
+		return &db.ErrNotSupported{Backend: "postgres", What: "storage figures of layout=relational (a document is not one value there)"}
+	}
+	return nil
+}
+
+// keyOrder is the expression of a document's key (the column, or
+// YCSB_KEY inside the document).
+func (s *store) keyOrder() string {
+	_, order := s.keyPred()
+	return order
+}
+
 // StorageSizes reads pg_column_size of each document as stored and of its
 // value re-made uncompressed (data::text::jsonb), pg_column_compression,
 // pg_column_toast_chunk_id (PostgreSQL 17+), the TOAST relation's chunks
 // per chunk_id, and the relations' sizes.
 func (s *store) StorageSizes(ctx context.Context, table string, formatted bool) (*db.StorageSizes, error) {
-	if s.v.layout != "column" {
-		return nil, &db.ErrNotSupported{Backend: "postgres", What: "storage figures of layout=" + s.v.layout + " (layout=column only)"}
+	if err := s.storageLayout(); err != nil {
+		return nil, err
 	}
 	t := pgx.Identifier{s.schema, table}.Sanitize()
 	var ver int
@@ -95,7 +111,7 @@ func (s *store) StorageSizes(ctx context.Context, table string, formatted bool) 
 			"CASE WHEN pg_column_size(data) <= 127 THEN 3 ELSE 0 END ELSE " + format + " END"
 	}
 	docs := "SELECT " + format + ", pg_column_size(data), " + compressed + ", " + chunkID +
-		" FROM " + t + " ORDER BY ycsb_key"
+		" FROM " + t + " ORDER BY " + s.keyOrder()
 	out.Queries["bytes_format, bytes_stored, place"] = docs
 	ids, err := s.docSizes(ctx, docs, ver >= 140000, out)
 	if err != nil {
@@ -210,7 +226,7 @@ var _ db.ReadCoster = (*store)(nil)
 // read: heap, index and TOAST pages, the detoasting included.
 func (s *store) ReadCost(ctx context.Context, table string, key []byte, field string) (db.Figure, string, error) {
 	t := pgx.Identifier{s.schema, table}.Sanitize()
-	read := "SELECT data -> " + quoteLiteral(field) + " FROM " + t + " WHERE ycsb_key = " + quoteLiteral(string(key))
+	read := "SELECT data -> " + quoteLiteral(field) + " FROM " + t + " WHERE " + s.keyOrder() + " = " + quoteLiteral(string(key))
 	q := "EXPLAIN (ANALYZE, BUFFERS, COSTS OFF, FORMAT JSON) " + read
 	var plans []struct {
 		Plan struct {
