@@ -59,10 +59,10 @@ func TestImportGraph(t *testing.T) {
 }
 
 // TestLayerRule: an upward import fails even when the document names it,
-// in code and in tests; tests may import a helper, code may not; a known
+// in code and in tests, and so does one between siblings; tests may import a helper, code may not; a known
 // exception excuses its edge only, and a stale one fails.
 func TestLayerRule(t *testing.T) {
-	const doc = "x\n## Imports\n\n```\ncli: engine merge\nengine: merge\nmerge: engine\nlow:\n```\n"
+	const doc = "x\n## Imports\n\n```\ncli: engine merge\nengine: merge\nmerge: engine\nlow low2:\n```\n"
 	allowed, rank, err := parseImports(doc)
 	if err != nil {
 		t.Fatal(err)
@@ -72,7 +72,7 @@ func TestLayerRule(t *testing.T) {
 		{"engine", "merge", false, "engine/a.go"}, {"merge", "engine", false, "merge/a.go"},
 		{"low", "testutil", true, "low/a_test.go"},
 	}
-	if msgs := checkSnapshot(allowed, imps, []string{"cli", "engine", "merge", "low"}); len(msgs) > 0 {
+	if msgs := checkSnapshot(allowed, imps, []string{"cli", "engine", "merge", "low", "low2"}); len(msgs) > 0 {
 		t.Fatalf("the synthetic tree matches its document, yet: %q", msgs)
 	}
 	for _, tc := range []struct {
@@ -80,10 +80,12 @@ func TestLayerRule(t *testing.T) {
 		known map[string]string
 		want  []string
 	}{
-		{nil, nil, []string{"merge/a.go: merge imports engine, a higher layer"}},
+		{nil, nil, []string{"merge/a.go: merge imports engine, of its own layer or a higher one"}},
 		{nil, map[string]string{"merge -> engine": "r"}, nil},
 		{[]imp{{"low", "cli", true, "low/b_test.go"}}, map[string]string{"merge -> engine": "r"},
-			[]string{"low/b_test.go: low's test imports cli, a higher layer"}},
+			[]string{"low/b_test.go: low's test imports cli, of its own layer or a higher one"}},
+		{[]imp{{"low", "low2", true, "low/c_test.go"}}, map[string]string{"merge -> engine": "r"},
+			[]string{"low/c_test.go: low's test imports low2, of its own layer or a higher one"}},
 		{[]imp{{"low", "testutil", false, "low/b.go"}}, map[string]string{"merge -> engine": "r"},
 			[]string{"low/b.go: low imports test helper testutil outside a test"}},
 		{nil, map[string]string{"merge -> engine": "r", "low -> cli": "r"},
@@ -204,7 +206,7 @@ func checkLayers(rank map[string]int, imps []imp, known map[string]string) []str
 				used[key] = true
 				continue
 			}
-			msgs = append(msgs, fmt.Sprintf("%s: %s imports %s, a higher layer", i.file, who, i.to))
+			msgs = append(msgs, fmt.Sprintf("%s: %s imports %s, of its own layer or a higher one", i.file, who, i.to))
 		}
 	}
 	for key := range known {
