@@ -180,10 +180,9 @@ func TestBuildResultQueryRows(t *testing.T) {
 	reg := measure.NewRegistry(names, false)
 	rec := reg.NewRecorder()
 	for range 4 {
-		rec.AddRows(0, 90)
-		rec.Record(0, time.Millisecond, time.Millisecond, nil)
+		rec.RecordRows(0, time.Millisecond, time.Millisecond, nil, 90)
 	}
-	rec.Record(0, time.Millisecond, time.Millisecond, errors.New("timeout"))
+	rec.RecordRows(0, time.Millisecond, time.Millisecond, errors.New("timeout"), 90)
 	start := time.Date(2026, 11, 22, 1, 0, 0, 0, time.UTC)
 	o := &runner.Outcome{Phase: runner.Run, Start: start, End: start.Add(time.Second), Names: names, Totals: reg.Totals(),
 		Ops: 5, Failed: 1, Complete: true, Queries: map[string]runner.QueryPage{"QUERY-by-email": {Kind: "field"}}}

@@ -146,6 +146,12 @@ type Recorder struct {
 // counted as an error and its latency recorded apart from the successful
 // ones' (the first failure of an op allocates its histograms).
 func (r *Recorder) Record(op int, service, response time.Duration, err error) {
+	r.RecordRows(op, service, response, err, 0)
+}
+
+// RecordRows is Record of a query that returned rows (documents or
+// groups): a successful one adds them to op's rows, under the same lock.
+func (r *Recorder) RecordRows(op int, service, response time.Duration, err error, rows int) {
 	r.mu.Lock()
 	if r.paused {
 		r.mu.Unlock()
@@ -171,6 +177,7 @@ func (r *Recorder) Record(op int, service, response time.Duration, err error) {
 		r.mu.Unlock()
 		return
 	}
+	r.rows[op] += int64(rows)
 	if r.interval[op] == nil {
 		r.add(op)
 	}
@@ -179,16 +186,6 @@ func (r *Recorder) Record(op int, service, response time.Duration, err error) {
 		record(r.interval[op], response)
 	} else {
 		record(r.interval[op], service)
-	}
-	r.mu.Unlock()
-}
-
-// AddRows counts the rows a successful query of op returned (recorded
-// apart from its latency, with Record).
-func (r *Recorder) AddRows(op, n int) {
-	r.mu.Lock()
-	if !r.paused {
-		r.rows[op] += int64(n)
 	}
 	r.mu.Unlock()
 }
@@ -383,7 +380,7 @@ type Totals struct {
 	FailedResponse []*hdr.Histogram // nil unless intended
 	Errors         []int64
 	NotFound       []int64 // the part of Errors that were "not found"
-	Rows           []int64 // rows the successful queries returned (AddRows)
+	Rows           []int64 // rows the successful queries returned (RecordRows)
 	Messages       [][]ErrorCount
 }
 

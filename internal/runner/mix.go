@@ -94,6 +94,7 @@ func (w *worker) mixStep(ctx context.Context, r *rand.Rand, intended, t0 time.Ti
 	i := o.pickMix(r.Float64())
 	m := &o.mix[i]
 	var err error
+	rows := 0
 	if m.update != nil {
 		w.key = w.th.AppendKey(w.key[:0], w.th.NextKeynum())
 		w.upd.Mode = db.Partial
@@ -107,13 +108,10 @@ func (w *worker) mixStep(ctx context.Context, r *rand.Rand, intended, t0 time.Ti
 		w.upd.Paths = m.update.paths
 		err = w.sess.Update(ctx, w.key, &w.upd)
 	} else {
-		var n int
-		if n, err = w.qs.Query(ctx, &m.queries[r.IntN(len(m.queries))]); err == nil {
-			w.rec.AddRows(w.mixOp+i, n)
-		}
+		rows, err = w.qs.Query(ctx, &m.queries[r.IntN(len(m.queries))])
 	}
 	end := time.Now()
-	w.rec.Record(w.mixOp+i, end.Sub(t0), end.Sub(intended), err)
+	w.rec.RecordRows(w.mixOp+i, end.Sub(t0), end.Sub(intended), err, rows)
 	return err
 }
 

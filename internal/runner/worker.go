@@ -242,6 +242,7 @@ func (w *worker) step(ctx context.Context, cfg *workload.Config, r *rand.Rand, i
 		recordLag(w.lag, t0.Sub(w.from))
 	}
 	var err error
+	rows := 0 // a query's rows (RecordRows)
 	switch op {
 	case workload.OpRead:
 		keynum := w.th.NextKeynum()
@@ -268,10 +269,7 @@ func (w *worker) step(ctx context.Context, cfg *workload.Config, r *rand.Rand, i
 			return w.mixStep(ctx, r, intended, t0) // records itself
 		}
 		qs := w.docOps.queries
-		var n int
-		if n, err = w.qs.Query(ctx, &qs[r.IntN(len(qs))]); err == nil {
-			w.rec.AddRows(int(op), n)
-		}
+		rows, err = w.qs.Query(ctx, &qs[r.IntN(len(qs))])
 	case workload.OpStatement:
 		if len(w.docOps.scripts) > 0 {
 			return w.scriptStep(ctx, r, intended, t0) // records itself
@@ -281,7 +279,7 @@ func (w *worker) step(ctx context.Context, cfg *workload.Config, r *rand.Rand, i
 		return w.readModifyWrite(ctx, cfg, r, intended, t0) // records itself
 	}
 	end := time.Now()
-	w.rec.Record(int(op), end.Sub(t0), end.Sub(intended), err)
+	w.rec.RecordRows(int(op), end.Sub(t0), end.Sub(intended), err, rows)
 	return err
 }
 
